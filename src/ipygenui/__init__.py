@@ -1,0 +1,70 @@
+"""ipygenui: generative-UI agents inside Jupyter notebooks.
+
+Public names load lazily so ``import ipygenui`` stays fast and the headless
+runtime never pulls in widget code unless ``Chat`` is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "Thread": "messages",
+    "Message": "messages",
+    "TextPart": "messages",
+    "ReasoningPart": "messages",
+    "ToolCallPart": "messages",
+    "Approval": "messages",
+    "Usage": "messages",
+    "should_continue": "should_continue",
+    "tool": "tools",
+    "Tool": "tools",
+    "Runtime": "runtime",
+    "Run": "runtime",
+    "Model": "models.base",
+    "ModelRequest": "models.base",
+    "ModelError": "models.base",
+    "ScriptedModel": "models.scripted",
+    "DemoModel": "models.demo",
+    "OpenAIModel": "models.openai",
+    "Chat": "widget.chat",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ipygenui' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # static checkers see the real names
+    from .messages import (
+        Approval,
+        Message,
+        ReasoningPart,
+        TextPart,
+        Thread,
+        ToolCallPart,
+        Usage,
+    )
+    from .models.base import Model, ModelError, ModelRequest
+    from .models.demo import DemoModel
+    from .models.openai import OpenAIModel
+    from .models.scripted import ScriptedModel
+    from .runtime import Run, Runtime
+    from .should_continue import should_continue
+    from .tools import Tool, tool
+    from .widget.chat import Chat

@@ -1,0 +1,79 @@
+"""The model protocol: what the loop asks a model and what it streams back.
+
+A model adapter turns one request (history in OpenAI chat format, tool
+schemas, tool_choice, a cancel signal) into an async stream of small deltas.
+The loop owns everything else: accumulation, partial parsing, tools, status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of one tool call; ``index`` tells parallel calls apart.
+
+    The first delta of a call carries ``id`` and ``name``; later ones may
+    carry only ``arguments`` (the next characters of the JSON text).
+    """
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageDelta:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FinishDelta:
+    reason: FinishReason
+
+
+ModelDelta = TextDelta | ReasoningDelta | ToolCallDelta | UsageDelta | FinishDelta
+
+
+class ModelError(Exception):
+    """A failure the user should read: the loop keeps the text streamed so
+    far and ends the message as incomplete/error with this text."""
+
+
+@dataclass
+class ModelRequest:
+    messages: list[dict[str, Any]]
+    """OpenAI chat-format history, system prompt first."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """OpenAI ``{"type": "function", "function": {...}}`` tool schemas."""
+    tool_choice: str | dict[str, Any] = "auto"
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything with a name and a ``stream`` method is a model."""
+
+    name: str
+    offline: bool
+    """True for models that need no network or key (shown in the widget)."""
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]: ...
