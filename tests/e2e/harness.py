@@ -1,0 +1,378 @@
+"""A real JupyterLab server and a Playwright page that drives it.
+
+`LabServer` starts ``jupyter lab`` from the current interpreter's environment on a
+free loopback port, with every settings/workspace/runtime directory in a temp
+folder so it never touches the user's own Jupyter setup. `LabPage` wraps one
+browser page showing one notebook and offers the few actions the end-to-end
+tests need: run all cells, run a new cell and read its output, find the chat
+widget, switch themes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, BrowserContext, Locator, Page
+
+REPO = Path(__file__).resolve().parents[2]
+
+CHROMIUM = "/usr/bin/chromium"
+# The closed network refuses Chromium's background connections; running as root
+# needs --no-sandbox (DESIGN.md §7).
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+# JupyterLab settings that keep the page quiet: no news/update toasts.
+_QUIET_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+}
+
+
+def require_chromium() -> str:
+    """Return the Debian Chromium path, or fail with the command that installs it."""
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(
+            f"{CHROMIUM} not found: the end-to-end tests drive Debian's Chromium. "
+            "Install it with `apt-get install chromium`."
+        )
+    return CHROMIUM
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LabServer:
+    """One ``jupyter lab`` process serving a temp copy of the notebooks."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.root = base / "root"
+        self.log_path = base / "jupyter.log"
+        self.port = free_port()
+        self.token = secrets.token_hex(16)
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def populate(self) -> None:
+        """Copy the repo's notebooks to the server root, e2e notebooks under ``e2e/``."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        for src, dest in ((REPO / "notebooks", self.root), (REPO / "tests/e2e/notebooks", None)):
+            if not src.is_dir():
+                continue
+            target = dest if dest is not None else self.root / "e2e"
+            shutil.copytree(src, target, dirs_exist_ok=True)
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        for name, sub in (
+            ("JUPYTER_CONFIG_DIR", "config"),
+            ("JUPYTER_DATA_DIR", "data"),
+            ("JUPYTER_RUNTIME_DIR", "runtime"),
+            ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+            ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+            ("IPYTHONDIR", "ipython"),
+        ):
+            path = self.base / sub
+            path.mkdir(parents=True, exist_ok=True)
+            env[name] = str(path)
+        for rel, value in _QUIET_SETTINGS.items():
+            path = self.base / "settings" / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(value))
+        try:
+            importlib.metadata.distribution("ipygenui")
+        except importlib.metadata.PackageNotFoundError:
+            # Not installed yet: let the kernel import the source tree.
+            paths = [str(REPO / "src"), env.get("PYTHONPATH", "")]
+            env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+        env.pop("OPENAI_API_KEY", None)  # the notebooks must take the offline path
+        return env
+
+    def start(self, timeout: float = 90.0) -> None:
+        """Start the server and wait until ``/api/status`` answers."""
+        self.populate()
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
+        log = self.log_path.open("wb")
+        # own process group: teardown can reach kernels the server failed to stop
+        self._proc = subprocess.Popen(
+            cmd,
+            cwd=self.base,
+            env=self._env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited early:\n{self.log_tail()}")
+            with contextlib.suppress(OSError, urllib.error.URLError):
+                self.api("GET", "/api/status")
+                return
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"jupyter lab did not answer in {timeout:.0f}s:\n{self.log_tail()}")
+
+    def api(self, method: str, path: str) -> Any:
+        """Call the server's REST API; returns the decoded JSON body (or None)."""
+        req = urllib.request.Request(
+            self.url + path,
+            method=method,
+            headers={"Authorization": f"token {self.token}"},
+        )
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        """Stop every running kernel, so one test's runs never load the next."""
+        for kernel in self.api("GET", "/api/kernels"):
+            with contextlib.suppress(urllib.error.HTTPError):
+                self.api("DELETE", f"/api/kernels/{kernel['id']}")
+
+    def stop(self) -> None:
+        """Stop the server and its kernels."""
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return
+        with contextlib.suppress(OSError, urllib.error.URLError):
+            self.shutdown_kernels()
+        with contextlib.suppress(OSError, urllib.error.URLError):
+            self.api("POST", "/api/shutdown")
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+        # anything left in the group (a kernel that ignored shutdown) goes too
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    def log_tail(self, lines: int = 80) -> str:
+        if not self.log_path.exists():
+            return "(no log)"
+        text = self.log_path.read_text(errors="replace").splitlines()
+        return "\n".join(text[-lines:])
+
+
+# JS run in the page. Each gets the notebook path; `panel` finds its NotebookPanel.
+_FIND_PANEL = """
+const findPanel = (path) => {
+  const app = window.jupyterapp;
+  if (!app) return null;
+  for (const w of Array.from(app.shell.widgets('main'))) {
+    if (w.context && w.context.path === path && w.content && w.content.model) return w;
+  }
+  return null;
+};
+"""
+
+_READY_JS = (
+    "(path) => {"
+    + _FIND_PANEL
+    + """
+  const panel = findPanel(path);
+  if (!panel || !panel.context.isReady) return false;
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return !!kernel && kernel.status === 'idle' && kernel.connectionStatus === 'connected';
+}"""
+)
+
+_RUN_ALL_JS = (
+    "async (path) => {"
+    + _FIND_PANEL
+    + """
+  const app = window.jupyterapp;
+  const panel = findPanel(path);
+  app.shell.activateById(panel.id);
+  await app.commands.execute('notebook:run-all-cells');
+  const errors = [];
+  for (const cell of Array.from(panel.content.model.cells)) {
+    if (cell.type !== 'code') continue;
+    for (const out of cell.outputs.toJSON()) {
+      if (out.output_type === 'error') errors.push(out.ename + ': ' + out.evalue);
+    }
+  }
+  return errors;
+}"""
+)
+
+_RUN_CODE_JS = (
+    "async ([path, source]) => {"
+    + _FIND_PANEL
+    + """
+  const app = window.jupyterapp;
+  const panel = findPanel(path);
+  app.shell.activateById(panel.id);
+  const nb = panel.content;
+  const index = nb.model.cells.length;
+  nb.model.sharedModel.insertCell(index, {cell_type: 'code', source});
+  nb.activeCellIndex = index;
+  nb.deselectAll();
+  await app.commands.execute('notebook:run-cell');
+  const cell = nb.model.cells.get(index);
+  let text = '';
+  const errors = [];
+  for (const out of cell.outputs.toJSON()) {
+    if (out.output_type === 'stream') {
+      text += Array.isArray(out.text) ? out.text.join('') : out.text;
+    } else if (out.output_type === 'error') {
+      errors.push(out.ename + ': ' + out.evalue);
+    } else if (out.data && out.data['text/plain'] !== undefined) {
+      const plain = out.data['text/plain'];
+      text += Array.isArray(plain) ? plain.join('') : plain;
+    }
+  }
+  return {text, errors};
+}"""
+)
+
+
+class CellError(AssertionError):
+    """A notebook cell raised in the kernel."""
+
+
+class LabPage:
+    """One browser page showing one notebook in JupyterLab."""
+
+    _counter = 0
+
+    def __init__(self, server: LabServer, browser: Browser) -> None:
+        self.server = server
+        self.context: BrowserContext = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page: Page = self.context.new_page()
+        self.console: list[str] = []
+        self.page.on("console", lambda msg: self.console.append(f"{msg.type}: {msg.text}"))
+        self.page.on("pageerror", lambda err: self.console.append(f"pageerror: {err}"))
+        LabPage._counter += 1
+        # a fresh workspace per page: nothing restored from an earlier test
+        self.workspace = f"e2e{LabPage._counter}"
+        self.path = ""
+
+    def close(self) -> None:
+        self.context.close()
+
+    def open(self, path: str, timeout: float = 60.0) -> None:
+        """Open the notebook at ``path`` (relative to the server root) and wait for its kernel."""
+        self.path = path
+        url = (
+            f"{self.server.url}/lab/workspaces/{self.workspace}/tree/{path}"
+            f"?token={self.server.token}"
+        )
+        self.page.goto(url)
+        self.wait_ready(timeout)
+
+    def reload(self, timeout: float = 60.0) -> None:
+        """Reload the browser page and wait for the notebook and kernel again."""
+        self.page.reload()
+        self.wait_ready(timeout)
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Wait until the notebook is open and its kernel idle, accepting any dialog."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.dismiss_dialogs()
+            if self.page.evaluate(_READY_JS, self.path):
+                return
+            self.page.wait_for_timeout(200)
+        raise TimeoutError(f"notebook {self.path} not ready after {timeout:.0f}s")
+
+    def dismiss_dialogs(self) -> None:
+        """Accept any modal dialog (e.g. a kernel picker) that would block clicks."""
+        for button in self.page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").all():
+            with contextlib.suppress(Exception):
+                button.click(timeout=2000)
+
+    def run_all(self) -> None:
+        """Run every cell and wait until the last one finished; a cell error fails."""
+        errors = self.page.evaluate(_RUN_ALL_JS, self.path)
+        if errors:
+            raise CellError(f"cells of {self.path} raised: {errors}")
+
+    def run_code(self, source: str) -> str:
+        """Append a code cell with ``source``, run it, return its text output."""
+        result = self.page.evaluate(_RUN_CODE_JS, [self.path, source])
+        if result["errors"]:
+            raise CellError(f"cell {source!r} raised: {result['errors']}")
+        return str(result["text"])
+
+    def run_json(self, expression: str) -> Any:
+        """Evaluate ``expression`` in the kernel and return it decoded from JSON."""
+        out = self.run_code(f"import json as _j\nprint(_j.dumps({expression}))")
+        return json.loads(out)
+
+    def chats(self) -> Locator:
+        """Every chat widget rendered in the notebook's output areas."""
+        return self.page.locator(".jp-OutputArea-output .gu-chat")
+
+    def chat(self, index: int = 0) -> Locator:
+        """The ``index``-th chat widget, waited for until visible."""
+        widget = self.chats().nth(index)
+        widget.wait_for(state="visible", timeout=30_000)
+        return widget
+
+    def set_theme(self, theme: str) -> None:
+        """Switch JupyterLab's theme ('JupyterLab Light' / 'JupyterLab Dark')."""
+        self.page.evaluate(
+            "async (theme) => {"
+            " await window.jupyterapp.commands.execute('apputils:change-theme', {theme});"
+            " }",
+            theme,
+        )
+        self.page.wait_for_function(
+            "(theme) => document.body.dataset.jpThemeName === theme", arg=theme
+        )
+
+
+def iter_messages(chat: Locator, role: str | None = None) -> Iterator[Locator]:
+    """The widget's message elements, optionally of one role, in order."""
+    selector = ".gu-message" if role is None else f'.gu-message[data-role="{role}"]'
+    yield from chat.locator(selector).all()
