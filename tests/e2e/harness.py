@@ -203,76 +203,70 @@ class LabServer:
         return "\n".join(text[-lines:])
 
 
-# JS run in the page. Each gets the notebook path; `panel` finds its NotebookPanel.
-_FIND_PANEL = """
+# JS run in the page: a prelude of helpers, then one function per action.
+_PRELUDE = """
+const app = window.jupyterapp;
 const findPanel = (path) => {
-  const app = window.jupyterapp;
   if (!app) return null;
   for (const w of Array.from(app.shell.widgets('main'))) {
     if (w.context && w.context.path === path && w.content && w.content.model) return w;
   }
   return null;
 };
+const activate = (path) => {
+  const panel = findPanel(path);
+  app.shell.activateById(panel.id);
+  return panel;
+};
+const join = (v) => (Array.isArray(v) ? v.join('') : v);
+const readOutputs = (cell) => {
+  let text = '';
+  const errors = [];
+  for (const out of cell.outputs.toJSON()) {
+    if (out.output_type === 'stream') text += join(out.text);
+    else if (out.output_type === 'error') errors.push(out.ename + ': ' + out.evalue);
+    else if (out.data && out.data['text/plain'] !== undefined) text += join(out.data['text/plain']);
+  }
+  return {text, errors};
+};
 """
 
-_READY_JS = (
-    "(path) => {"
-    + _FIND_PANEL
-    + """
+
+def _js(signature: str, body: str) -> str:
+    return f"{signature} => {{{_PRELUDE}{body}}}"
+
+
+_READY_JS = _js(
+    "(path)",
+    """
   const panel = findPanel(path);
   if (!panel || !panel.context.isReady) return false;
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
   return !!kernel && kernel.status === 'idle' && kernel.connectionStatus === 'connected';
-}"""
+""",
 )
 
-_RUN_ALL_JS = (
-    "async (path) => {"
-    + _FIND_PANEL
-    + """
-  const app = window.jupyterapp;
-  const panel = findPanel(path);
-  app.shell.activateById(panel.id);
+_RUN_ALL_JS = _js(
+    "async (path)",
+    """
+  const panel = activate(path);
   await app.commands.execute('notebook:run-all-cells');
-  const errors = [];
-  for (const cell of Array.from(panel.content.model.cells)) {
-    if (cell.type !== 'code') continue;
-    for (const out of cell.outputs.toJSON()) {
-      if (out.output_type === 'error') errors.push(out.ename + ': ' + out.evalue);
-    }
-  }
-  return errors;
-}"""
+  const code = Array.from(panel.content.model.cells).filter((c) => c.type === 'code');
+  return code.flatMap((cell) => readOutputs(cell).errors);
+""",
 )
 
-_RUN_CODE_JS = (
-    "async ([path, source]) => {"
-    + _FIND_PANEL
-    + """
-  const app = window.jupyterapp;
-  const panel = findPanel(path);
-  app.shell.activateById(panel.id);
-  const nb = panel.content;
+_RUN_CODE_JS = _js(
+    "async ([path, source])",
+    """
+  const nb = activate(path).content;
   const index = nb.model.cells.length;
   nb.model.sharedModel.insertCell(index, {cell_type: 'code', source});
   nb.activeCellIndex = index;
   nb.deselectAll();
   await app.commands.execute('notebook:run-cell');
-  const cell = nb.model.cells.get(index);
-  let text = '';
-  const errors = [];
-  for (const out of cell.outputs.toJSON()) {
-    if (out.output_type === 'stream') {
-      text += Array.isArray(out.text) ? out.text.join('') : out.text;
-    } else if (out.output_type === 'error') {
-      errors.push(out.ename + ': ' + out.evalue);
-    } else if (out.data && out.data['text/plain'] !== undefined) {
-      const plain = out.data['text/plain'];
-      text += Array.isArray(plain) ? plain.join('') : plain;
-    }
-  }
-  return {text, errors};
-}"""
+  return readOutputs(nb.model.cells.get(index));
+""",
 )
 
 
