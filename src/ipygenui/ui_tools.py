@@ -1,0 +1,90 @@
+"""Components as tools: ``show_component_<Name>`` naming and props schemas.
+
+A registered component is offered to the model as a tool whose parameters are
+the component's props schema; calling it renders the component. The registry
+lives elsewhere; this module only names the tools and converts schemas.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "UI_TOOL_PREFIX",
+    "component_name_of",
+    "is_ui_tool",
+    "props_json_schema",
+    "ui_tool_name",
+    "ui_tool_schema",
+]
+
+UI_TOOL_PREFIX = "show_component_"
+
+# OpenAI function names: letters, digits, "_" and "-", at most 64 characters.
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_MAX_NAME = 64
+
+
+def ui_tool_name(component_name: str) -> str:
+    """The tool name for a component: ``"Weather"`` -> ``"show_component_Weather"``."""
+    if not _NAME.fullmatch(component_name):
+        raise ValueError(
+            f"component name {component_name!r} must use only letters, digits, '_' and '-'"
+        )
+    name = UI_TOOL_PREFIX + component_name
+    if len(name) > _MAX_NAME:
+        raise ValueError(
+            f"component name {component_name!r} is too long: tool names are at most "
+            f"{_MAX_NAME} characters, and {UI_TOOL_PREFIX!r} takes {len(UI_TOOL_PREFIX)}"
+        )
+    return name
+
+
+def is_ui_tool(tool_name: str) -> bool:
+    """True for a ``show_component_<Name>`` tool name (a non-empty Name)."""
+    return tool_name.startswith(UI_TOOL_PREFIX) and len(tool_name) > len(UI_TOOL_PREFIX)
+
+
+def component_name_of(tool_name: str) -> str | None:
+    """The component a UI tool shows, or None for any other tool."""
+    return tool_name[len(UI_TOOL_PREFIX) :] if is_ui_tool(tool_name) else None
+
+
+def props_json_schema(props: Any) -> dict[str, Any]:
+    """A JSON object schema for a component's props.
+
+    Accepts a pydantic model class or a JSON-schema dict. Pydantic ``$defs``
+    are kept (OpenAI resolves local ``$ref``), the model's ``title`` dropped.
+    """
+    if isinstance(props, Mapping):
+        schema = copy.deepcopy(dict(props))
+    elif isinstance(props, type) and hasattr(props, "model_json_schema"):
+        schema = props.model_json_schema()
+    else:
+        raise TypeError(
+            f"props must be a pydantic model class or a JSON-schema dict, got {props!r}"
+        )
+    if schema.get("type", "object") != "object":
+        raise ValueError(f"a props schema must describe an object, got type {schema['type']!r}")
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    schema.pop("title", None)
+    return schema
+
+
+def ui_tool_schema(component_name: str, props: Any, description: str = "") -> dict[str, Any]:
+    """The OpenAI tool schema (without standard parameters) for a component."""
+    text = f"Show the {component_name} UI component to the user."
+    if description:
+        text += f" About the component: {description}"
+    return {
+        "type": "function",
+        "function": {
+            "name": ui_tool_name(component_name),
+            "description": text,
+            "parameters": props_json_schema(props),
+        },
+    }
