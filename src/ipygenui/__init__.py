@@ -25,6 +25,9 @@ _EXPORTS: dict[str, str] = {
     "Tool": "tools",
     "Runtime": "runtime",
     "Run": "runtime",
+    "DecisionError": "runtime",
+    "ScriptedReply": "models.scripted",
+    "ScriptedCall": "models.scripted",
     "Model": "models.base",
     "ModelRequest": "models.base",
     "ModelError": "models.base",
@@ -63,8 +66,8 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.base import Model, ModelError, ModelRequest
     from .models.demo import DemoModel
     from .models.openai import OpenAIModel
-    from .models.scripted import ScriptedModel
-    from .runtime import Run, Runtime
+    from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
+    from .runtime import DecisionError, Run, Runtime
     from .should_continue import should_continue
     from .tools import Tool, tool
     from .widget.chat import Chat

@@ -1,0 +1,182 @@
+"""Apply a model's deltas to the in-progress assistant message.
+
+Each delta changes the message in place and returns the patch ops (see
+``events.py``) that tell a view the same change. Work per delta is bounded by
+the delta's size: text is appended, tool-call arguments are fed to an
+incremental partial-JSON parser, never re-parsed from the start.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .messages import Message, ReasoningPart, TextPart, ToolCallPart, Usage, new_id
+from .models.base import (
+    FinishDelta,
+    FinishReason,
+    ModelDelta,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    UsageDelta,
+)
+from .standard_params import COMPLETION_PARAM, STATUS_PARAM, split_standard_arguments
+from .streaming.partial_json import PartialJSONError, PartialJSONParser
+from .tools import Tool
+
+Op = dict[str, Any]
+
+
+class _Call:
+    """Streaming state of one tool call: its part index and argument parser."""
+
+    __slots__ = ("declared", "index", "parser")
+
+    def __init__(self, index: int, declared: list[str] | None) -> None:
+        self.index = index
+        self.declared = declared
+        self.parser: PartialJSONParser | None = PartialJSONParser()
+
+
+def clean_arguments(
+    value: Any, declared: list[str] | None
+) -> tuple[dict[str, Any], str | None, str | None]:
+    """(declared arguments, status message, completion message) from raw parsed args."""
+    if not isinstance(value, dict):
+        return {}, None, None
+    if declared is None:  # unknown tool: keep everything but the standard parameters
+        declared = [k for k in value if k not in (STATUS_PARAM, COMPLETION_PARAM)]
+    return split_standard_arguments(value, declared)
+
+
+class Accumulator:
+    """Accumulates one model step (one streamed reply) into ``message``."""
+
+    def __init__(self, message: Message, tools: Mapping[str, Tool]) -> None:
+        self.message = message
+        self.tools = tools
+        self.start = len(message.parts)
+        self.usage = Usage()
+        self.has_usage = False
+        self.finish_reason: FinishReason | None = None
+        self._calls: dict[int, _Call] = {}
+        self._open: int | None = None
+        """Index of the text/reasoning part that deltas of its kind extend."""
+
+    @property
+    def tool_call_parts(self) -> list[ToolCallPart]:
+        parts = self.message.parts
+        return [p for p in parts[self.start :] if isinstance(p, ToolCallPart)]
+
+    def _add(self, part: TextPart | ReasoningPart | ToolCallPart) -> tuple[int, Op]:
+        self.message.parts.append(part)
+        index = len(self.message.parts) - 1
+        return index, {"op": "add_part", "part": index, "value": part.model_dump(mode="json")}
+
+    def _extend(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[Op]:
+        if self._open is not None:
+            part = self.message.parts[self._open]
+            if type(part) is kind:
+                part.text += text
+                return [{"op": "append", "part": self._open, "field": "text", "value": text}]
+        index, op = self._add(kind(text=text))
+        self._open = index
+        return [op]
+
+    def apply(self, delta: ModelDelta) -> list[Op]:
+        """Apply one delta; return the patch ops describing the change."""
+        if isinstance(delta, TextDelta):
+            return self._extend(TextPart, delta.text) if delta.text else []
+        if isinstance(delta, ReasoningDelta):
+            return self._extend(ReasoningPart, delta.text) if delta.text else []
+        if isinstance(delta, ToolCallDelta):
+            return self._tool_call(delta)
+        if isinstance(delta, UsageDelta):
+            self.has_usage = True
+            self.usage = self.usage + Usage(
+                input_tokens=delta.input_tokens, output_tokens=delta.output_tokens
+            )
+            return []
+        if isinstance(delta, FinishDelta):
+            self.finish_reason = delta.reason
+            return []
+        raise TypeError(f"unknown model delta: {delta!r}")
+
+    def _tool_call(self, delta: ToolCallDelta) -> list[Op]:
+        ops: list[Op] = []
+        call = self._calls.get(delta.index)
+        if call is None:
+            tool = self.tools.get(delta.name or "")
+            new = ToolCallPart(
+                tool_call_id=delta.id or new_id("call"),
+                tool_name=delta.name or "",
+                component=tool.component if tool else None,
+            )
+            index, op = self._add(new)
+            ops.append(op)
+            call = _Call(index, tool.declared if tool else None)
+            self._calls[delta.index] = call
+            self._open = None  # text after a call starts a new text part
+        part = self._call_part(call)
+        if delta.name and not part.tool_name:  # a name that arrives after the id
+            part.tool_name = delta.name
+            tool = self.tools.get(delta.name)
+            call.declared = tool.declared if tool else None
+            ops.append({"op": "set", "part": call.index, "field": "tool_name", "value": delta.name})
+        if delta.arguments:
+            part.args_text += delta.arguments
+            ops.append(
+                {"op": "append", "part": call.index, "field": "args_text", "value": delta.arguments}
+            )
+            if call.parser is not None:
+                try:
+                    call.parser.feed(delta.arguments)
+                except PartialJSONError:
+                    call.parser = None  # bad JSON: the tool phase tells the model
+                else:
+                    ops.extend(self._update_args(call, part, call.parser.value))
+        return ops
+
+    def _call_part(self, call: _Call) -> ToolCallPart:
+        part = self.message.parts[call.index]
+        assert isinstance(part, ToolCallPart)
+        return part
+
+    def _update_args(self, call: _Call, part: ToolCallPart, value: Any) -> list[Op]:
+        args, status, completion = clean_arguments(value, call.declared)
+        # No equality test: comparing nested values per delta would cost O(n) each.
+        part.args = args
+        ops: list[Op] = [{"op": "set", "part": call.index, "field": "args", "value": args}]
+        if status is not None and status != part.status_message:
+            part.status_message = status
+            ops.append(
+                {"op": "set", "part": call.index, "field": "status_message", "value": status}
+            )
+        if completion is not None and completion != part.completion_status_message:
+            part.completion_status_message = completion
+            ops.append(
+                {
+                    "op": "set",
+                    "part": call.index,
+                    "field": "completion_status_message",
+                    "value": completion,
+                }
+            )
+        return ops
+
+    def finish(self) -> list[Op]:
+        """End the step: parse every call's full arguments once, mark them complete."""
+        ops: list[Op] = []
+        for call in self._calls.values():
+            part = self._call_part(call)
+            try:
+                value = json.loads(part.args_text) if part.args_text.strip() else {}
+            except ValueError:
+                value = None  # the tool phase reports the bad JSON to the model
+            if value is not None:
+                ops.extend(self._update_args(call, part, value))
+            part.args_complete = True
+            ops.append({"op": "set", "part": call.index, "field": "args_complete", "value": True})
+        return ops

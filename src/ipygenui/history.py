@@ -1,0 +1,166 @@
+"""Thread → OpenAI chat messages, always valid for the chat API.
+
+Rules that keep a request valid whatever state the thread is in:
+- an assistant message is split into its model steps (``metadata["steps"]``),
+  each becoming one assistant message followed by its tool messages;
+- every tool call is answered by exactly one tool message, right after the
+  assistant message that made it; a call with no result yet (interrupted) is
+  answered with an error result so the model knows it did not run;
+- arguments that are not a JSON object are sent as ``{}`` (the call's error
+  result quotes the bad text);
+- a UI tool's component state is not repeated here: the system prompt
+  carries the current state of every interactable component.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .messages import Message, ReasoningPart, TextPart, Thread, ToolCallPart
+
+UNANSWERED = "This tool call has no result: it was interrupted before it ran."
+
+
+def step_ranges(message: Message) -> list[tuple[int, int]]:
+    """Part index ranges [start, end) of the message's model steps.
+
+    Uses ``metadata["steps"]`` written by the runtime; without it (a message
+    built by hand) a new step starts wherever text follows a tool call.
+    """
+    steps = message.metadata.get("steps")
+    n = len(message.parts)
+    if steps:
+        ranges = []
+        for i, step in enumerate(steps):
+            start = int(step.get("start", 0))
+            end = step.get("end")
+            if end is None:
+                end = steps[i + 1].get("start", n) if i + 1 < len(steps) else n
+            ranges.append((start, min(int(end), n)))
+        if ranges and ranges[0][0] > 0:  # parts before the first recorded step
+            ranges.insert(0, (0, ranges[0][0]))
+        return ranges
+    ranges, start, seen_call = [], 0, False
+    for i, part in enumerate(message.parts):
+        if isinstance(part, ToolCallPart):
+            seen_call = True
+        elif seen_call and not isinstance(part, ReasoningPart):
+            ranges.append((start, i))
+            start, seen_call = i, False
+    ranges.append((start, n))
+    return ranges
+
+
+def _arguments(part: ToolCallPart) -> str:
+    text = part.args_text.strip()
+    if not text:
+        return "{}"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return "{}"
+    return text if isinstance(value, dict) else "{}"
+
+
+def tool_result_content(part: ToolCallPart) -> str:
+    """The text of the tool message that answers ``part``."""
+    if not part.has_result:
+        return json.dumps({"error": UNANSWERED})
+    result: Any = part.result
+    if isinstance(result, str):
+        return result
+    return json.dumps(result, default=repr)
+
+
+def assistant_messages(message: Message, parts_end: int | None = None) -> list[dict[str, Any]]:
+    """One assistant message (plus its tool messages) per model step."""
+    out: list[dict[str, Any]] = []
+    end_limit = len(message.parts) if parts_end is None else parts_end
+    for start, end in step_ranges(message):
+        end = min(end, end_limit)
+        if start >= end:
+            continue
+        parts = message.parts[start:end]
+        text = "".join(p.text for p in parts if isinstance(p, TextPart))
+        calls = [p for p in parts if isinstance(p, ToolCallPart)]
+        if not text and not calls:
+            continue
+        entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if calls:
+            entry["tool_calls"] = [
+                {
+                    "id": p.tool_call_id,
+                    "type": "function",
+                    "function": {"name": p.tool_name or "unknown", "arguments": _arguments(p)},
+                }
+                for p in calls
+            ]
+        out.append(entry)
+        out.extend(
+            {"role": "tool", "tool_call_id": p.tool_call_id, "content": tool_result_content(p)}
+            for p in calls
+        )
+    return out
+
+
+def to_openai_messages(
+    thread: Thread | Iterable[Message], system: str | None = None
+) -> list[dict[str, Any]]:
+    """The whole thread as chat messages, system prompt first."""
+    messages = thread.messages if isinstance(thread, Thread) else list(thread)
+    out: list[dict[str, Any]] = []
+    if system:
+        out.append({"role": "system", "content": system})
+    for message in messages:
+        if message.role == "assistant":
+            out.extend(assistant_messages(message))
+        else:
+            out.append({"role": message.role, "content": message.text})
+    return out
+
+
+class InvalidHistory(AssertionError):
+    """Raised by :func:`check_openai_history` with the rule that failed."""
+
+
+def check_openai_history(messages: Sequence[dict[str, Any]]) -> None:
+    """Raise ``InvalidHistory`` unless ``messages`` follows the chat API's tool rules.
+
+    Every assistant tool call is answered by exactly one tool message among
+    the tool messages that immediately follow it, and every tool message
+    answers a call of the assistant message just before its block.
+    """
+    i = 0
+    while i < len(messages):
+        entry = messages[i]
+        role = entry.get("role")
+        if role not in ("system", "user", "assistant", "tool", "developer"):
+            raise InvalidHistory(f"message {i}: unknown role {role!r}")
+        if role == "tool":
+            raise InvalidHistory(f"message {i}: tool message not preceded by its tool call")
+        if role == "assistant":
+            calls = entry.get("tool_calls") or []
+            if not calls and entry.get("content") in (None, ""):
+                raise InvalidHistory(f"message {i}: empty assistant message")
+            ids = [c["id"] for c in calls]
+            if len(set(ids)) != len(ids):
+                raise InvalidHistory(f"message {i}: duplicate tool call ids {ids}")
+            for call in calls:
+                if not isinstance(json.loads(call["function"]["arguments"]), dict):
+                    raise InvalidHistory(f"message {i}: arguments of {call['id']} not an object")
+            answered: list[str] = []
+            j = i + 1
+            while j < len(messages) and messages[j].get("role") == "tool":
+                answered.append(messages[j]["tool_call_id"])
+                if not isinstance(messages[j].get("content"), str):
+                    raise InvalidHistory(f"message {j}: tool content must be a string")
+                j += 1
+            if sorted(answered) != sorted(ids):
+                raise InvalidHistory(
+                    f"message {i}: tool calls {ids} answered by tool messages {answered}"
+                )
+            i = j
+            continue
+        i += 1

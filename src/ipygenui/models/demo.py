@@ -1,0 +1,103 @@
+"""``DemoModel``: the offline model used when no API key is set (Binder, CI).
+
+It streams plausible markdown at a human pace and answers a few keywords
+sensibly, so every notebook runs and shows streaming, tools and rendering
+without a network. It is honest about what it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from typing import Any
+
+from ..standard_params import COMPLETION_PARAM, STATUS_PARAM
+from ..suggestions import SUGGESTIONS_PROMPT
+from .base import ModelRequest
+from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
+
+INTRO = """\
+I'm the **offline demo model**: no API key is set, so I answer from a small \
+script instead of a real LLM.
+
+You said: *{echo}*
+
+To chat with a real model:
+- set `OPENAI_API_KEY` in the environment and create the chat again, or
+- pass a model explicitly:
+
+```python
+import ipygenui as gu
+chat = gu.Chat(model=gu.OpenAIModel("gpt-4o-mini"))
+```
+
+Any OpenAI-compatible server works too (Ollama, vLLM, LM Studio) through \
+`base_url=`. Try asking me about the **weather** to see a tool call.
+"""
+
+NO_WEATHER_TOOL = """\
+I'd look that up with a `get_weather` tool, but none is registered in this chat.
+
+Register one and ask again:
+
+```python
+@gu.tool
+def get_weather(city: str) -> dict:
+    \"\"\"Current weather for a city.\"\"\"
+    return {{"city": city, "temperature_c": 21, "sky": "sunny"}}
+
+chat = gu.Chat(tools=[get_weather])
+```
+"""
+
+_CITY = re.compile(r"\b(?:in|for|at)\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
+
+
+def _tool_names(request: ModelRequest) -> set[str]:
+    return {t.get("function", {}).get("name", "") for t in request.tools}
+
+
+def _summarize_result(request: ModelRequest) -> str:
+    results: list[str] = []
+    for entry in reversed(request.messages):
+        if entry.get("role") != "tool":
+            break
+        results.append(str(entry.get("content", "")))
+    shown = []
+    for content in reversed(results):
+        with contextlib.suppress(ValueError):
+            content = json.dumps(json.loads(content), indent=2)
+        shown.append(f"```json\n{content}\n```")
+    return "Here is what the tool returned:\n\n" + "\n\n".join(shown)
+
+
+def demo_reply(request: ModelRequest) -> ScriptedReply:
+    """The demo's answer to a request."""
+    if request.messages and request.messages[-1].get("role") == "tool":
+        return ScriptedReply(text=_summarize_result(request))
+    text = last_user_text(request)
+    if text == SUGGESTIONS_PROMPT:
+        return ScriptedReply(
+            text=json.dumps(["What's the weather in Paris?", "What can you do?", "Tell me more"])
+        )
+    if "weather" in text.lower():
+        if "get_weather" not in _tool_names(request):
+            return ScriptedReply(text=NO_WEATHER_TOOL)
+        match = _CITY.search(text)
+        city = match.group(1) if match else "Paris"
+        args: dict[str, Any] = {
+            STATUS_PARAM: f"looking up the weather in {city}",
+            COMPLETION_PARAM: f"looked up the weather in {city}",
+            "city": city,
+        }
+        return ScriptedReply(tool_calls=[ScriptedCall("get_weather", args)])
+    echo = " ".join(text.split())[:200] or "(nothing)"
+    return ScriptedReply(text=INTRO.format(echo=echo.replace("*", "")))
+
+
+class DemoModel(ScriptedModel):
+    """Offline demo: ~45 tokens a second by default (``delay`` per 4-character chunk)."""
+
+    def __init__(self, *, delay: float = 0.022) -> None:
+        super().__init__(demo_reply, chunk_size=4, delay=delay, name="offline demo")

@@ -1,0 +1,165 @@
+"""``ScriptedModel``: a deterministic model for tests, docs and offline demos.
+
+It replays scripted replies as a real model would stream them: text and
+reasoning in small chunks, tool calls whose argument text arrives in pieces
+(several calls in parallel), usage, a finish reason, or an error mid-stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..messages import new_id
+from .base import (
+    FinishDelta,
+    FinishReason,
+    ModelDelta,
+    ModelError,
+    ModelRequest,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    UsageDelta,
+)
+
+
+@dataclass
+class ScriptedCall:
+    """One tool call of a scripted reply; ``args`` may be a dict or raw text."""
+
+    name: str
+    args: dict[str, Any] | str = field(default_factory=dict)
+    id: str | None = None
+
+
+@dataclass
+class ScriptedReply:
+    """What the model "says" in one step.
+
+    ``error`` raises ``ModelError`` after ``error_after`` chunks of the
+    reply have streamed (default: after everything).
+    """
+
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: Sequence[ScriptedCall] = ()
+    usage: tuple[int, int] | None = None
+    finish: FinishReason | None = None
+    error: str | None = None
+    error_after: int | None = None
+
+
+ReplyLike = ScriptedReply | str | ScriptedCall | Sequence[ScriptedCall]
+Script = Sequence[ReplyLike] | Mapping[str, ReplyLike] | Callable[[ModelRequest], ReplyLike]
+
+
+def as_reply(value: ReplyLike) -> ScriptedReply:
+    """Accept a reply, a plain string (text), a call, or a list of calls."""
+    if isinstance(value, ScriptedReply):
+        return value
+    if isinstance(value, str):
+        return ScriptedReply(text=value)
+    if isinstance(value, ScriptedCall):
+        return ScriptedReply(tool_calls=[value])
+    if isinstance(value, Sequence) and all(isinstance(v, ScriptedCall) for v in value):
+        return ScriptedReply(tool_calls=[v for v in value if isinstance(v, ScriptedCall)])
+    raise TypeError(f"not a scripted reply: {value!r}")
+
+
+def last_user_text(request: ModelRequest) -> str:
+    for entry in reversed(request.messages):
+        if entry.get("role") == "user":
+            content = entry.get("content")
+            return content if isinstance(content, str) else ""
+    return ""
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class ScriptedModel:
+    """Replays scripted replies.
+
+    ``script`` is a sequence (one reply per model request, in order), a
+    mapping (the first key found in the last user message, case-insensitive,
+    picks the reply; ``default`` otherwise), or a function of the request.
+    Every request is kept in ``requests`` so tests can check what the model saw.
+    """
+
+    offline = True
+
+    def __init__(
+        self,
+        script: Script = (),
+        *,
+        default: ReplyLike | None = None,
+        chunk_size: int = 4,
+        delay: float = 0.0,
+        name: str = "scripted",
+    ) -> None:
+        if chunk_size < 1:
+            raise ValueError("chunk_size must be at least 1")
+        self.script = script
+        self.default = default
+        self.chunk_size = chunk_size
+        self.delay = delay
+        self.name = name
+        self.requests: list[ModelRequest] = []
+        self._next = 0
+
+    def pick(self, request: ModelRequest) -> ScriptedReply:
+        """The reply to ``request`` (advances a sequence script)."""
+        script = self.script
+        if callable(script) and not isinstance(script, Mapping):
+            return as_reply(script(request))
+        if isinstance(script, Mapping):
+            text = last_user_text(request).lower()
+            for key, reply in script.items():
+                if key.lower() in text:
+                    return as_reply(reply)
+        else:
+            if self._next < len(script):
+                reply = script[self._next]
+                self._next += 1
+                return as_reply(reply)
+        if self.default is not None:
+            return as_reply(self.default)
+        raise ModelError(f"{self.name} model has no scripted reply for this request")
+
+    def deltas(self, reply: ScriptedReply) -> list[ModelDelta]:
+        """The reply as the deltas a streaming provider would send."""
+        out: list[ModelDelta] = [
+            ReasoningDelta(c) for c in _chunks(reply.reasoning, self.chunk_size)
+        ]
+        out += [TextDelta(c) for c in _chunks(reply.text, self.chunk_size)]
+        for index, call in enumerate(reply.tool_calls):
+            text = call.args if isinstance(call.args, str) else json.dumps(call.args)
+            pieces = _chunks(text, self.chunk_size) or [""]
+            out.append(ToolCallDelta(index, id=call.id or new_id("call"), name=call.name))
+            out += [ToolCallDelta(index, arguments=p) for p in pieces if p]
+        if reply.usage is not None:
+            out.append(UsageDelta(*reply.usage))
+        finish = reply.finish or ("tool_calls" if reply.tool_calls else "stop")
+        out.append(FinishDelta(finish))
+        return out
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
+        self.requests.append(request)
+        reply = self.pick(request)
+        deltas = self.deltas(reply)
+        fail_at = None
+        if reply.error is not None:
+            fail_at = len(deltas) - 1 if reply.error_after is None else reply.error_after
+        for i, delta in enumerate(deltas):
+            if fail_at is not None and i >= fail_at:
+                raise ModelError(reply.error or "scripted error")
+            if request.cancel.is_set():
+                return
+            # Always yield to the loop, so cancel and clicks interleave as with a real stream.
+            await asyncio.sleep(self.delay)
+            yield delta
