@@ -1,0 +1,39 @@
+// Tiny DOM helper: h("button.gu-send", {type: "button"}, "Send").
+
+/**
+ * @param {string} tag tag name with optional `.class` suffixes
+ * @param {Record<string, any>} [attrs] attributes; `on*` functions become listeners
+ * @param {...(Node|string|null|undefined|false)} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs = {}, ...children) {
+  const [name, ...classes] = tag.split(".");
+  const el = document.createElement(name || "div");
+  if (classes.length) el.className = classes.join(" ");
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2).toLowerCase(), value);
+    } else if (key === "text") {
+      el.textContent = String(value);
+    } else {
+      el.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child);
+  }
+  return el;
+}
+
+/** Set an element's text only when it changed (keeps the DOM quiet). */
+export function setText(el, text) {
+  const value = text ?? "";
+  if (el.textContent !== value) el.textContent = value;
+}
+
+/** Show or hide an element with the `hidden` attribute. */
+export function show(el, visible) {
+  if (el.hidden === visible) el.hidden = !visible;
+}

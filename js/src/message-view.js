@@ -1,0 +1,110 @@
+// One message: its parts (markdown text, a collapsible reasoning block, tool
+// call cards), an error line with a retry button when it ended incomplete,
+// and the run footer. Updates touch only the parts that changed.
+
+import { h, setText, show } from "./dom.js";
+import { createFooter, runFooter } from "./footer.js";
+import { renderMarkdown } from "./markdown.js";
+import { createToolCard } from "./tool-card.js";
+
+function createTextPart() {
+  const el = h("div.gu-text");
+  let last = null;
+  return {
+    el,
+    update(part) {
+      if (part.text === last) return;
+      last = part.text;
+      el.innerHTML = renderMarkdown(part.text);
+    },
+  };
+}
+
+function createReasoningPart() {
+  const body = h("div.gu-reasoning-text");
+  const summary = h("summary", {}, "Reasoning");
+  const el = h("details.gu-reasoning", {}, summary, body);
+  let last = null;
+  return {
+    el,
+    update(part, { streaming }) {
+      setText(summary, streaming ? "Thinking…" : "Reasoning");
+      if (part.text === last) return;
+      last = part.text;
+      body.innerHTML = renderMarkdown(part.text);
+    },
+  };
+}
+
+const PART_FACTORIES = {
+  text: () => createTextPart(),
+  reasoning: () => createReasoningPart(),
+  "tool-call": (ctx) => createToolCard(ctx),
+};
+
+/** Text for an incomplete message's error line. */
+export function errorText(status) {
+  if (!status || status.type !== "incomplete") return "";
+  if (status.reason === "cancelled") return "Stopped.";
+  if (status.error) return status.error;
+  const reasons = {
+    length: "The reply was cut off: the model hit its length limit.",
+    "content-filter": "The model's content filter stopped the reply.",
+    error: "The run failed.",
+  };
+  return reasons[status.reason] ?? "The reply ended early.";
+}
+
+/**
+ * @param {{send: (msg:any) => void, notify: (t:string) => void, isHuman: (n:string) => boolean}} ctx
+ */
+export function createMessageView(ctx) {
+  const parts = h("div.gu-parts");
+  const errorLine = h("span.gu-error-text");
+  const retry = h(
+    "button.gu-retry",
+    { type: "button", onclick: () => ctx.send({ type: "retry" }) },
+    "Retry",
+  );
+  const error = h("div.gu-error", { role: "alert", hidden: true }, errorLine, retry);
+  const footer = createFooter();
+  const el = h("div.gu-message", {}, h("div.gu-bubble", {}, parts, error), footer.el);
+  /** @type {Array<{type: string, view: any}>} */
+  const views = [];
+
+  return {
+    el,
+    /**
+     * @param {any} message
+     * @param {{isLast: boolean, running: boolean}} opts
+     */
+    update(message, { isLast, running }) {
+      const status = message.status?.type ?? "complete";
+      el.dataset.role = message.role;
+      el.dataset.status = status;
+      el.dataset.messageId = message.id;
+      const list = message.parts ?? [];
+      for (let i = 0; i < list.length; i++) {
+        const part = list[i];
+        if (!part || !PART_FACTORIES[part.type]) continue;
+        if (!views[i] || views[i].type !== part.type) {
+          const view = PART_FACTORIES[part.type](ctx);
+          if (views[i]) views[i].view.el.replaceWith(view.el);
+          else parts.append(view.el);
+          views[i] = { type: part.type, view };
+        }
+        views[i].view.update(part, {
+          streaming: status === "running",
+          canAct: status === "requires-action",
+        });
+      }
+      while (views.length > list.length) views.pop().view.el.remove();
+
+      const text = errorText(message.status);
+      setText(errorLine, text);
+      show(error, text !== "");
+      show(retry, isLast && !running && text !== "");
+      footer.update(status === "running" ? null : runFooter(message));
+    },
+  };
+}

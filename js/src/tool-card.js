@@ -1,0 +1,138 @@
+// A card per tool call: a live status line ("Querying…" then "Queried 3 rows"),
+// the arguments and result folded away, and the approval / human-input
+// controls while the call waits for the user.
+
+import { createApproval, createHumanInput } from "./approval.js";
+import { h, setText, show } from "./dom.js";
+import { parsePartialJson } from "./partial-json.js";
+
+/**
+ * The arguments to show: parsed from the streamed text while it streams
+ * (the kernel sends `args_text` appends, not the parsed value, to keep
+ * frames small), the kernel's parsed `args` once it has them.
+ * Keys starting with "_" are injected standard parameters: hidden.
+ */
+export function displayArgs(part) {
+  let args = part.args;
+  if (part._args_streaming || !args || (!Object.keys(args).length && part.args_text)) {
+    const parsed = parsePartialJson(part.args_text ?? "");
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) args = parsed;
+  }
+  const out = {};
+  for (const [k, v] of Object.entries(args ?? {})) if (!k.startsWith("_")) out[k] = v;
+  return out;
+}
+
+/** The one-line status of a call, as the user reads it. */
+export function statusLine(part, { human = false } = {}) {
+  const name = part.tool_name;
+  if (part.has_result) {
+    if (part.approval?.status === "rejected") {
+      return part.approval.reason ? `Rejected: ${part.approval.reason}` : "Rejected";
+    }
+    if (part.is_error) return `${name} failed`;
+    return part.completion_status_message || `Called ${name}`;
+  }
+  if (part.approval?.status === "pending") return "Waiting for your approval";
+  if (part.approval?.status === "rejected") return "Rejected";
+  if (human && part.args_complete) return "Waiting for your answer";
+  return part.status_message || `Calling ${name}…`;
+}
+
+function stateOf(part) {
+  if (part.has_result) return part.is_error ? "error" : "done";
+  if (part.approval?.status === "pending") return "approval";
+  return "running";
+}
+
+function pretty(value) {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * @param {{send: (msg:any) => void, notify: (text:string) => void, isHuman: (name:string) => boolean}} ctx
+ */
+export function createToolCard(ctx) {
+  const status = h("span.gu-tool-status", { "aria-live": "polite" });
+  const name = h("span.gu-tool-name");
+  const argsPre = h("pre.gu-tool-args");
+  const resultPre = h("pre.gu-tool-result", { hidden: true });
+  const details = h(
+    "details.gu-tool-details",
+    {},
+    h("summary", {}, "Details"),
+    h("div.gu-tool-label", { text: "Arguments" }),
+    argsPre,
+    resultPre,
+  );
+  const controls = h("div.gu-tool-controls");
+  const el = h(
+    "div.gu-tool-call",
+    {},
+    h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status),
+    controls,
+    details,
+  );
+  let pendingKey = null;
+  let lastArgs = "";
+  let lastResult;
+
+  return {
+    el,
+    /** @param {any} part @param {{canAct: boolean}} opts */
+    update(part, { canAct }) {
+      const human = ctx.isHuman(part.tool_name);
+      el.dataset.toolCallId = part.tool_call_id;
+      el.dataset.toolName = part.tool_name;
+      el.dataset.state = stateOf(part);
+      setText(name, part.component ? part.component : part.tool_name);
+      setText(status, statusLine(part, { human }));
+      const args = displayArgs(part);
+      const argsText = pretty(args);
+      if (argsText !== lastArgs) {
+        lastArgs = argsText;
+        argsPre.textContent = argsText;
+      }
+      if (part.has_result && part.result !== lastResult) {
+        lastResult = part.result;
+        resultPre.textContent = `${part.is_error ? "Error" : "Result"}: ${pretty(part.result)}`;
+      }
+      show(resultPre, !!part.has_result);
+
+      // Which controls the call needs now; rebuilt only when that changes.
+      let key = null;
+      if (canAct && part.approval?.status === "pending") key = `approval:${part.tool_call_id}`;
+      else if (canAct && human && part.args_complete && !part.has_result && part.approval?.status !== "pending" && part.approval?.status !== "rejected") {
+        key = `human:${part.tool_call_id}`;
+      }
+      if (key !== pendingKey) {
+        pendingKey = key;
+        if (key === null) controls.replaceChildren();
+        else if (key.startsWith("approval:")) {
+          const approval = createApproval({
+            toolCallId: part.tool_call_id,
+            toolName: part.tool_name,
+            args,
+            send: ctx.send,
+            notify: ctx.notify,
+          });
+          controls.replaceChildren(approval.el);
+        } else {
+          const prompt = typeof args.question === "string" ? args.question : "";
+          const input = createHumanInput({
+            toolCallId: part.tool_call_id,
+            toolName: part.tool_name,
+            prompt,
+            send: ctx.send,
+          });
+          controls.replaceChildren(input.el);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,205 @@
+// Entry point of the anywidget frontend for ipygenui.Chat.
+//
+// State arrives three ways and converges in a ThreadStore:
+// - `messages` trait: references to one child model per message, whose
+//   `message` + `rev` traits are the durable snapshot (saved with the
+//   notebook, shown by a second view or after a reload);
+// - `frame` custom messages: coalesced patch ops while a reply streams;
+// - `snapshot` custom messages: the live state, sent in answer to this
+//   view's `hello` so a view opened mid-stream catches up.
+// Everything the user does goes to the kernel as a custom message; the
+// kernel validates it and answers `error` when it changes nothing.
+
+import { createComposer } from "./composer.js";
+import { h, setText, show } from "./dom.js";
+import { createSuggestions } from "./suggestions.js";
+import { ThreadStore } from "./sync.js";
+import { createThreadView } from "./thread-view.js";
+
+const PHASE_TEXT = {
+  idle: "",
+  thinking: "Thinking…",
+  "running-tool": "Running a tool…",
+  waiting: "Waiting for you",
+};
+
+/** Extract a widget model id from an ipywidgets reference. */
+export function modelRef(value) {
+  if (typeof value === "string" && value.startsWith("IPY_MODEL_")) return value.slice(10);
+  if (value && typeof value === "object" && typeof value.model_id === "string") return value;
+  return null;
+}
+
+const nextFrame =
+  typeof requestAnimationFrame === "function"
+    ? (fn) => requestAnimationFrame(fn)
+    : (fn) => setTimeout(fn, 0);
+
+export class ChatView {
+  /** @param {any} model anywidget model @param {HTMLElement} el */
+  constructor(model, el) {
+    this.model = model;
+    this.el = el;
+    this.store = new ThreadStore();
+    /** @type {Map<string, {child: any, off: () => void}>} */
+    this.children = new Map();
+    this.generation = 0;
+    this.scheduled = false;
+    this.destroyed = false;
+    this.noticeTimer = null;
+
+    const ctx = {
+      send: (msg) => this.send(msg),
+      notify: (text) => this.notice(text),
+      isHuman: (name) => (this.model.get("human_tools") ?? []).includes(name),
+    };
+    this.thread = createThreadView(ctx);
+    this.composer = createComposer({
+      onSend: (text) => {
+        this.send({ type: "send", text });
+        return true;
+      },
+      onStop: () => this.send({ type: "cancel" }),
+    });
+    this.suggestions = createSuggestions((text) => this.send({ type: "suggestion", text }));
+    this.modelName = h("span.gu-model-name");
+    this.badge = h(
+      "span.gu-offline-badge",
+      { hidden: true, title: "No API key: replies come from an offline demo model" },
+      "Offline demo model",
+    );
+    this.phase = h("span.gu-phase", { role: "status", "aria-live": "polite" });
+    this.noticeEl = h("div.gu-notice", { role: "alert", hidden: true });
+    this.root = h(
+      "div.gu-chat",
+      { "data-phase": "idle" },
+      h("div.gu-header", {}, this.modelName, this.badge, this.phase),
+      this.thread.el,
+      this.suggestions.el,
+      this.noticeEl,
+      this.composer.el,
+    );
+    el.classList.add("gu-widget");
+    el.replaceChildren(this.root);
+  }
+
+  async start() {
+    const m = this.model;
+    this.onCustom = (msg) => this.handleCustom(msg);
+    this.onMessages = () => this.syncChildren();
+    this.onMeta = () => this.schedule();
+    m.on("msg:custom", this.onCustom);
+    m.on("change:messages", this.onMessages);
+    for (const key of ["phase", "running", "suggestions", "model_name", "offline", "human_tools"]) {
+      m.on(`change:${key}`, this.onMeta);
+    }
+    this.unsubscribe = this.store.subscribe(() => this.schedule());
+    await this.syncChildren();
+    // Ask for the live state: the traits may be behind a reply that streams now.
+    this.send({ type: "hello" });
+    this.renderNow();
+  }
+
+  destroy() {
+    this.destroyed = true;
+    const m = this.model;
+    m.off("msg:custom", this.onCustom);
+    m.off("change:messages", this.onMessages);
+    for (const key of ["phase", "running", "suggestions", "model_name", "offline", "human_tools"]) {
+      m.off(`change:${key}`, this.onMeta);
+    }
+    for (const { off } of this.children.values()) off();
+    this.children.clear();
+    this.unsubscribe?.();
+  }
+
+  send(msg) {
+    if (msg.type !== "hello") this.notice("");
+    this.model.send(msg);
+  }
+
+  notice(text) {
+    setText(this.noticeEl, text);
+    show(this.noticeEl, !!text);
+  }
+
+  handleCustom(msg) {
+    if (!msg || typeof msg !== "object") return;
+    if (msg.type === "frame") this.store.applyFrame(msg);
+    else if (msg.type === "snapshot") {
+      for (const item of msg.messages ?? []) this.store.setSnapshot(item.message, item.rev);
+    } else if (msg.type === "error") this.notice(String(msg.message ?? "Something went wrong."));
+  }
+
+  /** Resolve the child message models and listen to their changes. */
+  async syncChildren() {
+    const generation = ++this.generation;
+    const refs = (this.model.get("messages") ?? []).map(modelRef).filter(Boolean);
+    const resolved = await Promise.all(
+      refs.map((ref) =>
+        typeof ref === "string" ? this.model.widget_manager.get_model(ref) : Promise.resolve(ref),
+      ),
+    );
+    if (generation !== this.generation || this.destroyed) return;
+    const ids = [];
+    const seen = new Set();
+    for (const child of resolved) {
+      if (!child) continue;
+      const key = child.model_id;
+      seen.add(key);
+      if (!this.children.has(key)) {
+        const onChange = () => this.readChild(child);
+        child.on("change", onChange);
+        this.children.set(key, { child, off: () => child.off("change", onChange) });
+      }
+      const id = this.readChild(child);
+      if (id) ids.push(id);
+    }
+    for (const [key, { off }] of this.children) {
+      if (!seen.has(key)) {
+        off();
+        this.children.delete(key);
+      }
+    }
+    this.store.setOrder(ids);
+  }
+
+  /** Feed one child model's durable snapshot into the store. */
+  readChild(child) {
+    const message = child.get("message");
+    if (!message || typeof message.id !== "string") return null;
+    this.store.setSnapshot(message, child.get("rev") ?? -1);
+    this.schedule();
+    return message.id;
+  }
+
+  schedule() {
+    if (this.scheduled || this.destroyed) return;
+    this.scheduled = true;
+    nextFrame(() => {
+      this.scheduled = false;
+      if (!this.destroyed) this.renderNow();
+    });
+  }
+
+  renderNow() {
+    const m = this.model;
+    const phase = m.get("phase") || "idle";
+    const running = !!m.get("running");
+    this.root.dataset.phase = phase;
+    setText(this.modelName, m.get("model_name") || "");
+    show(this.badge, !!m.get("offline"));
+    setText(this.phase, PHASE_TEXT[phase] ?? "");
+    this.thread.render(this.store.messages(), { running });
+    this.suggestions.update(m.get("suggestions") ?? [], !running);
+    this.composer.update(running);
+  }
+}
+
+export default {
+  async render({ model, el }) {
+    const view = new ChatView(model, el);
+    await view.start();
+    return () => view.destroy();
+  },
+};

@@ -1,0 +1,324 @@
+"""``gu.Chat``: the notebook widget around a :class:`~ipygenui.runtime.Runtime`.
+
+Kernel side of the sync (DESIGN §5):
+- durable state in traits: one :class:`MessageModel` per message, updated at
+  message boundaries (added, replaced) and whenever the run changes phase;
+- while a reply streams, patch ops are coalesced into ``frame`` custom
+  messages (at most ~30 a second, see :mod:`.sync`);
+- a view that opens mid-stream sends ``hello`` and gets a ``snapshot`` of the
+  messages whose traits are behind.
+
+Clicks arrive as custom messages: validated (:mod:`.protocol`), hopped onto
+the kernel's event loop (comm handlers may run on another thread with
+JupyterLab ≥ 4.4 and ipykernel ≥ 7), then applied to the runtime. A message
+that changes nothing is answered with ``{"type": "error"}``, never raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+import anywidget
+from ipywidgets import widget_serialization
+from traitlets import Bool, Instance, List, Unicode
+
+from ..events import (
+    MessageAdded,
+    MessagePatched,
+    MessageReplaced,
+    RunChanged,
+    SuggestionsChanged,
+    ThreadEvent,
+)
+from ..messages import Message, Thread
+from ..runtime import Run, Runtime
+from .message_model import MessageModel
+from .protocol import (
+    AlwaysMsg,
+    ApproveMsg,
+    CancelMsg,
+    ClientMessage,
+    HelloMsg,
+    ProtocolError,
+    RejectMsg,
+    RetryMsg,
+    SendMsg,
+    SuggestionMsg,
+    ToolResultMsg,
+    parse_client_message,
+)
+from .sync import FrameCoalescer
+
+log = logging.getLogger(__name__)
+
+_STATIC = pathlib.Path(__file__).resolve().parent.parent / "static"
+
+
+def _dump(message: Message) -> dict[str, Any]:
+    return message.model_dump(mode="json")
+
+
+class Chat(anywidget.AnyWidget):
+    """A chat thread in the notebook: an LLM tool loop with a live view.
+
+    ``Chat(model=None, tools=[...], components=[...], instructions=...,
+    suggestions=..., persist=...)`` takes the same arguments as
+    :class:`~ipygenui.runtime.Runtime` (or an existing ``runtime=``). Display it
+    to get the thread, a composer and approval buttons; drive it from code
+    with the same methods as the runtime (``send``, ``approve``, ...).
+    """
+
+    _esm = _STATIC / "widget.js"
+    _css = _STATIC / "widget.css"
+
+    messages = List(Instance(MessageModel)).tag(sync=True, **widget_serialization)
+    phase = Unicode("idle").tag(sync=True)
+    running = Bool(False).tag(sync=True)
+    suggestions = List(Unicode()).tag(sync=True)
+    model_name = Unicode("").tag(sync=True)
+    offline = Bool(False).tag(sync=True)
+    human_tools = List(Unicode()).tag(sync=True)
+
+    def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
+        widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
+        if runtime is None:
+            runtime = Runtime(model=model, **kwargs)
+        elif model is not None or kwargs:
+            raise TypeError("pass either runtime= or the Runtime arguments, not both")
+        self._runtime = runtime
+        self._loop = _current_loop()
+        self._models: dict[str, MessageModel] = {}
+        self._dirty: set[str] = set()
+        """Messages patched since their trait was last written."""
+        self._coalescer = FrameCoalescer(self._send_frame, self._call_later, self._clock)
+        # Initial values go in the comm_open message itself, not in updates after it.
+        super().__init__(
+            model_name=str(getattr(runtime.model, "name", "") or ""),
+            offline=bool(getattr(runtime.model, "offline", False)),
+            human_tools=list(runtime.human_tool_names),
+            suggestions=list(runtime.current_suggestions),
+            messages=[self._new_model(m) for m in runtime.thread.messages],
+            phase=runtime.phase,
+            running=runtime.running,
+            **widget_kwargs,
+        )
+        self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
+        self.on_msg(self._on_comm_msg)
+
+    # --- public API: the runtime's, so code and clicks drive the same loop ----
+
+    @property
+    def runtime(self) -> Runtime:
+        return self._runtime
+
+    @property
+    def thread(self) -> Thread:
+        """The pydantic thread (live: it changes as runs stream)."""
+        return self._runtime.thread
+
+    def send(self, text: str, buffers: Any = None) -> Run:
+        """Start a run answering ``text`` in the background; ``await`` the Run
+        for its final message. (A dict is ipywidgets' ``send(content)``: a
+        custom message to the frontend.)"""
+        if isinstance(text, dict):
+            super().send(text, buffers)
+            return None
+        return self._runtime.send(text)
+
+    def approve(
+        self, tool_call_id: str, args: dict[str, Any] | None = None, always: bool = False
+    ) -> Run | None:
+        """Approve a pending call (optionally with edited ``args``); resumes the loop."""
+        return self._runtime.approve(tool_call_id, args=args, always=always)
+
+    def reject(self, tool_call_id: str, reason: str | None = None) -> Run | None:
+        """Reject a pending call; the model reads the reason."""
+        return self._runtime.reject(tool_call_id, reason=reason)
+
+    def add_tool_result(self, tool_call_id: str, result: Any) -> Run | None:
+        """Answer a human tool's call."""
+        return self._runtime.add_tool_result(tool_call_id, result)
+
+    def cancel(self) -> None:
+        """Stop the streaming run (or the one waiting for the user)."""
+        self._runtime.cancel()
+
+    def retry(self) -> Run:
+        """Answer the last user message again."""
+        return self._runtime.retry()
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        self._runtime.save(path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> Chat:
+        """A chat showing the thread saved at ``path`` (kwargs as for ``Chat``)."""
+        return cls(runtime=Runtime.load(path, **kwargs))
+
+    def close(self) -> None:
+        unsubscribe = getattr(self, "_unsubscribe", None)
+        if unsubscribe is not None:
+            unsubscribe()
+            self._unsubscribe = None
+        if hasattr(self, "_coalescer"):
+            self._coalescer.close()
+        for model in getattr(self, "_models", {}).values():
+            model.close()
+        super().close()
+
+    def __repr__(self) -> str:
+        n = len(self._runtime.thread.messages) if hasattr(self, "_runtime") else 0
+        return f"Chat(model={self.model_name!r}, messages={n})"
+
+    # --- runtime events -> traits and frames -----------------------------------
+
+    def _on_event(self, event: ThreadEvent) -> None:
+        try:
+            self._apply_event(event)
+        except Exception:  # a view problem must never break the run
+            log.exception("ipygenui widget failed to apply %r", type(event).__name__)
+
+    def _apply_event(self, event: ThreadEvent) -> None:
+        if isinstance(event, MessagePatched):
+            self._dirty.add(event.message_id)
+            self._coalescer.add(event.message_id, event.ops)
+        elif isinstance(event, MessageAdded | MessageReplaced):
+            self._write(event.message)
+        elif isinstance(event, RunChanged):
+            self._phase_changed(event.phase)
+        elif isinstance(event, SuggestionsChanged):
+            self.suggestions = list(event.suggestions)
+        self.running = self._runtime.running
+
+    def _write(self, message: Message) -> None:
+        """Write a message's full state to its trait (a boundary)."""
+        # Pending ops for it are inside this snapshot: drop them, stamp the seq.
+        self._coalescer.drop(message.id)
+        self._dirty.discard(message.id)
+        model = self._models.get(message.id)
+        if model is None:
+            self.messages = [*self.messages, self._new_model(message)]
+        else:
+            model.set_snapshot(_dump(message), self._coalescer.seq)
+
+    def _new_model(self, message: Message) -> MessageModel:
+        model = MessageModel(message=_dump(message), rev=self._coalescer.seq)
+        self._models[message.id] = model
+        return model
+
+    def _phase_changed(self, phase: str) -> None:
+        # A phase change is a boundary: the traits catch up with the stream,
+        # so the final state is durable whatever events came before.
+        for message_id in list(self._dirty):
+            message = self._runtime.thread.message(message_id)
+            if message is not None:
+                self._write(message)
+        self.phase = phase
+
+    def _send_frame(self, frame: dict[str, Any]) -> None:
+        super().send(frame)
+
+    # --- frontend messages -------------------------------------------------------
+
+    def _on_comm_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """Comm handler: may run on a subshell thread; never raises."""
+        try:
+            loop = self._loop
+            if loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(self._dispatch, content)
+            else:
+                self._dispatch(content)
+        except Exception:
+            log.exception("ipygenui widget could not schedule a frontend message")
+
+    def _dispatch(self, content: Any) -> None:
+        """Apply one frontend message on the kernel loop; answer errors."""
+        try:
+            self._handle(parse_client_message(content))
+        except (ProtocolError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+            self._error(str(exc) or type(exc).__name__, content)
+        except Exception as exc:
+            log.exception("ipygenui widget failed on a frontend message")
+            self._error(f"{type(exc).__name__}: {exc}", content)
+
+    def _handle(self, msg: ClientMessage) -> None:
+        rt = self._runtime
+        if isinstance(msg, HelloMsg):
+            self._snapshot()
+        elif isinstance(msg, SendMsg):
+            self._start(msg.text)
+        elif isinstance(msg, SuggestionMsg):
+            if msg.text not in self.suggestions:
+                raise ProtocolError("that suggestion is no longer offered")
+            self._start(msg.text)
+        elif isinstance(msg, ApproveMsg | AlwaysMsg):
+            rt.approve(msg.tool_call_id, args=msg.args, always=msg.type == "always")
+        elif isinstance(msg, RejectMsg):
+            rt.reject(msg.tool_call_id, reason=msg.reason)
+        elif isinstance(msg, ToolResultMsg):
+            rt.add_tool_result(msg.tool_call_id, msg.result)
+        elif isinstance(msg, CancelMsg):
+            if not rt.running and rt.phase != "waiting":
+                raise ProtocolError("nothing to stop: no run is streaming")
+            rt.cancel()
+        elif isinstance(msg, RetryMsg):
+            if rt.running:
+                raise ProtocolError("a run is streaming: stop it before retrying")
+            rt.retry()
+
+    def _start(self, text: str) -> None:
+        if self._runtime.running:
+            raise ProtocolError("a run is already streaming: wait for it or stop it")
+        self._runtime.send(text)  # a background task; its errors end up in the message
+
+    def _snapshot(self) -> None:
+        """Answer ``hello``: the live state of messages whose traits are behind."""
+        self._coalescer.flush()
+        seq = self._coalescer.seq
+        items = []
+        for message_id in sorted(self._dirty):
+            message = self._runtime.thread.message(message_id)
+            if message is not None:
+                items.append({"message": _dump(message), "rev": seq})
+        super().send({"type": "snapshot", "seq": seq, "messages": items})
+
+    def _error(self, text: str, content: Any) -> None:
+        kind = content.get("type") if isinstance(content, dict) else None
+        reply: dict[str, Any] = {"type": "error", "message": text[:2000]}
+        if isinstance(kind, str):
+            reply["request"] = kind[:40]
+        try:
+            super().send(reply)
+        except Exception:
+            log.exception("ipygenui widget could not send an error to the frontend")
+
+    # --- loop plumbing -------------------------------------------------------------
+
+    def _clock(self) -> float:
+        loop = self._loop or _current_loop()
+        return loop.time() if loop is not None else 0.0
+
+    def _call_later(self, delay: float, fn: Any) -> Any:
+        loop = self._loop or _current_loop()
+        if loop is None:  # no event loop (a plain script): send at once
+            fn()
+            return _NoTimer()
+        self._loop = loop
+        return loop.call_later(delay, fn)
+
+
+class _NoTimer:
+    def cancel(self) -> None:
+        pass
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -1,0 +1,193 @@
+"""Coalesce streamed patch ops into frames for the frontend.
+
+A fast model emits hundreds of patch ops a second; Jupyter Server drops
+kernel messages above 1000 a second, and resending whole values costs bytes
+quadratic in the reply. So ops are held for at most ``interval`` seconds and
+sent as one ``frame`` custom message with a sequence number:
+
+- consecutive appends to the same field merge into one append (pieces are
+  joined once, at flush, so merging costs nothing per op);
+- a ``set`` replaces the pending ``set`` of the same field (last value wins);
+- the parsed ``args`` of a tool call are not sent while its ``args_text``
+  streams in the same frame: the frontend parses the streamed text itself,
+  so a large argument costs its size once, not once per frame.
+
+Every op with the same (part, field) key keeps its order; ops on different
+keys commute, which is what makes reordering by merging safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+Op = dict[str, Any]
+Frame = dict[str, Any]
+
+DEFAULT_INTERVAL = 1 / 30
+"""At most ~30 frames a second: smooth to the eye, far below server limits."""
+
+
+class TimerHandle(Protocol):
+    def cancel(self) -> None: ...
+
+
+CallLater = Callable[[float, Callable[[], None]], TimerHandle]
+
+
+class _Pending:
+    """One op waiting to be sent; appends keep their pieces until flush."""
+
+    __slots__ = ("field", "kind", "part", "pieces", "value")
+
+    def __init__(self, op: Op) -> None:
+        self.kind: str = op["op"]
+        self.part: int | None = op.get("part")
+        self.field: str | None = op.get("field")
+        self.value: Any = op.get("value")
+        self.pieces: list[str] | None = [op["value"]] if self.kind == "append" else None
+
+    def to_op(self) -> Op:
+        if self.kind == "append":
+            assert self.pieces is not None
+            op: Op = {"op": "append", "part": self.part, "field": self.field}
+            op["value"] = "".join(self.pieces)
+            return op
+        if self.kind == "status":
+            return {"op": "status", "value": self.value}
+        if self.kind == "add_part":
+            return {"op": "add_part", "part": self.part, "value": self.value}
+        op = {"op": self.kind, "part": self.part, "field": self.field, "value": self.value}
+        if self.part is None:
+            del op["part"]
+        return op
+
+
+class _MessageOps:
+    """The pending ops of one message, with an index for merging."""
+
+    __slots__ = ("last", "ops")
+
+    def __init__(self) -> None:
+        self.ops: list[_Pending] = []
+        self.last: dict[tuple[Any, ...], _Pending] = {}
+
+    def add(self, op: Op) -> None:
+        kind = op.get("op")
+        if kind == "append":
+            key: tuple[Any, ...] = (op.get("part"), op.get("field"))
+            prev = self.last.get(key)
+            if prev is not None and prev.kind == "append" and prev.pieces is not None:
+                prev.pieces.append(op["value"])
+                return
+        elif kind == "set":
+            key = (op.get("part"), op.get("field"))
+            prev = self.last.get(key)
+            if prev is not None and prev.kind == "set":
+                prev.value = op.get("value")
+                return
+        elif kind == "status":
+            key = ("status",)
+            prev = self.last.get(key)
+            if prev is not None:
+                prev.value = op.get("value")
+                return
+        else:  # add_part, or an op this module does not know: keep as is, in order
+            part = op.get("part")
+            for stale in [k for k in self.last if k[0] == part]:
+                del self.last[stale]  # later ops on this part must not merge across it
+            self.ops.append(_Pending(op))
+            return
+        entry = _Pending(op)
+        self.ops.append(entry)
+        self.last[key] = entry
+
+    def to_ops(self) -> list[Op]:
+        streaming = {p.part for p in self.ops if p.kind == "append" and p.field == "args_text"}
+        out = []
+        for p in self.ops:
+            if p.kind == "set" and p.field == "args" and p.part in streaming:
+                continue  # the frontend parses the args_text appended in this frame
+            out.append(p.to_op())
+        return out
+
+
+class FrameCoalescer:
+    """Buffers patch ops per message and sends them as frames.
+
+    ``send`` receives each frame dict; ``call_later(delay, fn)`` schedules
+    the next flush (the kernel loop's ``call_later`` in the widget, a fake
+    clock in tests). All methods run on one thread: the widget hops there.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[Frame], None],
+        call_later: CallLater,
+        clock: Callable[[], float],
+        *,
+        interval: float = DEFAULT_INTERVAL,
+    ) -> None:
+        self._send = send
+        self._call_later = call_later
+        self._clock = clock
+        self.interval = interval
+        self.seq = 0
+        """Sequence number of the last frame sent (0: none yet)."""
+        self._pending: dict[str, _MessageOps] = {}
+        self._timer: TimerHandle | None = None
+        self._last_flush = float("-inf")
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._pending)
+
+    def add(self, message_id: str, ops: list[Op]) -> None:
+        """Queue ``ops`` for ``message_id``; a frame goes out within ``interval``."""
+        if not ops:
+            return
+        entry = self._pending.get(message_id)
+        if entry is None:
+            entry = self._pending[message_id] = _MessageOps()
+        for op in ops:
+            entry.add(op)
+        self._schedule()
+
+    def drop(self, message_id: str) -> None:
+        """Forget the pending ops of a message whose full state is being sent."""
+        self._pending.pop(message_id, None)
+        if not self._pending:
+            self._cancel()
+
+    def flush(self) -> Frame | None:
+        """Send the pending ops now as one frame; return it (None if none)."""
+        self._cancel()
+        if not self._pending:
+            return None
+        patches = [{"id": mid, "ops": entry.to_ops()} for mid, entry in self._pending.items()]
+        self._pending = {}
+        self.seq += 1
+        self._last_flush = self._clock()
+        frame: Frame = {"type": "frame", "seq": self.seq, "patches": patches}
+        self._send(frame)
+        return frame
+
+    def close(self) -> None:
+        self._cancel()
+        self._pending = {}
+
+    def _schedule(self) -> None:
+        if self._timer is not None:
+            return
+        delay = self._last_flush + self.interval - self._clock()
+        # Even an idle stream waits one tick: ops of the same burst then share a frame.
+        self._timer = self._call_later(max(delay, 0.0), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self.flush()
+
+    def _cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
