@@ -28,6 +28,9 @@ from pydantic import BaseModel
 
 from .accumulator import Accumulator, Op
 from .agui import AGUIEmitter, AGUIListener
+from .components.component import Component
+from .components.interactive import apply_component_state, update_tools
+from .components.shown import ShownComponent, shown_components
 from .events import (
     MessageAdded,
     MessagePatched,
@@ -145,17 +148,9 @@ class Runtime:
             if tool.name in self._tools:
                 raise ValueError(f"two tools are named {tool.name!r}")
             self._tools[tool.name] = tool
-        self._tool_schemas = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": with_standard_parameters(t.parameters_schema),
-                },
-            }
-            for t in self._tools.values()
-        ]
+        self._tool_schemas = [_openai_tool(t) for t in self._tools.values()]
+        self._dynamic: dict[str, Tool] = {}
+        """``update_component_<id>`` tools of the current step (components hook)."""
         self.tool_choice = tool_choice
         self._tool_choice = resolve_tool_choice(tool_choice, list(self._tools))
         self.instructions = instructions
@@ -396,13 +391,14 @@ class Runtime:
         """One model step; True when the run ends with it."""
         self._set_phase("thinking")
         steps: list[dict[str, Any]] = message.metadata["steps"]
+        dynamic = self._update_tools()
         request = ModelRequest(
             messages=self._history(message),
-            tools=self._tool_schemas,
+            tools=self._tool_schemas + [_openai_tool(t) for t in dynamic.values()],
             tool_choice=self._tool_choice if not steps else "auto",
             cancel=self._cancel_event,
         )
-        accumulator = Accumulator(message, self._tools)
+        accumulator = Accumulator(message, {**self._tools, **dynamic})
         step: dict[str, Any] = {"start": len(message.parts), "end": None, "started_at": time.time()}
         steps.append(step)
         error: str | None = None
@@ -506,7 +502,7 @@ class Runtime:
         (for the user), "asked" (approval just requested), "answered" (an
         error result was set), or "stop:<reason>".
         """
-        tool = self._tools.get(part.tool_name)
+        tool = self._tools.get(part.tool_name) or self._dynamic.get(part.tool_name)
         if tool is None:
             names = ", ".join(sorted(self._tools)) or "none"
             return self._fail(
@@ -743,6 +739,33 @@ class Runtime:
         self._emit(SuggestionsChanged(items))
         self._autosave()
 
+    # --- components -------------------------------------------------------------
+
+    def _components(self) -> list[Component]:
+        return [c for c in self.components if isinstance(c, Component)]
+
+    def _update_tools(self) -> dict[str, Tool]:
+        """The ``update_component_<id>`` tools for the components shown so far."""
+        components = self._components()
+        tools = update_tools(self.thread, components) if components else []
+        self._dynamic = {t.name: t for t in tools if t.name not in self._tools}
+        return self._dynamic
+
+    def components(self) -> list[ShownComponent]:
+        """The components shown so far, oldest first: name, validated props model
+        instance and user state (see ``ipygenui.components.shown``)."""
+        return shown_components(self.thread, self._components())
+
+    def set_component_state(self, tool_call_id: str, state: Any) -> None:
+        """Store the user's state for an interactable component (validated
+        against its state model); the model reads it on its next turn.
+        Raises ``ValueError`` (nothing changes) for an unknown call or bad state."""
+        message, _, _ = apply_component_state(
+            self.thread, self._components(), tool_call_id, state
+        )
+        self._replace(message)
+        self._autosave()
+
     # --- persistence ----------------------------------------------------------
 
     def _recover(self) -> None:
@@ -761,3 +784,15 @@ class Runtime:
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> Runtime:
         """A runtime on the thread saved at ``path``; ``kwargs`` as for the constructor."""
         return cls(thread=load_thread(path), **kwargs)
+
+
+def _openai_tool(tool: Tool) -> dict[str, Any]:
+    """A tool's chat-API schema, with the standard parameters added."""
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": with_standard_parameters(tool.parameters_schema),
+        },
+    }

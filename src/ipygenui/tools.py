@@ -35,9 +35,14 @@ class ToolArgumentsError(ValueError):
 _SECTION = re.compile(
     r"^\s*(Args|Arguments|Parameters|Params|Returns|Return|Raises|Yields|Examples?|Notes?)\s*:?\s*$"
 )
-_GOOGLE_ARG = re.compile(r"^\s*\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_PARAM_SECTIONS = ("args", "arguments", "parameters", "params")
+_GOOGLE_ARG = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_NUMPY_ARG = re.compile(r"^(\w+)\s*(?::.*)?$")
 _SPHINX_ARG = re.compile(r"^\s*:param\s+(?:[\w\[\], ]+\s+)?(\w+)\s*:\s*(.*)$")
-_NUMPY_ARG = re.compile(r"^\s*(\w+)\s*:\s*[^:]*$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -48,18 +53,17 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     """
     if not doc:
         return "", {}
-    lines = inspect.cleandoc(doc).splitlines()
     description: list[str] = []
     params: dict[str, str] = {}
     section: str | None = None
+    base: int | None = None  # indent of parameter names in the current section
     current: str | None = None
-    for line in lines:
+    for line in inspect.cleandoc(doc).splitlines():
         if re.fullmatch(r"\s*-{3,}\s*", line):
             continue  # NumPy section underline
         header = _SECTION.match(line)
         if header:
-            section = header.group(1).lower()
-            current = None
+            section, base, current = header.group(1).lower(), None, None
             continue
         sphinx = _SPHINX_ARG.match(line)
         if sphinx:
@@ -71,17 +75,23 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
             continue
         if section is None:
             description.append(line)
-        elif section in ("args", "arguments", "parameters", "params"):
-            google = _GOOGLE_ARG.match(line)
-            indented = line.startswith((" ", "\t"))
-            if google and not indented and google.group(2):
-                current = google.group(1)
-                params[current] = google.group(2).strip()
-            elif _NUMPY_ARG.match(line) and not indented:
-                current = line.split(":")[0].strip()
-                params[current] = ""
-            elif current and line.strip():
-                params[current] = (params[current] + " " + line.strip()).strip()
+            continue
+        if section not in _PARAM_SECTIONS or not line.strip():
+            continue
+        if base is None:
+            base = _indent(line)
+        if _indent(line) > base and current:
+            params[current] = (params[current] + " " + line.strip()).strip()
+            continue
+        text = line.strip()
+        numpy = _NUMPY_ARG.match(text)
+        google = _GOOGLE_ARG.match(text)
+        if numpy and (" :" in text or ":" not in text):
+            current = numpy.group(1)
+            params[current] = ""
+        elif google:
+            current = google.group(1)
+            params[current] = google.group(2).strip()
     return "\n".join(description).strip(), params
 
 
