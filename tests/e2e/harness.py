@@ -23,7 +23,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,8 +114,9 @@ class LabServer:
         try:
             importlib.metadata.distribution("ipygenui")
         except importlib.metadata.PackageNotFoundError:
-            # Not installed yet: let the kernel import the source tree.
-            paths = [str(REPO / "src"), env.get("PYTHONPATH", "")]
+            # Not installed yet: let the kernel import the source tree (after
+            # any PYTHONPATH given, so a patched copy can be tested).
+            paths = [env.get("PYTHONPATH", ""), str(REPO / "src")]
             env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
         env.pop("OPENAI_API_KEY", None)  # the notebooks must take the offline path
         return env
@@ -353,20 +353,16 @@ class LabPage:
         widget.wait_for(state="visible", timeout=30_000)
         return widget
 
+    def command(self, name: str, args: dict[str, Any] | None = None) -> None:
+        """Execute a JupyterLab command (e.g. ``docmanager:save``) and wait for it."""
+        self.page.evaluate(
+            "async ([name, args]) => { await window.jupyterapp.commands.execute(name, args); }",
+            [name, args or {}],
+        )
+
     def set_theme(self, theme: str) -> None:
         """Switch JupyterLab's theme ('JupyterLab Light' / 'JupyterLab Dark')."""
-        self.page.evaluate(
-            "async (theme) => {"
-            " await window.jupyterapp.commands.execute('apputils:change-theme', {theme});"
-            " }",
-            theme,
-        )
+        self.command("apputils:change-theme", {"theme": theme})
         self.page.wait_for_function(
             "(theme) => document.body.dataset.jpThemeName === theme", arg=theme
         )
-
-
-def iter_messages(chat: Locator, role: str | None = None) -> Iterator[Locator]:
-    """The widget's message elements, optionally of one role, in order."""
-    selector = ".gu-message" if role is None else f'.gu-message[data-role="{role}"]'
-    yield from chat.locator(selector).all()

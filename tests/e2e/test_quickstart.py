@@ -1,0 +1,58 @@
+"""Issue 2 end to end: the quickstart notebook's chat streams a reply typed in the browser."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .widget import (
+    assistant,
+    install_stream_recorder,
+    read_stream_samples,
+    send_from_ui,
+    text_of,
+)
+
+pytestmark = pytest.mark.e2e
+
+TYPED = "Tell me what you can do, please."
+
+
+def _plain(text: str) -> str:
+    """Markdown-ish text reduced to words: what survives rendering either way."""
+    return re.sub(r"\s+", " ", re.sub(r"[*_`#>\[\]()|~-]", "", text)).strip()
+
+
+def test_typed_message_streams_into_the_dom_and_the_kernel_thread(open_lab):
+    lab = open_lab("01_quickstart.ipynb")
+    lab.run_all()
+    chat = lab.chat(0)
+    expect(chat.locator(".gu-offline-badge")).to_be_visible()
+    before = lab.run_json("len(chat.thread.messages)")
+    replies_before = chat.locator('.gu-message[data-role="assistant"]').count()
+
+    install_stream_recorder(chat, replies_before)
+    send_from_ui(chat, TYPED)
+
+    reply = assistant(chat, replies_before)
+    expect(reply).to_have_attribute("data-status", "complete", timeout=60_000)
+    expect(chat).to_have_attribute("data-phase", "idle")
+    final = text_of(reply)
+    samples = read_stream_samples(chat)
+    assert final.strip(), "the reply rendered no text"
+    # streaming: the DOM showed the reply growing, at least two partial lengths
+    partial = [s["len"] for s in samples if s["status"] == "running" and 0 < s["len"] < len(final)]
+    assert len(partial) >= 2 and partial[0] < max(partial), samples
+
+    user = chat.locator('.gu-message[data-role="user"]').last
+    expect(user).to_contain_text(TYPED)
+    added = lab.run_json(
+        "[{'id': m.id, 'role': m.role, 'text': m.text} for m in chat.thread.messages]"
+    )[before:]
+    assert [m["role"] for m in added] == ["user", "assistant"]
+    assert added[0]["text"] == TYPED
+    assert added[1]["id"] == reply.get_attribute("data-message-id")
+    longest_line = max(final.splitlines(), key=len)
+    assert _plain(longest_line) in _plain(added[1]["text"])
