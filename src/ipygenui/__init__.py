@@ -20,7 +20,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCallPart": "messages",
     "Approval": "messages",
     "Usage": "messages",
-    "should_continue": "should_continue",
+    "should_continue": "continuation",
     "tool": "tools",
     "Tool": "tools",
     "Runtime": "runtime",
@@ -68,6 +68,6 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.openai import OpenAIModel
     from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
     from .runtime import DecisionError, Run, Runtime
-    from .should_continue import should_continue
+    from .continuation import should_continue
     from .tools import Tool, tool
     from .widget.chat import Chat

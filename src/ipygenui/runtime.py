@@ -59,7 +59,7 @@ from .models.base import Model, ModelError, ModelRequest, TextDelta
 from .models.select import resolve_model
 from .persistence import load_thread, save_thread
 from .prompts import system_prompt
-from .should_continue import should_continue
+from .continuation import should_continue
 from .standard_params import split_standard_arguments, with_standard_parameters
 from .suggestions import SUGGESTIONS_PROMPT, parse_suggestions
 from .tool_choice import resolve_tool_choice

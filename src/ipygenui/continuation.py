@@ -1,4 +1,8 @@
-"""``should_continue``: may the loop call the model again? (assistant-ui's rule)."""
+"""``should_continue``: may the loop call the model again? (assistant-ui's rule).
+
+The module is not named after the function: a submodule named like a public
+function would shadow it as an attribute of the package once imported.
+"""
 
 from __future__ import annotations
 
