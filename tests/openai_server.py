@@ -1,0 +1,418 @@
+"""A local OpenAI-compatible chat-completions server for tests and benchmarks.
+
+Real HTTP/1.1 on 127.0.0.1 (plain asyncio, chunked transfer), real SSE frames
+``data: {...}\\n\\n`` ending with ``data: [DONE]\\n\\n``, scripted replies, and
+failures on purpose: an HTTP status (500, 429 with ``retry-after-ms``), a
+connection dropped mid-stream, a slow stream, a stream that ends without a
+finish reason or without ``[DONE]``, an error frame. Every request body is
+recorded so tests can assert on what reached the model.
+
+In a test (the fixture below; import it into the test module)::
+
+    from openai_server import Reply, openai_server  # noqa: F401
+
+    async def test_x(openai_server):
+        openai_server.script(Reply.text("Hello"))
+        model = OpenAIModel("m", base_url=openai_server.base_url, api_key="k")
+
+From a benchmark, in another process (so its CPU is not counted)::
+
+    python tests/openai_server.py --reply reply.json   # prints "PORT <n>", serves
+                                                       # that reply to every request
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pytest
+
+__all__ = ["OpenAIServer", "Reply", "ToolCall", "openai_server", "table_args"]
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: str | dict[str, Any]
+    id: str | None = None
+
+    def text(self) -> str:
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments)
+
+
+@dataclass
+class Reply:
+    """One scripted answer to one request."""
+
+    text: str = ""
+    reasoning: str = ""
+    reasoning_field: str = "reasoning_content"  # vLLM/DeepSeek; Ollama uses "reasoning"
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    chunk_size: int = 4
+    """Characters of text / reasoning / arguments per SSE frame."""
+    interleave: bool = False
+    """Alternate the argument pieces of parallel calls frame by frame."""
+    finish_reason: str | None = "auto"
+    """"auto": tool_calls if there are calls else stop; None: send none."""
+    usage: tuple[int, int] | None = (11, 22)
+    status: int = 200
+    """A non-200 status answers with an OpenAI-style error body and no stream."""
+    drop_after: int | None = None
+    """Abort the TCP connection after this many frames."""
+    error_after: int | None = None
+    """Send an OpenAI error frame after this many frames, then end."""
+    delay: float = 0.0
+    """Seconds to wait before each frame (pacing: 1 / tokens per second)."""
+    send_done: bool = True
+    garbage_after: int | None = None
+    """Send a frame that is not JSON after this many frames."""
+    index_all_zero: bool = False
+    """Quirk of some servers: every parallel call streamed with index 0."""
+    model: str = "test-model"
+
+    @classmethod
+    def text_reply(cls, text: str, **options: Any) -> Reply:
+        return cls(text=text, **options)
+
+    @classmethod
+    def calls(cls, *calls: ToolCall, **options: Any) -> Reply:
+        return cls(tool_calls=list(calls), **options)
+
+    def chunks(self, include_usage: bool = True) -> Iterator[dict[str, Any]]:
+        """The chat.completion.chunk objects of this reply, in order."""
+        size = max(1, self.chunk_size)
+        yield self._chunk({"role": "assistant", "content": ""})
+        for piece in _pieces(self.reasoning, size):
+            yield self._chunk({self.reasoning_field: piece})
+        for piece in _pieces(self.text, size):
+            yield self._chunk({"content": piece})
+        streams = []
+        for index, call in enumerate(self.tool_calls):
+            wire_index = 0 if self.index_all_zero else index
+            head = {
+                "index": wire_index,
+                "id": call.id or f"call_{index}",
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
+            }
+            bodies = [
+                {"index": wire_index, "function": {"arguments": piece}}
+                for piece in _pieces(call.text(), size)
+            ]
+            streams.append([head, *bodies])
+        if self.interleave:
+            longest = max((len(s) for s in streams), default=0)
+            for step in range(longest):
+                for stream in streams:
+                    if step < len(stream):
+                        yield self._chunk({"tool_calls": [stream[step]]})
+        else:
+            for stream in streams:
+                for part in stream:
+                    yield self._chunk({"tool_calls": [part]})
+        reason = self.finish_reason
+        if reason == "auto":
+            reason = "tool_calls" if self.tool_calls else "stop"
+        if reason is not None:
+            yield self._chunk({}, finish_reason=reason)
+        if include_usage and self.usage is not None:
+            prompt, completion = self.usage
+            yield {
+                **self._head(),
+                "choices": [],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
+            }
+
+    def completion(self) -> dict[str, Any]:
+        """The same reply as one non-streaming chat.completion object."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id or f"call_{i}",
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.text()},
+                }
+                for i, call in enumerate(self.tool_calls)
+            ]
+        reason = self.finish_reason
+        if reason == "auto" or reason is None:
+            reason = "tool_calls" if self.tool_calls else "stop"
+        prompt, completion = self.usage or (0, 0)
+        return {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+    def _head(self) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": self.model,
+        }
+
+    def _chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        return {
+            **self._head(),
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }
+
+
+def _pieces(text: str, size: int) -> Iterator[str]:
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
+
+
+def table_args(rows: int) -> dict[str, Any]:
+    """Props of a table component with ``rows`` rows (about 37.5 chars a row)."""
+    return {
+        "_status_message": "showing the table",
+        "_completion_status_message": "showed the table",
+        "title": "Scores",
+        "rows": [{"id": i, "name": f"user {i:05d}", "score": i % 100} for i in range(rows)],
+    }
+
+
+def _frame(payload: bytes) -> bytes:
+    """One HTTP chunk holding one SSE frame."""
+    body = b"data: " + payload + b"\n\n"
+    return b"%x\r\n%s\r\n" % (len(body), body)
+
+
+class OpenAIServer:
+    """The server, run on its own event loop in a background thread."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.host = host
+        self.port = port
+        self.requests: list[dict[str, Any]] = []
+        """Every request body received, in order (including refused ones)."""
+        self.default: Reply | None = None
+        """Served when the script is empty (else: HTTP 500 "no scripted reply")."""
+        self._replies: deque[Reply] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        """Queue replies; each request takes the next one."""
+        self._replies.extend(replies)
+
+    # --- lifecycle ------------------------------------------------------------
+
+    def start(self) -> OpenAIServer:
+        self._thread = threading.Thread(target=self._run, name="openai-test-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the test server did not start")
+        return self
+
+    def stop(self) -> None:
+        loop = self._loop
+        if loop is not None and self._server is not None:
+            loop.call_soon_threadsafe(self._server.close)
+            loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def __enter__(self) -> OpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._loop = loop
+        self._server = loop.run_until_complete(
+            asyncio.start_server(self._handle, self.host, self.port)
+        )
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            self._server.close()
+            pending = asyncio.all_tasks(loop)  # open keep-alive connections
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.close()
+
+    async def serve_forever(self) -> None:
+        """Serve on the current loop (the subprocess mode)."""
+        server = await asyncio.start_server(self._handle, self.host, self.port)
+        self.port = server.sockets[0].getsockname()[1]
+        print(f"PORT {self.port}", flush=True)
+        async with server:
+            await server.serve_forever()
+
+    # --- HTTP -------------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:  # keep-alive: one request after another
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    return
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                headers = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        name, value = line.split(":", 1)
+                        headers[name.strip().lower()] = value.strip()
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                if not await self._respond(method, path, body, writer):
+                    return
+        except ConnectionError:
+            return
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _respond(
+        self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Answer one request; False when the connection must not be reused."""
+        if method != "POST" or not path.endswith("/chat/completions"):
+            await _send_json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+            return True
+        try:
+            request = json.loads(body)
+        except ValueError:
+            await _send_json(writer, 400, {"error": {"message": "body is not JSON"}})
+            return True
+        self.requests.append(request)
+        reply = self._replies.popleft() if self._replies else self.default
+        if reply is None:
+            await _send_json(writer, 500, {"error": {"message": "no scripted reply"}})
+            return True
+        if reply.status != 200:
+            extra = {"retry-after-ms": "5"} if reply.status == 429 else {}
+            message = f"scripted failure {reply.status}"
+            await _send_json(
+                writer, reply.status, {"error": {"message": message, "type": "test"}}, extra
+            )
+            return True
+        if not request.get("stream"):
+            await _send_json(writer, 200, reply.completion())
+            return True
+        include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+        return await self._stream(reply, include_usage, writer)
+
+    async def _stream(
+        self, reply: Reply, include_usage: bool, writer: asyncio.StreamWriter
+    ) -> bool:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+            b"transfer-encoding: chunked\r\nx-request-id: req_test\r\n\r\n"
+        )
+        for sent, chunk in enumerate(reply.chunks(include_usage)):  # sent: frames so far
+            if reply.drop_after is not None and sent >= reply.drop_after:
+                await writer.drain()
+                writer.transport.abort()  # the connection dies mid-stream
+                return False
+            if reply.error_after is not None and sent >= reply.error_after:
+                error = {"error": {"message": "scripted stream error", "type": "server_error"}}
+                writer.write(_frame(json.dumps(error).encode()))
+                break
+            if sent == reply.garbage_after:
+                writer.write(_frame(b"{not json"))
+            if reply.delay:
+                await writer.drain()
+                await asyncio.sleep(reply.delay)
+            writer.write(_frame(json.dumps(chunk, separators=(",", ":")).encode()))
+            if sent % 64 == 63:
+                await writer.drain()
+        else:
+            if reply.send_done:
+                writer.write(_frame(b"[DONE]"))
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+
+async def _send_json(
+    writer: asyncio.StreamWriter,
+    status: int,
+    payload: dict[str, Any],
+    extra_headers: dict[str, str] | None = None,
+) -> None:
+    body = json.dumps(payload).encode()
+    head = (
+        f"HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+    )
+    for name, value in (extra_headers or {}).items():
+        head += f"{name}: {value}\r\n"
+    writer.write(head.encode() + b"\r\n" + body)
+    await writer.drain()
+
+
+@pytest.fixture
+def openai_server() -> Iterator[OpenAIServer]:
+    """A started server, stopped after the test."""
+    with OpenAIServer() as server:
+        yield server
+
+
+def reply_to_json(reply: Reply) -> str:
+    return json.dumps(asdict(reply))
+
+
+def reply_from_json(text: str) -> Reply:
+    data = json.loads(text)
+    data["tool_calls"] = [ToolCall(**call) for call in data.get("tool_calls", [])]
+    if data.get("usage") is not None:
+        data["usage"] = tuple(data["usage"])
+    return Reply(**data)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--reply", help="a JSON file holding the Reply served to every request")
+    args = parser.parse_args(argv)
+    server = OpenAIServer(port=args.port)
+    if args.reply:
+        with open(args.reply, encoding="utf-8") as handle:
+            server.default = reply_from_json(handle.read())
+    else:
+        server.default = Reply(text="Hello from the local test server.")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(server.serve_forever())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
