@@ -35,6 +35,16 @@ _EXPORTS: dict[str, str] = {
     "DemoModel": "models.demo",
     "OpenAIModel": "models.openai",
     "Chat": "widget.chat",
+    "Component": "components",
+    "component": "components",
+    "Registry": "components",
+    "ShownComponent": "components",
+    "Markdown": "components",
+    "Table": "components",
+    "Metric": "components",
+    "Chart": "components",
+    "Image": "components",
+    "Form": "components",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -54,6 +64,18 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # static checkers see the real names
+    from .components import (
+        Chart,
+        Component,
+        Form,
+        Image,
+        Markdown,
+        Metric,
+        Registry,
+        ShownComponent,
+        Table,
+        component,
+    )
     from .messages import (
         Approval,
         Message,

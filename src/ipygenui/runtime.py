@@ -751,7 +751,7 @@ class Runtime:
         self._dynamic = {t.name: t for t in tools if t.name not in self._tools}
         return self._dynamic
 
-    def components(self) -> list[ShownComponent]:
+    def shown_components(self) -> list[ShownComponent]:
         """The components shown so far, oldest first: name, validated props model
         instance and user state (see ``ipygenui.components.shown``)."""
         return shown_components(self.thread, self._components())

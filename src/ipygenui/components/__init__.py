@@ -1,0 +1,40 @@
+"""Components: UI the model shows by calling ``show_component_<Name>`` tools.
+
+- ``Component``: JavaScript-rendered (``esm=``) or a built-in module.
+- ``@component``: rendered by a Python function of the props model.
+- ``Registry``: tools and components grouped for several chats.
+- ``builtins``: Markdown, Table, Metric, Chart, Image, Form.
+- ``shown_components``: what a thread showed, as typed objects.
+"""
+
+from __future__ import annotations
+
+from .builtins import BUILTINS, Chart, Form, Image, Markdown, Metric, Table
+from .component import Component, ComponentTool
+from .interactive import apply_component_state, interactable_states, update_tools
+from .live import ComponentHost, ComponentOutput
+from .python_component import PythonComponent, component
+from .registry import Registry
+from .shown import ShownComponent, shown_components
+
+__all__ = [
+    "BUILTINS",
+    "Chart",
+    "Component",
+    "ComponentHost",
+    "ComponentOutput",
+    "ComponentTool",
+    "Form",
+    "Image",
+    "Markdown",
+    "Metric",
+    "PythonComponent",
+    "Registry",
+    "ShownComponent",
+    "Table",
+    "apply_component_state",
+    "component",
+    "interactable_states",
+    "shown_components",
+    "update_tools",
+]

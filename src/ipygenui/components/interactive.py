@@ -1,0 +1,116 @@
+"""Interactable components: user state in, ``update_component_<id>`` tools out.
+
+- The frontend sends a shown component's state (debounced); it is validated
+  against the component's state model and stored on the call's part
+  (``component_state``), so it is saved with the thread and reaches the model
+  on the next turn (``interactable_states`` feeds the system prompt).
+- Each successfully shown component gets an ``update_component_<id>`` tool
+  whose parameters are its props, all optional: the model changes what is on
+  screen instead of drawing it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from ..messages import Message, Thread
+from ..tools import Tool
+from ..ui_tools import component_name_of
+from .component import Component
+from .shown import UPDATE_PREFIX, component_id, effective_props
+
+__all__ = [
+    "UpdateComponentTool",
+    "apply_component_state",
+    "interactable_states",
+    "update_tools",
+]
+
+MAX_UPDATE_TOOLS = 10
+"""Only the most recent shown components get update tools (keeps requests small)."""
+
+
+def _optional_model(props: type[BaseModel]) -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        name: (Optional[info.annotation], Field(None, description=info.description))  # noqa: UP045
+        for name, info in props.model_fields.items()
+    }
+    model: type[BaseModel] = create_model(
+        f"{props.__name__}Update", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return model
+
+
+class UpdateComponentTool(Tool):
+    """``update_component_<id>``: change some props of a component already shown."""
+
+    def __init__(self, component: Component, cid: str, thread: Thread) -> None:
+        super().__init__(
+            UPDATE_PREFIX + cid,
+            f"Change props of the {component.name} component {cid} shown earlier, in place. "
+            "Pass only the props to change.",
+            _optional_model(component.props),
+            self._execute,
+            component=component.name,
+            pass_model=True,
+        )
+        self.spec = component
+        self.cid = cid
+        self.thread = thread
+
+    def validate(self, args: Mapping[str, Any]) -> BaseModel:
+        current = effective_props(self.thread).get(self.cid, {})
+        return self.spec.validate_props({**current, **dict(args)})
+
+    async def _execute(self, props: BaseModel) -> str:
+        self.spec.check(props)
+        return f"Component {self.spec.name} {self.cid} was updated"
+
+
+def update_tools(
+    thread: Thread, components: Iterable[Component], limit: int = MAX_UPDATE_TOOLS
+) -> list[Tool]:
+    """Update tools for the last ``limit`` successfully shown components."""
+    registry = {c.name: c for c in components}
+    shown: list[tuple[Component, str]] = []
+    for message in thread.messages:
+        for part in message.tool_calls:
+            spec = registry.get(component_name_of(part.tool_name) or "")
+            if spec is not None and part.has_result and not part.is_error:
+                shown.append((spec, component_id(part.tool_call_id)))
+    return [UpdateComponentTool(spec, cid, thread) for spec, cid in shown[-limit:]] if limit else []
+
+
+def apply_component_state(
+    thread: Thread, components: Iterable[Component], tool_call_id: str, state: Any
+) -> tuple[Message, int, dict[str, Any]]:
+    """Validate and store a user's state for a shown component.
+
+    Returns (message, part index, validated state). Raises ``ValueError`` for
+    an unknown call, a component that is not interactable, or invalid state;
+    nothing changes then.
+    """
+    found = thread.find_tool_call(str(tool_call_id))
+    if found is None:
+        raise ValueError(f"no component shown by tool call {tool_call_id!r}")
+    message, part = found
+    name = component_name_of(part.tool_name)
+    spec = {c.name: c for c in components}.get(name or "")
+    if spec is None:
+        raise ValueError(f"tool call {tool_call_id!r} did not show a registered component")
+    validated = spec.validate_state(state)
+    part.component_state = validated
+    return message, message.parts.index(part), validated
+
+
+def interactable_states(thread: Thread) -> dict[str, Any]:
+    """Component id -> state, for every shown component whose user state is set."""
+    states: dict[str, Any] = {}
+    for message in thread.messages:
+        for part in message.tool_calls:
+            if part.component_state is not None and component_name_of(part.tool_name):
+                states[component_id(part.tool_call_id)] = part.component_state
+    return states

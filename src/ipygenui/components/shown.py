@@ -1,0 +1,150 @@
+"""The components a thread has shown, read back as typed Python objects.
+
+A component shown by ``show_component_<Name>`` is identified by its call's id;
+later successful ``update_component_<id>`` calls change some of its props.
+Effective props = the first call's props, then each update's props in order.
+The same rule runs in the frontend (``js/src/components/host.js``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+from pydantic import BaseModel
+
+from ..messages import Message, Thread, ToolCallPart
+from ..ui_tools import component_name_of
+from .component import Component
+
+__all__ = [
+    "UPDATE_PREFIX",
+    "ShownComponent",
+    "component_id",
+    "effective_props",
+    "shown_components",
+    "target_of_update",
+]
+
+UPDATE_PREFIX = "update_component_"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_MAX_ID = 64 - len(UPDATE_PREFIX)
+
+
+def component_id(tool_call_id: str) -> str:
+    """The id of a shown component: its call's id, made safe for a tool name."""
+    return _UNSAFE.sub("_", tool_call_id)[:_MAX_ID]
+
+
+def target_of_update(tool_name: str) -> str | None:
+    """The component id an ``update_component_<id>`` tool name targets, else None."""
+    if tool_name.startswith(UPDATE_PREFIX) and len(tool_name) > len(UPDATE_PREFIX):
+        return tool_name[len(UPDATE_PREFIX) :]
+    return None
+
+
+@dataclass(frozen=True)
+class ShownComponent:
+    """A component the agent showed, with props validated against its model.
+
+    ``props`` is the props model instance (None when the final props did not
+    validate: then ``error`` says why); ``state`` the user's state as a state
+    model instance (or None when the user has not changed it).
+    """
+
+    name: str
+    id: str
+    tool_call_id: str
+    message_id: str
+    props: BaseModel | None
+    state: BaseModel | None
+    raw_props: dict[str, Any]
+    error: str | None = None
+
+
+def _ui_calls(thread: Thread | Iterable[Message]) -> Iterator[tuple[Message, ToolCallPart]]:
+    messages = thread.messages if isinstance(thread, Thread) else thread
+    for message in messages:
+        for part in message.tool_calls:
+            yield message, part
+
+
+def effective_props(thread: Thread | Iterable[Message]) -> dict[str, dict[str, Any]]:
+    """Component id -> its current props (first call merged with successful updates)."""
+    props: dict[str, dict[str, Any]] = {}
+    for _message, part in _ui_calls(thread):
+        if component_name_of(part.tool_name) is not None:
+            props[component_id(part.tool_call_id)] = dict(part.args)
+            continue
+        target = target_of_update(part.tool_name)
+        if target in props and part.has_result and not part.is_error:
+            props[target].update(part.args)
+    return props
+
+
+def _as_map(components: Any) -> dict[str, Component]:
+    if isinstance(components, Mapping):
+        return dict(components)
+    listed = getattr(components, "components", None)  # a Registry
+    items = listed() if callable(listed) else components
+    return {c.name: c for c in items if isinstance(c, Component)}
+
+
+def shown_components(
+    thread: Thread | Iterable[Message],
+    components: Any,
+    *,
+    include_failed: bool = False,
+) -> list[ShownComponent]:
+    """Components shown so far, oldest first, resolved against ``components``
+    (a list, a name -> component mapping, or a ``Registry``).
+
+    Calls whose arguments are still streaming are left out, and so are calls
+    that failed validation unless ``include_failed``.
+    """
+    registry = _as_map(components)
+    messages = list(thread.messages if isinstance(thread, Thread) else thread)
+    current = effective_props(messages)
+    out: list[ShownComponent] = []
+    for message, part in _ui_calls(messages):
+        name = component_name_of(part.tool_name)
+        if name is None or not part.args_complete:
+            continue
+        cid = component_id(part.tool_call_id)
+        raw = current.get(cid, dict(part.args))
+        spec = registry.get(name)
+        props: BaseModel | None = None
+        state: BaseModel | None = None
+        error: str | None = None
+        if spec is None:
+            error = f"component {name!r} is not registered"
+        else:
+            try:
+                props = spec.props.model_validate(raw)
+            except pydantic.ValidationError as exc:
+                error = str(exc)
+            if spec.state is not None and part.component_state is not None:
+                try:
+                    state = spec.state.model_validate(part.component_state)
+                except pydantic.ValidationError as exc:
+                    error = error or str(exc)
+        if part.is_error and error is None:
+            error = str(part.result)
+        if error is not None and not include_failed:
+            continue
+        out.append(
+            ShownComponent(
+                name=name,
+                id=cid,
+                tool_call_id=part.tool_call_id,
+                message_id=message.id,
+                props=props,
+                state=state,
+                raw_props=raw,
+                error=error,
+            )
+        )
+    return out
