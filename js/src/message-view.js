@@ -7,15 +7,18 @@ import { createFooter, runFooter } from "./footer.js";
 import { renderMarkdown } from "./markdown.js";
 import { createToolCard } from "./tool-card.js";
 
-function createTextPart() {
-  const el = h("div.gu-text");
+function createTextPart(ctx, role) {
+  // What the user typed is shown as typed; only model text is markdown.
+  const plain = role === "user";
+  const el = h(plain ? "div.gu-text.gu-plain" : "div.gu-text");
   let last = null;
   return {
     el,
     update(part) {
       if (part.text === last) return;
       last = part.text;
-      el.innerHTML = renderMarkdown(part.text);
+      if (plain) el.textContent = part.text;
+      else el.innerHTML = renderMarkdown(part.text);
     },
   };
 }
@@ -37,7 +40,7 @@ function createReasoningPart() {
 }
 
 const PART_FACTORIES = {
-  text: () => createTextPart(),
+  text: (ctx, role) => createTextPart(ctx, role),
   reasoning: () => createReasoningPart(),
   "tool-call": (ctx) => createToolCard(ctx),
 };
@@ -66,9 +69,11 @@ export function createMessageView(ctx) {
     { type: "button", onclick: () => ctx.send({ type: "retry" }) },
     "Retry",
   );
-  const error = h("div.gu-error", { role: "alert", hidden: true }, errorLine, retry);
+  // In the DOM only while shown, so the message's text is only its content.
+  const error = h("div.gu-error", { role: "alert" }, errorLine, retry);
   const footer = createFooter();
-  const el = h("div.gu-message", {}, h("div.gu-bubble", {}, parts, error), footer.el);
+  const bubble = h("div.gu-bubble", {}, parts);
+  const el = h("div.gu-message", {}, bubble, footer.el);
   /** @type {Array<{type: string, view: any}>} */
   const views = [];
 
@@ -88,7 +93,7 @@ export function createMessageView(ctx) {
         const part = list[i];
         if (!part || !PART_FACTORIES[part.type]) continue;
         if (!views[i] || views[i].type !== part.type) {
-          const view = PART_FACTORIES[part.type](ctx);
+          const view = PART_FACTORIES[part.type](ctx, message.role);
           if (views[i]) views[i].view.el.replaceWith(view.el);
           else parts.append(view.el);
           views[i] = { type: part.type, view };
@@ -102,7 +107,8 @@ export function createMessageView(ctx) {
 
       const text = errorText(message.status);
       setText(errorLine, text);
-      show(error, text !== "");
+      if (text && error.parentNode !== bubble) bubble.append(error);
+      else if (!text && error.parentNode) error.remove();
       show(retry, isLast && !running && text !== "");
       footer.update(status === "running" ? null : runFooter(message));
     },

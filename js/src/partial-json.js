@@ -92,6 +92,7 @@ class Prefix {
       }
       if (c === "\\") {
         out += text.slice(start, this.i);
+        start = text.length; // the text before the escape is in `out` now
         const esc = text[this.i + 1];
         if (esc === undefined) break; // cut inside an escape: drop it
         if (esc === "u") {
@@ -108,7 +109,7 @@ class Prefix {
       }
       this.i++;
     }
-    if (start < text.length && text[text.length - 1] !== "\\") out += text.slice(start);
+    out += text.slice(start);
     this.i = text.length;
     return { value: out, complete: false };
   }

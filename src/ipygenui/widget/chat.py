@@ -190,7 +190,7 @@ class Chat(anywidget.AnyWidget):
         elif isinstance(event, MessageAdded | MessageReplaced):
             self._write(event.message)
         elif isinstance(event, RunChanged):
-            self._phase_changed(event.phase)
+            self._on_run_changed(event.phase)
         elif isinstance(event, SuggestionsChanged):
             self.suggestions = list(event.suggestions)
         self.running = self._runtime.running
@@ -211,7 +211,7 @@ class Chat(anywidget.AnyWidget):
         self._models[message.id] = model
         return model
 
-    def _phase_changed(self, phase: str) -> None:
+    def _on_run_changed(self, phase: str) -> None:
         # A phase change is a boundary: the traits catch up with the stream,
         # so the final state is durable whatever events came before.
         for message_id in list(self._dirty):
