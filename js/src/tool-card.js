@@ -3,6 +3,7 @@
 // controls while the call waits for the user.
 
 import { createApproval, createHumanInput } from "./approval.js";
+import { componentHook } from "./components/slot.js";
 import { h, setText, show } from "./dom.js";
 import { parsePartialJson } from "./partial-json.js";
 
@@ -78,6 +79,7 @@ export function createToolCard(ctx) {
     controls,
     details,
   );
+  const component = componentHook(ctx.components, el, controls);
   let pendingKey = null;
   let lastArgs = "";
   let lastResult;
@@ -93,6 +95,7 @@ export function createToolCard(ctx) {
       setText(name, part.component ? part.component : part.tool_name);
       setText(status, statusLine(part, { human }));
       const args = displayArgs(part);
+      component.update(part, args);
       const argsText = pretty(args);
       if (argsText !== lastArgs) {
         lastArgs = argsText;

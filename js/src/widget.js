@@ -10,6 +10,7 @@
 // Everything the user does goes to the kernel as a custom message; the
 // kernel validates it and answers `error` when it changes nothing.
 
+import { createComponentContext } from "./components/slot.js";
 import { createComposer } from "./composer.js";
 import { h, setText, show } from "./dom.js";
 import { createSuggestions } from "./suggestions.js";
@@ -48,7 +49,9 @@ export class ChatView {
     this.destroyed = false;
     this.noticeTimer = null;
 
+    this.components = createComponentContext({ model, send: (msg) => this.send(msg) });
     const ctx = {
+      components: this.components,
       send: (msg) => this.send(msg),
       notify: (text) => this.notice(text),
       isHuman: (name) => (this.model.get("human_tools") ?? []).includes(name),
@@ -111,6 +114,7 @@ export class ChatView {
     for (const { off } of this.children.values()) off();
     this.children.clear();
     this.unsubscribe?.();
+    this.components.destroy();
   }
 
   send(msg) {

@@ -292,10 +292,13 @@ class ComponentHost:
 
     def render_thread(self) -> None:
         """Render every finished component call of the current thread (after a load)."""
-        for message in self.thread().messages:
-            for part in message.tool_calls:
-                if part.args_complete:
-                    self._sync(part)
+        try:
+            for message in self.thread().messages:
+                for part in message.tool_calls:
+                    if part.args_complete:
+                        self._sync(part)
+        except RuntimeError:  # no running event loop (a plain script): nothing to render into
+            log.warning("components of the loaded thread not rendered: no running event loop")
 
     def _record(self, output: ComponentOutput) -> None:
         if not output.seq:

@@ -25,7 +25,7 @@ from typing import Any
 
 import anywidget
 from ipywidgets import widget_serialization
-from traitlets import Bool, Instance, List, Unicode
+from traitlets import Bool, Dict, Instance, List, Unicode
 
 from ..events import (
     MessageAdded,
@@ -37,6 +37,7 @@ from ..events import (
 )
 from ..messages import Message, Thread
 from ..runtime import Run, Runtime
+from .components import ComponentBridge
 from .message_model import MessageModel
 from .protocol import (
     AlwaysMsg,
@@ -83,6 +84,8 @@ class Chat(anywidget.AnyWidget):
     model_name = Unicode("").tag(sync=True)
     offline = Bool(False).tag(sync=True)
     human_tools = List(Unicode()).tag(sync=True)
+    component_specs = List(Dict()).tag(sync=True)
+    component_outputs = Dict().tag(sync=True)
 
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
         widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
@@ -97,7 +100,9 @@ class Chat(anywidget.AnyWidget):
         """Messages patched since their trait was last written."""
         self._coalescer = FrameCoalescer(self._send_frame, self._call_later, self._clock)
         # Initial values go in the comm_open message itself, not in updates after it.
+        self._components = ComponentBridge(runtime)
         super().__init__(
+            component_specs=self._components.specs,
             model_name=str(getattr(runtime.model, "name", "") or ""),
             offline=bool(getattr(runtime.model, "offline", False)),
             human_tools=list(runtime.human_tool_names),
@@ -109,6 +114,8 @@ class Chat(anywidget.AnyWidget):
         )
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
         self.on_msg(self._on_comm_msg)
+        self._components.attach(self)
+        self._components.render_saved()
 
     # --- public API: the runtime's, so code and clicks drive the same loop ----
 
@@ -160,7 +167,14 @@ class Chat(anywidget.AnyWidget):
         """A chat showing the thread saved at ``path`` (kwargs as for ``Chat``)."""
         return cls(runtime=Runtime.load(path, **kwargs))
 
+    def shown_components(self) -> list[Any]:
+        """The components shown so far as typed objects (name, validated props
+        model instance, user state): ``Runtime.shown_components``."""
+        return self._runtime.shown_components()
+
     def close(self) -> None:
+        if hasattr(self, "_components"):
+            self._components.close()
         unsubscribe = getattr(self, "_unsubscribe", None)
         if unsubscribe is not None:
             unsubscribe()
@@ -239,7 +253,8 @@ class Chat(anywidget.AnyWidget):
     def _dispatch(self, content: Any) -> None:
         """Apply one frontend message on the kernel loop; answer errors."""
         try:
-            self._handle(parse_client_message(content))
+            if not self._components.handles(content):  # component_state
+                self._handle(parse_client_message(content))
         except (ProtocolError, ValueError, KeyError, TypeError, RuntimeError) as exc:
             self._error(str(exc) or type(exc).__name__, content)
         except Exception as exc:

@@ -1,0 +1,19 @@
+// Built-in Markdown: the model's text, sanitized like every message.
+
+import { renderMarkdown } from "../markdown.js";
+
+export function render({ props, el }) {
+  const box = document.createElement("div");
+  box.className = "gu-c-markdown gu-text-like";
+  el.append(box);
+  update({ props, el });
+}
+
+export function update({ props, el }) {
+  const box = el.querySelector(".gu-c-markdown");
+  const text = typeof props?.text === "string" ? props.text : "";
+  if (box && box.dataset.source !== text) {
+    box.dataset.source = text;
+    box.innerHTML = renderMarkdown(text);
+  }
+}

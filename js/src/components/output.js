@@ -1,0 +1,76 @@
+// Output of a Python-rendered component: the MIME bundle the kernel made
+// from the function's return value. PNG and SVG become images (an <img>
+// runs no script), HTML and markdown are sanitized like model text.
+
+import { renderMarkdown, sanitize } from "../markdown.js";
+
+function utf8Base64(text) {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/** The element showing a MIME bundle (richest type first), or null. */
+export function bundleElement(bundle) {
+  if (!bundle || typeof bundle !== "object") return null;
+  const png = bundle["image/png"];
+  const jpeg = bundle["image/jpeg"];
+  const svg = bundle["image/svg+xml"];
+  if (typeof png === "string" || typeof jpeg === "string" || typeof svg === "string") {
+    const img = document.createElement("img");
+    img.className = "gu-c-output-image";
+    if (typeof png === "string") img.src = `data:image/png;base64,${png}`;
+    else if (typeof jpeg === "string") img.src = `data:image/jpeg;base64,${jpeg}`;
+    else img.src = `data:image/svg+xml;base64,${utf8Base64(svg)}`;
+    img.alt = typeof bundle["text/plain"] === "string" ? bundle["text/plain"] : "output";
+    return img;
+  }
+  const div = document.createElement("div");
+  if (typeof bundle["text/html"] === "string") {
+    div.className = "gu-c-output-html";
+    div.innerHTML = sanitize(bundle["text/html"]);
+    return div;
+  }
+  if (typeof bundle["text/markdown"] === "string") {
+    div.className = "gu-c-output-markdown";
+    div.innerHTML = renderMarkdown(bundle["text/markdown"]);
+    return div;
+  }
+  if (typeof bundle["text/plain"] === "string") {
+    const pre = document.createElement("pre");
+    pre.className = "gu-c-output-text";
+    pre.textContent = bundle["text/plain"];
+    return pre;
+  }
+  return null;
+}
+
+export function render({ output, el }) {
+  update({ output, el });
+}
+
+export function update({ output, el }) {
+  if (!output) {
+    if (!el.firstChild) {
+      const wait = document.createElement("div");
+      wait.className = "gu-c-output-pending";
+      wait.textContent = "Rendering…";
+      el.append(wait);
+    }
+    return;
+  }
+  if (el.dataset.seq === String(output.seq) && el.dataset.final === String(!!output.final)) return;
+  el.dataset.seq = String(output.seq);
+  el.dataset.final = String(!!output.final);
+  if (output.error) {
+    const box = document.createElement("div");
+    box.className = "gu-component-error";
+    box.setAttribute("role", "alert");
+    box.textContent = output.error;
+    el.replaceChildren(box);
+    return;
+  }
+  const shown = bundleElement(output.bundle);
+  if (shown) el.replaceChildren(shown);
+}

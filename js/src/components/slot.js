@@ -1,0 +1,240 @@
+// The glue between the thread view and component hosts, one context per
+// chat view:
+// - component specs (name -> kind, ES module source or built-in id) come
+//   from the Chat's `component_specs` trait;
+// - kernel outputs (a Python component's MIME bundle, or kernel-computed
+//   props such as a DataFrame's rows) come from the `component_outputs`
+//   trait (final, durable) and `component_output` custom messages (live);
+// - `update_component_<id>` calls merge their props into the component
+//   they target (same rule as ipygenui.components.shown.effective_props);
+// - user state goes back to the kernel as `component_state`, debounced.
+
+import { mountComponent } from "./host.js";
+import { propsStatus } from "./status.js";
+
+export const SHOW_PREFIX = "show_component_";
+export const UPDATE_PREFIX = "update_component_";
+export const STATE_DEBOUNCE_MS = 400;
+
+/** The id of a shown component (its call id, safe inside a tool name). */
+export function componentId(toolCallId) {
+  return String(toolCallId).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64 - UPDATE_PREFIX.length);
+}
+
+/** The component a call shows, or null. */
+export function shownComponent(part) {
+  if (!part || typeof part.tool_name !== "string") return null;
+  if (part.tool_name.startsWith(SHOW_PREFIX) && part.tool_name.length > SHOW_PREFIX.length) {
+    return part.tool_name.slice(SHOW_PREFIX.length);
+  }
+  return null;
+}
+
+/** The component id an update call targets, or null. */
+export function updateTarget(part) {
+  const name = part?.tool_name;
+  if (typeof name === "string" && name.startsWith(UPDATE_PREFIX) && name.length > UPDATE_PREFIX.length) {
+    return name.slice(UPDATE_PREFIX.length);
+  }
+  return null;
+}
+
+/**
+ * @param {{model?: any, send: (msg: any) => void, setTimer?: Function, clearTimer?: Function}} opts
+ */
+export function createComponentContext({ model, send, setTimer = setTimeout, clearTimer = clearTimeout }) {
+  /** @type {Map<string, any>} tool call id -> latest kernel output */
+  const outputs = new Map();
+  /** @type {Map<string, Map<string, any>>} component id -> update call id -> props */
+  const updates = new Map();
+  /** @type {Map<string, any>} tool call id -> slot */
+  const slots = new Map();
+  const timers = new Map();
+  let specs = new Map();
+
+  const readSpecs = () => {
+    specs = new Map();
+    for (const spec of model?.get?.("component_specs") ?? []) if (spec?.name) specs.set(spec.name, spec);
+  };
+  const refreshAll = () => {
+    for (const slot of slots.values()) slot.refresh();
+  };
+  const setOutput = (output) => {
+    if (!output || typeof output.tool_call_id !== "string") return;
+    const old = outputs.get(output.tool_call_id);
+    if (old && old.final && !output.final && (old.seq ?? 0) >= (output.seq ?? 0)) return;
+    outputs.set(output.tool_call_id, output);
+    slots.get(output.tool_call_id)?.refresh();
+  };
+  const readOutputs = () => {
+    for (const output of Object.values(model?.get?.("component_outputs") ?? {})) setOutput(output);
+  };
+  const onCustom = (msg) => {
+    if (msg?.type === "component_output") setOutput(msg.output);
+  };
+  const onSpecs = () => {
+    readSpecs();
+    refreshAll();
+  };
+
+  readSpecs();
+  readOutputs();
+  model?.on?.("msg:custom", onCustom);
+  model?.on?.("change:component_specs", onSpecs);
+  model?.on?.("change:component_outputs", readOutputs);
+
+  return {
+    spec: (name) => specs.get(name) ?? null,
+    output: (toolCallId) => outputs.get(toolCallId) ?? null,
+    setOutput,
+    updatesFor(cid) {
+      const merged = {};
+      for (const props of (updates.get(cid) ?? new Map()).values()) Object.assign(merged, props);
+      return merged;
+    },
+    /** An `update_component_<id>` call: once it succeeded, its props apply. */
+    noteUpdate(part, args) {
+      const cid = updateTarget(part);
+      if (!cid) return;
+      const ok = part.has_result && !part.is_error;
+      const map = updates.get(cid) ?? new Map();
+      const had = map.has(part.tool_call_id);
+      if (ok) map.set(part.tool_call_id, { ...args });
+      else map.delete(part.tool_call_id);
+      updates.set(cid, map);
+      if (ok !== had) for (const slot of slots.values()) if (slot.cid === cid) slot.refresh();
+    },
+    register(toolCallId, slot) {
+      slots.set(toolCallId, slot);
+    },
+    unregister(toolCallId) {
+      slots.delete(toolCallId);
+    },
+    /** Send a component's state to the kernel, debounced per call. */
+    sendState(toolCallId, state, { flush = false } = {}) {
+      clearTimer(timers.get(toolCallId));
+      const go = () => {
+        timers.delete(toolCallId);
+        send({ type: "component_state", tool_call_id: toolCallId, state });
+      };
+      if (flush) go();
+      else timers.set(toolCallId, setTimer(go, STATE_DEBOUNCE_MS));
+    },
+    destroy() {
+      model?.off?.("msg:custom", onCustom);
+      model?.off?.("change:component_specs", onSpecs);
+      model?.off?.("change:component_outputs", readOutputs);
+      for (const t of timers.values()) clearTimer(t);
+      for (const slot of slots.values()) slot.destroy();
+      slots.clear();
+    },
+  };
+}
+
+function errorLine(part) {
+  if (!part.has_result || !part.is_error) return "";
+  const r = part.result;
+  const text = typeof r === "string" ? r : (r?.error ?? JSON.stringify(r));
+  return `Not shown: ${text}`;
+}
+
+/**
+ * A component's place inside its tool-call card.
+ * @param {ReturnType<typeof createComponentContext>} cctx
+ */
+export function createComponentSlot(cctx) {
+  const el = document.createElement("div");
+  el.className = "gu-component";
+  const error = document.createElement("div");
+  error.className = "gu-component-error gu-component-invalid";
+  error.setAttribute("role", "alert");
+  error.hidden = true;
+  const mountEl = document.createElement("div");
+  mountEl.className = "gu-component-mount";
+  el.append(error, mountEl);
+  let host = null;
+  let mountedSpec = null;
+  let last = null;
+  let registered = null;
+
+  const slot = {
+    el,
+    cid: null,
+    /** @param {any} part @param {any} args the call's parsed (partial) args */
+    update(part, args) {
+      last = { part, args };
+      const name = part.component ?? shownComponent(part);
+      const id = part.tool_call_id;
+      if (registered !== id) {
+        if (registered) cctx.unregister(registered);
+        cctx.register(id, slot);
+        registered = id;
+      }
+      slot.cid = componentId(id);
+      const spec = cctx.spec(name);
+      const out = cctx.output(id);
+      const props = { ...args, ...cctx.updatesFor(slot.cid), ...(out?.props ?? {}) };
+      const status = propsStatus(args, !!part.args_complete);
+      const state = part.component_state ?? {};
+      const invalid = errorLine(part);
+      error.textContent = invalid;
+      error.hidden = !invalid;
+      el.dataset.component = String(name ?? "");
+      el.dataset.componentId = slot.cid;
+      el.dataset.status = invalid ? "error" : status.streaming ? "streaming" : "complete";
+      if (host && mountedSpec !== spec) {
+        host.destroy();
+        host = null;
+      }
+      if (!host) {
+        mountedSpec = spec;
+        host = mountComponent({
+          el: mountEl,
+          spec: spec ?? { name, kind: "missing" },
+          props,
+          status,
+          state,
+          output: out,
+          setState: (value, opts) => cctx.sendState(id, value, opts),
+        });
+      } else {
+        host.update(props, status, { output: out });
+      }
+    },
+    refresh() {
+      if (last) slot.update(last.part, last.args);
+    },
+    destroy() {
+      if (registered) cctx.unregister(registered);
+      host?.destroy();
+      host = null;
+    },
+  };
+  return slot;
+}
+
+/**
+ * The tool-call card's hook: hosts a component slot in the card of a
+ * `show_component_<Name>` call (inserted before `before`), and applies an
+ * `update_component_<id>` call to the component it targets.
+ * @param {ReturnType<typeof createComponentContext> | undefined} cctx
+ * @param {HTMLElement} card @param {HTMLElement} before
+ */
+export function componentHook(cctx, card, before) {
+  let slot = null;
+  return {
+    update(part, args) {
+      if (!cctx) return;
+      if (shownComponent(part)) {
+        if (!slot) {
+          slot = createComponentSlot(cctx);
+          card.classList.add("gu-tool-call-component");
+          card.insertBefore(slot.el, before);
+        }
+        slot.update(part, args);
+      } else if (updateTarget(part)) {
+        cctx.noteUpdate(part, args);
+      }
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it, vi } from "vitest";
+import * as chart from "../../src/components/chart.js";
+import * as form from "../../src/components/form.js";
+import * as image from "../../src/components/image.js";
+import * as markdown from "../../src/components/markdown.js";
+import { bundleElement } from "../../src/components/output.js";
+import * as output from "../../src/components/output.js";
+import * as table from "../../src/components/table.js";
+import { propsStatus } from "../../src/components/status.js";
+
+const complete = (props) => propsStatus(props, true);
+
+describe("table", () => {
+  it("renders rows as text and sorts by a clicked column", () => {
+    const el = document.createElement("div");
+    const props = {
+      title: "Sales",
+      rows: [
+        { region: "b", sales: 10 },
+        { region: "<img src=x onerror=alert(1)>", sales: 2 },
+        { region: "a", sales: 30 },
+      ],
+    };
+    table.render({ props, el, status: complete(props) });
+    const cells = () => [...el.querySelectorAll("tbody tr")].map((tr) => tr.cells[1].textContent);
+    expect(el.querySelector("img")).toBeNull(); // model text never becomes markup
+    expect(cells()).toEqual(["10", "2", "30"]);
+    const salesHeader = el.querySelectorAll("th")[1];
+    salesHeader.click();
+    expect(cells()).toEqual(["2", "10", "30"]);
+    el.querySelectorAll("th")[1].click();
+    expect(cells()).toEqual(["30", "10", "2"]);
+    expect(el.querySelectorAll("th")[1].getAttribute("aria-sort")).toBe("descending");
+  });
+
+  it("says when a DataFrame was truncated", () => {
+    const el = document.createElement("div");
+    table.render({ props: { columns: ["n"], rows: [{ n: 1 }], total_rows: 5000, truncated: true }, el });
+    expect(el.querySelector(".gu-c-note").textContent).toBe("Showing 1 of 5000 rows.");
+  });
+
+  it("sorts numbers numerically and empty cells last", () => {
+    const rows = [{ v: 10 }, { v: null }, { v: 9 }];
+    expect(table.sortRows(rows, "v", false).map((r) => r.v)).toEqual([9, 10, null]);
+  });
+});
+
+describe("chart", () => {
+  it("draws a line per series and bars for kind=bar", () => {
+    const el = document.createElement("div");
+    const props = { x: ["a", "b", "c"], series: [{ name: "s1", values: [1, 2, 3] }, { name: "s2", values: [3, 1] }] };
+    chart.render({ props, el });
+    expect(el.querySelectorAll("polyline")).toHaveLength(2);
+    expect(el.querySelectorAll("circle")).toHaveLength(5);
+    expect(el.querySelector(".gu-c-legend").textContent).toBe("s1s2");
+    const bars = document.createElement("div");
+    chart.render({ props: { ...props, kind: "bar" }, el: bars });
+    expect(bars.querySelectorAll("rect")).toHaveLength(5);
+  });
+
+  it("picks round ticks", () => {
+    expect(chart.ticks(0, 100)).toEqual([0, 25, 50, 75, 100]);
+    expect(chart.ticks(0, 7)).toEqual([0, 2, 4, 6, 8].filter((v) => v <= 7));
+  });
+});
+
+describe("image", () => {
+  it("sets only safe sources, and only once the src finished streaming", () => {
+    expect(image.isSafeSrc("https://x.org/a.png")).toBe(true);
+    expect(image.isSafeSrc("javascript:alert(1)")).toBe(false);
+    expect(image.isSafeSrc("data:text/html;base64,AAAA")).toBe(false);
+    const streaming = document.createElement("div");
+    const partial = { src: "https://x.org/a.p" };
+    image.render({ props: partial, status: propsStatus(partial, false), el: streaming });
+    expect(streaming.querySelector("img").getAttribute("src")).toBeNull();
+    const bad = document.createElement("div");
+    image.render({ props: { src: "javascript:alert(1)" }, status: complete({}), el: bad });
+    expect(bad.querySelector("img").getAttribute("src")).toBeNull();
+    expect(bad.querySelector(".gu-component-error")).not.toBeNull();
+  });
+});
+
+describe("form", () => {
+  it("turns edits into state and submit into a flushed, submitted state", () => {
+    const el = document.createElement("div");
+    const props = {
+      title: "Trip",
+      fields: [
+        { name: "city", type: "text", default: "Oslo" },
+        { name: "nights", type: "number" },
+        { name: "pets", type: "checkbox" },
+      ],
+    };
+    const setState = vi.fn();
+    form.render({ props, status: complete(props), el, state: {}, setState });
+    const nights = el.querySelector('[data-field="nights"]');
+    nights.value = "3";
+    nights.dispatchEvent(new Event("input"));
+    expect(setState).toHaveBeenLastCalledWith({ values: { city: "Oslo", nights: 3 } });
+    el.querySelector("form").dispatchEvent(new Event("submit", { cancelable: true }));
+    expect(setState).toHaveBeenLastCalledWith(
+      { values: { city: "Oslo", nights: 3 }, submitted: true },
+      { flush: true },
+    );
+  });
+
+  it("keeps the user's input when unrelated updates arrive", () => {
+    const el = document.createElement("div");
+    const props = { fields: [{ name: "a" }] };
+    form.render({ props, status: complete(props), el, state: {}, setState: () => {} });
+    const input = el.querySelector("input");
+    input.value = "typed";
+    form.update({ props: { fields: [{ name: "a" }] }, status: complete(props), el, state: {}, setState: () => {} });
+    expect(el.querySelector("input")).toBe(input);
+  });
+});
+
+describe("markdown and kernel output", () => {
+  it("sanitizes markdown", () => {
+    const el = document.createElement("div");
+    markdown.render({ props: { text: "**hi** <script>alert(1)</script>" }, el });
+    expect(el.querySelector("strong").textContent).toBe("hi");
+    expect(el.querySelector("script")).toBeNull();
+  });
+
+  it("shows a PNG bundle as an image and sanitized HTML", () => {
+    expect(bundleElement({ "image/png": "AAAA" }).getAttribute("src")).toBe("data:image/png;base64,AAAA");
+    const html = bundleElement({ "text/html": "<table><tr><td>1</td></tr></table><script>x()</script>" });
+    expect(html.querySelector("td").textContent).toBe("1");
+    expect(html.querySelector("script")).toBeNull();
+  });
+
+  it("replaces output in place and shows a final error", () => {
+    const el = document.createElement("div");
+    output.render({ output: null, el });
+    expect(el.textContent).toBe("Rendering…");
+    output.update({ output: { seq: 1, bundle: { "text/plain": "v1" } }, el });
+    output.update({ output: { seq: 2, final: true, bundle: { "text/plain": "v2" } }, el });
+    expect(el.textContent).toBe("v2");
+    output.update({ output: { seq: 3, final: true, error: "Plot failed: boom" }, el });
+    expect(el.querySelector(".gu-component-error").textContent).toBe("Plot failed: boom");
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it, vi } from "vitest";
+import { componentId, createComponentContext, createComponentSlot } from "../../src/components/slot.js";
+
+function fakeModel(traits) {
+  const handlers = {};
+  return {
+    get: (k) => traits[k],
+    on: (ev, fn) => {
+      handlers[ev] = fn;
+    },
+    off: vi.fn(),
+    fire: (ev, arg) => handlers[ev]?.(arg),
+  };
+}
+
+const TABLE = { name: "Table", kind: "builtin", builtin: "table" };
+const call = (over) => ({
+  tool_call_id: "call_1",
+  tool_name: "show_component_Table",
+  component: "Table",
+  args_complete: false,
+  has_result: false,
+  is_error: false,
+  ...over,
+});
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+describe("component slot", () => {
+  it("mounts while props stream and settles when complete", async () => {
+    const model = fakeModel({ component_specs: [TABLE], component_outputs: {} });
+    const cctx = createComponentContext({ model, send: vi.fn() });
+    const slot = createComponentSlot(cctx);
+    slot.update(call(), { rows: [{ a: 1 }] });
+    await flush();
+    expect(slot.el.dataset.status).toBe("streaming");
+    expect(slot.el.querySelectorAll("tbody tr")).toHaveLength(1);
+    slot.update(call({ args_complete: true, has_result: true }), { rows: [{ a: 1 }, { a: 2 }] });
+    expect(slot.el.dataset.status).toBe("complete");
+    expect(slot.el.querySelectorAll("tbody tr")).toHaveLength(2);
+  });
+
+  it("shows a validation failure as an error state", async () => {
+    const model = fakeModel({ component_specs: [TABLE] });
+    const slot = createComponentSlot(createComponentContext({ model, send: vi.fn() }));
+    slot.update(
+      call({ args_complete: true, has_result: true, is_error: true, result: { error: "invalid props: rows.0: bad" } }),
+      { rows: [] },
+    );
+    await flush();
+    expect(slot.el.dataset.status).toBe("error");
+    expect(slot.el.querySelector(".gu-component-invalid").textContent).toBe("Not shown: invalid props: rows.0: bad");
+  });
+
+  it("merges kernel props (a DataFrame's rows) and update calls", async () => {
+    const model = fakeModel({ component_specs: [TABLE], component_outputs: {} });
+    const cctx = createComponentContext({ model, send: vi.fn() });
+    const slot = createComponentSlot(cctx);
+    slot.update(call({ args_complete: true, has_result: true }), { dataframe: "df", title: "Old" });
+    await flush();
+    model.fire("msg:custom", {
+      type: "component_output",
+      output: { tool_call_id: "call_1", props: { rows: [{ x: 1 }, { x: 2 }] }, final: true, seq: 1 },
+    });
+    expect(slot.el.querySelectorAll("tbody tr")).toHaveLength(2);
+    const update = { tool_call_id: "call_2", tool_name: `update_component_${componentId("call_1")}` };
+    cctx.noteUpdate({ ...update, has_result: false }, { title: "New" });
+    expect(slot.el.querySelector("caption").textContent).toBe("Old");
+    cctx.noteUpdate({ ...update, has_result: true, is_error: false }, { title: "New" });
+    expect(slot.el.querySelector("caption").textContent).toBe("New");
+  });
+
+  it("sends state debounced, and at once on flush", () => {
+    const send = vi.fn();
+    const timers = [];
+    const cctx = createComponentContext({
+      send,
+      setTimer: (fn) => timers.push(fn) && timers.length,
+      clearTimer: (id) => {
+        if (id) timers[id - 1] = null;
+      },
+    });
+    cctx.sendState("call_1", { values: { a: "x" } });
+    cctx.sendState("call_1", { values: { a: "xy" } });
+    expect(send).not.toHaveBeenCalled();
+    timers.filter(Boolean).forEach((fn) => fn());
+    expect(send).toHaveBeenCalledTimes(1);
+    expect(send).toHaveBeenCalledWith({ type: "component_state", tool_call_id: "call_1", state: { values: { a: "xy" } } });
+    cctx.sendState("call_1", { submitted: true }, { flush: true });
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it("makes ids safe for a tool name like the kernel does", () => {
+    expect(componentId("call_ab.c:d")).toBe("call_ab_c_d");
+    expect(componentId("x".repeat(80))).toHaveLength(47);
+  });
+});

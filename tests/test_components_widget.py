@@ -1,0 +1,85 @@
+"""gu.Chat with components, without a kernel: specs, kernel outputs, user state."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import comm
+import pytest
+from comm.base_comm import BaseComm
+from pydantic import BaseModel
+
+import ipygenui as gu
+from ipygenui.models.scripted import ScriptedCall, ScriptedModel
+from ipygenui.widget.chat import Chat
+
+
+class RecordingComm(BaseComm):
+    log: ClassVar[list[dict[str, Any]]] = []
+
+    def publish_msg(self, msg_type: str, data: Any = None, *args: Any, **kw: Any) -> None:
+        self.log.append({"type": msg_type, **(data or {})})
+
+
+@pytest.fixture
+def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Any]]]:
+    log: list[dict[str, Any]] = []
+    monkeypatch.setattr(RecordingComm, "log", log)
+    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: RecordingComm(*a, **k))
+    yield log
+
+
+def customs(log: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [
+        m["content"]
+        for m in log
+        if m.get("method") == "custom" and m["content"].get("type") == kind
+    ]
+
+
+class NoteProps(BaseModel):
+    text: str
+
+
+@gu.component
+def Note(props: NoteProps) -> str:
+    """A note rendered in Python."""
+    return f"*{props.text}*"
+
+
+async def settle() -> None:
+    for _ in range(50):
+        await asyncio.sleep(0.01)
+
+
+async def test_specs_are_sent_and_python_outputs_reach_the_view(wire: list[dict[str, Any]]) -> None:
+    model = ScriptedModel([ScriptedCall("show_component_Note", {"text": "hi"}, id="n1"), "ok"])
+    chat = Chat(model=model, components=[Note, gu.Table])
+    assert [s["name"] for s in chat.component_specs] == ["Note", "Table"]
+    assert chat.component_specs[0]["kind"] == "python"
+    await chat.send("note")
+    await settle()
+    final = chat.component_outputs["n1"]
+    assert final["final"] and final["bundle"]["text/markdown"] == "*hi*"
+    assert customs(wire, "component_output")[-1]["output"] == final
+    assert chat.shown_components()[0].props == NoteProps(text="hi")
+    chat.close()
+
+
+async def test_component_state_from_the_browser_is_validated(wire: list[dict[str, Any]]) -> None:
+    form = {"fields": [{"name": "city"}]}
+    model = ScriptedModel([ScriptedCall("show_component_Form", form, id="f1"), "ok"])
+    chat = Chat(model=model, components=[gu.Form])
+    await chat.send("form")
+    chat._dispatch({"type": "component_state", "tool_call_id": "f1", "state": {"submitted": 3}})
+    assert customs(wire, "error")[-1]["request"] == "component_state"
+    assert chat.thread.messages[-1].tool_calls[0].component_state is None
+    state = {"values": {"city": "Lima"}, "submitted": True}
+    chat._dispatch({"type": "component_state", "tool_call_id": "f1", "state": state})
+    assert chat.thread.messages[-1].tool_calls[0].component_state == state
+    chat._dispatch({"type": "component_state", "tool_call_id": "f1"})
+    assert customs(wire, "error")[-1]["message"].startswith("invalid component_state message")
+    assert chat.thread.messages[-1].tool_calls[0].component_state == state
+    chat.close()
