@@ -87,3 +87,14 @@ async def test_scripted_calls_stream_arguments_in_chunks_and_run_out_clearly() -
     assert {d.index for d in calls} == {0, 1}
     with pytest.raises(ModelError, match="no scripted reply"):
         await collect(model)
+
+
+async def test_demo_shows_registered_components_with_streamed_props() -> None:
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), components=[gu.Chart, gu.Table])
+    message = await rt.send("Show me a chart")
+    part = message.tool_calls[0]
+    assert part.tool_name == "show_component_Chart" and not part.is_error
+    assert part.args["x"][0] == "Jan" and part.status_message == "drawing a chart"
+    assert "another" in message.text
+    plain = await rt.send("metrics please")  # Metric is not registered: no call
+    assert not plain.tool_calls

@@ -54,8 +54,60 @@ chat = gu.Chat(tools=[get_weather])
 _CITY = re.compile(r"\b(?:in|for|at)\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
 
 
+_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun"]
+
+# keyword -> (UI tool, props): shown when that component is registered, so a
+# demo notebook can show props streaming into a component without a key.
+COMPONENT_DEMOS: dict[str, tuple[str, dict[str, Any]]] = {
+    "chart": (
+        "show_component_Chart",
+        {
+            "kind": "line",
+            "title": "Monthly sales (demo data)",
+            "x": _MONTHS,
+            "series": [
+                {"name": "2025", "values": [120, 135, 128, 150, 162, 171]},
+                {"name": "2026", "values": [130, 142, 151, 149, 175, 190]},
+            ],
+        },
+    ),
+    "table": (
+        "show_component_Table",
+        {
+            "title": "Top products (demo data)",
+            "columns": ["product", "units", "revenue"],
+            "rows": [
+                {"product": "Widget", "units": 1200, "revenue": 24000},
+                {"product": "Gadget", "units": 860, "revenue": 30100},
+                {"product": "Doohickey", "units": 430, "revenue": 8600},
+            ],
+        },
+    ),
+    "metric": (
+        "show_component_Metric",
+        {
+            "title": "This month (demo data)",
+            "metrics": [
+                {"label": "Revenue", "value": 62700, "unit": "$", "delta": 0.08},
+                {"label": "Orders", "value": 2490, "delta": -0.02},
+            ],
+        },
+    ),
+}
+
+
 def _tool_names(request: ModelRequest) -> set[str]:
     return {t.get("function", {}).get("name", "") for t in request.tools}
+
+
+def _last_calls_were_ui(request: ModelRequest) -> bool:
+    for entry in reversed(request.messages):
+        if entry.get("role") == "assistant":
+            calls = entry.get("tool_calls") or []
+            return bool(calls) and all(
+                c["function"]["name"].startswith("show_component_") for c in calls
+            )
+    return False
 
 
 def _summarize_result(request: ModelRequest) -> str:
@@ -75,14 +127,30 @@ def _summarize_result(request: ModelRequest) -> str:
 def demo_reply(request: ModelRequest) -> ScriptedReply:
     """The demo's answer to a request."""
     if request.messages and request.messages[-1].get("role") == "tool":
+        if _last_calls_were_ui(request):
+            return ScriptedReply(text="Ask for a *chart*, a *table* or *metrics* to see another.")
         return ScriptedReply(text=_summarize_result(request))
     text = last_user_text(request)
     if text == SUGGESTIONS_PROMPT:
         return ScriptedReply(
             text=json.dumps(["What's the weather in Paris?", "What can you do?", "Tell me more"])
         )
-    if "weather" in text.lower():
-        if "get_weather" not in _tool_names(request):
+    lowered = text.lower()
+    names = _tool_names(request)
+    for keyword, (tool_name, props) in COMPONENT_DEMOS.items():
+        if keyword in lowered and tool_name in names:
+            label = tool_name.removeprefix("show_component_").lower()
+            props = {
+                STATUS_PARAM: f"drawing a {label}",
+                COMPLETION_PARAM: f"drew a {label}",
+                **props,
+            }
+            return ScriptedReply(
+                text=f"Here is a {label} with made-up demo data:\n\n",
+                tool_calls=[ScriptedCall(tool_name, props)],
+            )
+    if "weather" in lowered:
+        if "get_weather" not in names:
             return ScriptedReply(text=NO_WEATHER_TOOL)
         match = _CITY.search(text)
         city = match.group(1) if match else "Paris"
