@@ -47,7 +47,42 @@ _EXPORTS: dict[str, str] = {
     "Form": "components",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+# Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
+__all__ = [
+    "Approval",
+    "Chart",
+    "Chat",
+    "Component",
+    "DecisionError",
+    "DemoModel",
+    "Form",
+    "Image",
+    "Markdown",
+    "Message",
+    "Metric",
+    "Model",
+    "ModelError",
+    "ModelRequest",
+    "OpenAIModel",
+    "ReasoningPart",
+    "Registry",
+    "Run",
+    "Runtime",
+    "ScriptedCall",
+    "ScriptedModel",
+    "ScriptedReply",
+    "ShownComponent",
+    "Table",
+    "TextPart",
+    "Thread",
+    "Tool",
+    "ToolCallPart",
+    "Usage",
+    "__version__",
+    "component",
+    "should_continue",
+    "tool",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -76,6 +111,7 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
+    from .continuation import should_continue
     from .messages import (
         Approval,
         Message,
@@ -90,6 +126,5 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.openai import OpenAIModel
     from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
     from .runtime import DecisionError, Run, Runtime
-    from .continuation import should_continue
     from .tools import Tool, tool
     from .widget.chat import Chat
