@@ -329,3 +329,11 @@ async def test_save_and_load_show_the_same_thread(wire: list[Any], tmp_path: Any
     again = Chat.load(path, model=gu.ScriptedModel([]))
     assert [m.message for m in again.messages] == [m.message for m in chat.messages]
     assert "messages=2" in repr(again)
+
+
+async def test_anywidget_rpc_messages_are_left_to_anywidget(wire: list[Any]) -> None:
+    chat = Chat(model=gu.ScriptedModel([]))
+    wire.clear()
+    click(chat, {"id": "1", "kind": "anywidget-command", "name": "_x", "msg": None})
+    await asyncio.sleep(0)
+    assert customs(wire, "error") == []

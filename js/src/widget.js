@@ -195,6 +195,8 @@ export class ChatView {
     show(this.badge, !!m.get("offline"));
     setText(this.phase, PHASE_TEXT[phase] ?? "");
     this.thread.render(this.store.messages(), { running });
+    // Screen readers wait for the finished reply instead of reading every token.
+    this.thread.el.setAttribute("aria-busy", running ? "true" : "false");
     this.suggestions.update(m.get("suggestions") ?? [], !running);
     this.composer.update(running);
   }

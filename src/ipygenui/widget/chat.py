@@ -252,6 +252,8 @@ class Chat(anywidget.AnyWidget):
 
     def _dispatch(self, content: Any) -> None:
         """Apply one frontend message on the kernel loop; answer errors."""
+        if isinstance(content, dict) and content.get("kind") == "anywidget-command":
+            return  # anywidget's own RPC, answered by its handler
         try:
             if not self._components.handles(content):  # component_state
                 self._handle(parse_client_message(content))

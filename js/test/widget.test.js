@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { ChatView, modelRef } from "../src/widget.js";
+
+/** A minimal stand-in for an anywidget / ipywidgets model. */
+class FakeModel {
+  constructor(state = {}, manager = null) {
+    this.state = { ...state };
+    this.handlers = new Map();
+    this.sent = [];
+    this.widget_manager = manager;
+    this.model_id = state.__id ?? "root";
+  }
+  get(key) {
+    return this.state[key];
+  }
+  set(key, value) {
+    this.state[key] = value;
+    this.fire(`change:${key}`);
+    this.fire("change");
+  }
+  on(name, fn) {
+    if (!this.handlers.has(name)) this.handlers.set(name, new Set());
+    this.handlers.get(name).add(fn);
+  }
+  off(name, fn) {
+    this.handlers.get(name)?.delete(fn);
+  }
+  fire(name, ...args) {
+    for (const fn of this.handlers.get(name) ?? []) fn(...args);
+  }
+  send(msg) {
+    this.sent.push(msg);
+  }
+}
+
+function setup() {
+  const children = new Map();
+  const manager = { get_model: async (id) => children.get(id) };
+  const child = (id, message, rev = 0) => {
+    const m = new FakeModel({ __id: id, message, rev });
+    children.set(id, m);
+    return m;
+  };
+  const user = child("c1", { id: "u1", role: "user", parts: [{ type: "text", text: "hi" }], status: { type: "complete" } });
+  const bot = child("c2", { id: "a1", role: "assistant", parts: [], status: { type: "running" }, metadata: {} });
+  const model = new FakeModel(
+    { messages: ["IPY_MODEL_c1", "IPY_MODEL_c2"], phase: "thinking", running: true, offline: true, model_name: "demo", suggestions: [], human_tools: [] },
+    manager,
+  );
+  return { model, user, bot, child };
+}
+
+async function view(model) {
+  const el = document.createElement("div");
+  const v = new ChatView(model, el);
+  await v.start();
+  return { v, el };
+}
+
+describe("ChatView", () => {
+  it("renders the thread from child models and says hello", async () => {
+    const { model } = setup();
+    const { el } = await view(model);
+    expect(model.sent).toEqual([{ type: "hello" }]);
+    expect(el.querySelector(".gu-chat").dataset.phase).toBe("thinking");
+    expect(el.querySelector(".gu-offline-badge").hidden).toBe(false);
+    const msgs = el.querySelectorAll(".gu-message");
+    expect([...msgs].map((m) => m.dataset.role)).toEqual(["user", "assistant"]);
+    expect(el.querySelector("button.gu-stop").hidden).toBe(false);
+  });
+
+  it("streams frames into the DOM and converges on the final trait", async () => {
+    const { model, bot } = setup();
+    const { v, el } = await view(model);
+    model.fire("msg:custom", { type: "frame", seq: 1, patches: [{ id: "a1", ops: [{ op: "add_part", part: 0, value: { type: "text", text: "Hel" } }] }] });
+    model.fire("msg:custom", { type: "frame", seq: 2, patches: [{ id: "a1", ops: [{ op: "append", part: 0, field: "text", value: "lo" }] }] });
+    v.renderNow();
+    expect(el.querySelector('[data-message-id="a1"] .gu-text').textContent.trim()).toBe("Hello");
+    bot.set("message", { id: "a1", role: "assistant", parts: [{ type: "text", text: "Hello!" }], status: { type: "complete" }, metadata: {} });
+    bot.set("rev", 2);
+    model.set("running", false);
+    model.set("phase", "idle");
+    v.renderNow();
+    const node = el.querySelector('[data-message-id="a1"]');
+    expect(node.dataset.status).toBe("complete");
+    expect(node.querySelector(".gu-text").textContent.trim()).toBe("Hello!");
+  });
+
+  it("a snapshot reply catches a late view up", async () => {
+    const { model } = setup();
+    const { v, el } = await view(model);
+    model.fire("msg:custom", {
+      type: "snapshot",
+      seq: 9,
+      messages: [{ rev: 9, message: { id: "a1", role: "assistant", parts: [{ type: "text", text: "so far" }], status: { type: "running" } } }],
+    });
+    v.renderNow();
+    expect(el.querySelector('[data-message-id="a1"] .gu-text').textContent.trim()).toBe("so far");
+  });
+
+  it("errors from the kernel show in the notice; clicks go to the kernel", async () => {
+    const { model } = setup();
+    const { el } = await view(model);
+    model.fire("msg:custom", { type: "error", message: "tool call x is not waiting for approval" });
+    const notice = el.querySelector(".gu-notice");
+    expect(notice.hidden).toBe(false);
+    expect(notice.textContent).toContain("not waiting");
+    el.querySelector("button.gu-stop").click();
+    expect(model.sent.at(-1)).toEqual({ type: "cancel" });
+    expect(notice.hidden).toBe(true);
+  });
+
+  it("two views of one model render independently and clean up", async () => {
+    const { model } = setup();
+    const count = () => model.handlers.get("msg:custom").size;
+    const a = await view(model);
+    const perView = count();
+    const b = await view(model);
+    expect(a.el.querySelectorAll(".gu-message")).toHaveLength(2);
+    expect(b.el.querySelectorAll(".gu-message")).toHaveLength(2);
+    expect(count()).toBe(2 * perView);
+    a.v.destroy();
+    expect(count()).toBe(perView);
+  });
+
+  it("modelRef reads ipywidgets references", () => {
+    expect(modelRef("IPY_MODEL_abc")).toBe("abc");
+    expect(modelRef("nope")).toBeNull();
+  });
+});
