@@ -233,9 +233,12 @@ async def test_approve_click_resumes_the_loop_and_runs_the_tool_once(wire: list[
         "status": "pending",
         "reason": None,
     }
+    details: list[str] = []
+    chat.observe(lambda change: details.append(change["new"]), "phase_detail")
     click(chat, {"type": "approve", "tool_call_id": part.tool_call_id})
     click(chat, {"type": "approve", "tool_call_id": part.tool_call_id})  # double click
     await settle(chat)
+    assert "drop_table" in details  # the header can say which tool runs
     assert DROPPED == ["sales"]
     assert chat.thread.messages[-1].text == "All done."
     [error] = customs(wire, "error")

@@ -93,7 +93,7 @@ export class ChatView {
     this.onMeta = () => this.schedule();
     m.on("msg:custom", this.onCustom);
     m.on("change:messages", this.onMessages);
-    for (const key of ["phase", "running", "suggestions", "model_name", "offline", "human_tools"]) {
+    for (const key of ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "human_tools"]) {
       m.on(`change:${key}`, this.onMeta);
     }
     this.unsubscribe = this.store.subscribe(() => this.schedule());
@@ -108,7 +108,7 @@ export class ChatView {
     const m = this.model;
     m.off("msg:custom", this.onCustom);
     m.off("change:messages", this.onMessages);
-    for (const key of ["phase", "running", "suggestions", "model_name", "offline", "human_tools"]) {
+    for (const key of ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "human_tools"]) {
       m.off(`change:${key}`, this.onMeta);
     }
     for (const { off } of this.children.values()) off();
@@ -193,7 +193,9 @@ export class ChatView {
     this.root.dataset.phase = phase;
     setText(this.modelName, m.get("model_name") || "");
     show(this.badge, !!m.get("offline"));
-    setText(this.phase, PHASE_TEXT[phase] ?? "");
+    const detail = m.get("phase_detail");
+    const text = phase === "running-tool" && detail ? `Running ${detail}…` : (PHASE_TEXT[phase] ?? "");
+    setText(this.phase, text);
     this.thread.render(this.store.messages(), { running });
     // Screen readers wait for the finished reply instead of reading every token.
     this.thread.el.setAttribute("aria-busy", running ? "true" : "false");

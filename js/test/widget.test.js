@@ -63,6 +63,7 @@ describe("ChatView", () => {
     const { el } = await view(model);
     expect(model.sent).toEqual([{ type: "hello" }]);
     expect(el.querySelector(".gu-chat").dataset.phase).toBe("thinking");
+    expect(el.querySelector(".gu-phase").textContent).toBe("Thinking…");
     expect(el.querySelector(".gu-offline-badge").hidden).toBe(false);
     const msgs = el.querySelectorAll(".gu-message");
     expect([...msgs].map((m) => m.dataset.role)).toEqual(["user", "assistant"]);
@@ -78,6 +79,10 @@ describe("ChatView", () => {
     expect(el.querySelector('[data-message-id="a1"] .gu-text').textContent.trim()).toBe("Hello");
     bot.set("message", { id: "a1", role: "assistant", parts: [{ type: "text", text: "Hello!" }], status: { type: "complete" }, metadata: {} });
     bot.set("rev", 2);
+    model.set("phase_detail", "drop_table");
+    model.set("phase", "running-tool");
+    v.renderNow();
+    expect(el.querySelector(".gu-phase").textContent).toBe("Running drop_table…");
     model.set("running", false);
     model.set("phase", "idle");
     v.renderNow();

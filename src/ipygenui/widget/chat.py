@@ -79,6 +79,8 @@ class Chat(anywidget.AnyWidget):
 
     messages = List(Instance(MessageModel)).tag(sync=True, **widget_serialization)
     phase = Unicode("idle").tag(sync=True)
+    phase_detail = Unicode("").tag(sync=True)
+    """What the phase is about, e.g. the tools running."""
     running = Bool(False).tag(sync=True)
     suggestions = List(Unicode()).tag(sync=True)
     model_name = Unicode("").tag(sync=True)
@@ -204,7 +206,7 @@ class Chat(anywidget.AnyWidget):
         elif isinstance(event, MessageAdded | MessageReplaced):
             self._write(event.message)
         elif isinstance(event, RunChanged):
-            self._on_run_changed(event.phase)
+            self._on_run_changed(event.phase, event.detail)
         elif isinstance(event, SuggestionsChanged):
             self.suggestions = list(event.suggestions)
         self.running = self._runtime.running
@@ -225,14 +227,16 @@ class Chat(anywidget.AnyWidget):
         self._models[message.id] = model
         return model
 
-    def _on_run_changed(self, phase: str) -> None:
+    def _on_run_changed(self, phase: str, detail: str | None) -> None:
         # A phase change is a boundary: the traits catch up with the stream,
         # so the final state is durable whatever events came before.
         for message_id in list(self._dirty):
             message = self._runtime.thread.message(message_id)
             if message is not None:
                 self._write(message)
-        self.phase = phase
+        with self.hold_sync():
+            self.phase_detail = detail or ""
+            self.phase = phase
 
     def _send_frame(self, frame: dict[str, Any]) -> None:
         super().send(frame)
