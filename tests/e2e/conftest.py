@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from .harness import CHROMIUM_ARGS, LabPage, LabServer, require_chromium
-
-PAGES_KEY = pytest.StashKey[tuple[LabServer, list[LabPage]]]()
+from .harness import (
+    CHROMIUM_ARGS,
+    PAGES_KEY,
+    REPO,
+    LabPage,
+    LabServer,
+    report_on_failure,
+    require_chromium,
+)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -26,6 +33,19 @@ def pytest_runtest_makereport(
             console = "\n".join(lab.console[-60:])
             report.sections.append((f"browser console {lab.path}", console))
     return report
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: ``docs/screenshots/`` with UPDATE_SCREENSHOTS=1, else a temp dir.
+
+    A plain test run then leaves the tracked images alone.
+    """
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        out = REPO / "docs" / "screenshots"
+        out.mkdir(parents=True, exist_ok=True)
+        return out
+    return Path(tmp_path_factory.mktemp("screenshots"))
 
 
 @pytest.fixture(scope="session")
@@ -61,7 +81,7 @@ def open_lab(
     the pages close and every kernel stops.
     """
     pages: list[LabPage] = []
-    request.node.stash[PAGES_KEY] = (lab_server, pages)
+    report_on_failure(request, lab_server, pages)
 
     def _open(path: str) -> LabPage:
         lab = LabPage(lab_server, browser)

@@ -23,9 +23,11 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, BrowserContext, Locator, Page
 
 REPO = Path(__file__).resolve().parents[2]
@@ -270,6 +272,16 @@ _RUN_CODE_JS = _js(
 )
 
 
+PAGES_KEY = pytest.StashKey[tuple["LabServer", list["LabPage"]]]()
+
+
+def report_on_failure(
+    request: pytest.FixtureRequest, server: LabServer, pages: list[LabPage]
+) -> None:
+    """Have a failing test's report carry the server log and these pages' consoles."""
+    request.node.stash[PAGES_KEY] = (server, pages)
+
+
 class CellError(AssertionError):
     """A notebook cell raised in the kernel."""
 
@@ -338,6 +350,19 @@ class LabPage:
             raise CellError(f"cell {source!r} raised: {result['errors']}")
         return str(result["text"])
 
+    def keep_cells(self, count: int) -> None:
+        """Delete every cell after the first ``count`` (their widget views go too)."""
+        self.page.evaluate(
+            _js(
+                "([path, count])",
+                """
+  const model = findPanel(path).content.model;
+  if (model.cells.length > count) model.sharedModel.deleteCellRange(count, model.cells.length);
+""",
+            ),
+            [self.path, count],
+        )
+
     def run_json(self, expression: str) -> Any:
         """Evaluate ``expression`` in the kernel and return it decoded from JSON."""
         out = self.run_code(f"import json as _j\nprint(_j.dumps({expression}))")
@@ -366,3 +391,20 @@ class LabPage:
         self.page.wait_for_function(
             "(theme) => document.body.dataset.jpThemeName === theme", arg=theme
         )
+
+
+@contextlib.contextmanager
+def shared_notebook(server: LabServer, browser: Browser, path: str) -> Iterator[LabPage]:
+    """A page on ``path`` with all its cells run, for a module's tests to share.
+
+    One kernel per module instead of one per test (~10 s each); on exit the
+    page closes and every kernel stops.
+    """
+    lab = LabPage(server, browser)
+    try:
+        lab.open(path)
+        lab.run_all()
+        yield lab
+    finally:
+        lab.close()
+        server.shutdown_kernels()

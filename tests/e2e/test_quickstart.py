@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from .harness import LabPage
 from .widget import (
     assistant,
     install_stream_recorder,
@@ -25,7 +28,9 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[*_`#>\[\]()|~-]", "", text)).strip()
 
 
-def test_typed_message_streams_into_the_dom_and_the_kernel_thread(open_lab):
+def test_typed_message_streams_into_the_dom_and_the_kernel_thread(
+    open_lab: Callable[[str], LabPage], screenshots: Path
+) -> None:
     lab = open_lab("01_quickstart.ipynb")
     lab.run_all()
     chat = lab.chat(0)
@@ -45,6 +50,8 @@ def test_typed_message_streams_into_the_dom_and_the_kernel_thread(open_lab):
     # streaming: the DOM showed the reply growing, at least two partial lengths
     partial = [s["len"] for s in samples if s["status"] == "running" and 0 < s["len"] < len(final)]
     assert len(partial) >= 2 and partial[0] < max(partial), samples
+
+    chat.screenshot(path=screenshots / "quickstart.png")
 
     user = chat.locator('.gu-message[data-role="user"]').last
     expect(user).to_contain_text(TYPED)

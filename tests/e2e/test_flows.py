@@ -1,0 +1,278 @@
+"""Issue 5 end to end: approvals, human tools, stop, several views, reload, hostile text.
+
+The tests share one page and kernel on ``e2e/flows.ipynb`` (scripted model +
+tools, see its setup cell): each test starts from the setup cells alone,
+displays fresh chats in new cells, acts in the browser, and checks both the
+DOM and the kernel-side thread.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, expect
+
+from .harness import CellError, LabPage, LabServer, report_on_failure, shared_notebook
+from .widget import assistant, messages, send_from_ui, text_of
+
+pytestmark = pytest.mark.e2e
+
+LONG_WAIT = 60_000  # ms; a ceiling for slow CI, never a measured speed
+
+
+SETUP_CELLS = 2  # markdown intro + setup code in flows.ipynb
+
+
+@pytest.fixture(scope="module")
+def flows_page(lab_server: LabServer, browser: Browser) -> Iterator[LabPage]:
+    with shared_notebook(lab_server, browser, "e2e/flows.ipynb") as lab:
+        yield lab
+
+
+@pytest.fixture
+def flows(request: pytest.FixtureRequest, flows_page: LabPage, lab_server: LabServer) -> LabPage:
+    """The flows notebook, back to its setup cells, with the tool counters cleared."""
+    report_on_failure(request, lab_server, [flows_page])
+    flows_page.run_code("RUNS.clear()\nMODELS.clear()\nGATE.set()")
+    flows_page.keep_cells(SETUP_CELLS)
+    return flows_page
+
+
+def show_chat(lab: LabPage, name: str = "chat") -> Locator:
+    """Create ``name = make_chat()`` in a new cell, display it, return its view."""
+    before = lab.chats().count()
+    lab.run_code(f"{name} = make_chat()\ndisplay({name})")
+    return lab.chat(before)
+
+
+def reply_text(chat: Locator) -> Locator:
+    """The text parts of the last assistant message."""
+    return assistant(chat).locator(".gu-text")
+
+
+def _words(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def send_long_and_hold(lab: LabPage, view: Locator) -> None:
+    """Send the long request; return once its head shows and the stream is held."""
+    lab.run_code("GATE.clear()")
+    send_from_ui(view, "write something long")
+    expect(reply_text(view)).to_contain_text("Word99", timeout=LONG_WAIT)
+
+
+def test_approval_waits_then_approve_runs_the_tool_exactly_once(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    send_from_ui(chat, "Please drop the sales table")
+    card = chat.locator('.gu-tool-call[data-tool-name="drop_table"]')
+    approve = card.locator("button.gu-approve")
+    expect(approve).to_be_visible(timeout=LONG_WAIT)
+    expect(chat).to_have_attribute("data-phase", "waiting")
+    expect(assistant(chat)).to_have_attribute("data-status", "requires-action")
+    expect(card.locator(".gu-tool-status")).to_contain_text("approval")
+    assert flows.run_json("RUNS") == [], "the tool ran before anyone approved it"
+
+    approve.dblclick()  # the second click is a duplicate decision
+    expect(reply_text(chat)).to_contain_text("Tool said: dropped sales", timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete")
+    expect(chat.locator(".gu-notice")).to_be_visible()
+    expect(card.locator("button.gu-approve")).to_have_count(0)
+    assert flows.run_json("RUNS") == ["sales"]
+    [part] = flows.run_json("tool_parts(chat)")
+    assert part["approval"]["status"] == "approved"
+    assert part["id"] == card.get_attribute("data-tool-call-id")
+
+
+def test_reject_with_reason_skips_the_tool_and_tells_the_model(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    send_from_ui(chat, "drop the sales table")
+    card = chat.locator('.gu-tool-call[data-tool-name="drop_table"]')
+    expect(card.locator("button.gu-reject")).to_be_visible(timeout=LONG_WAIT)
+    card.locator(".gu-reject-reason").fill("not on a Friday")
+    card.locator("button.gu-reject").click()
+
+    # the scripted model echoes the tool message it received
+    expect(reply_text(chat)).to_contain_text("not on a Friday", timeout=LONG_WAIT)
+    expect(card.locator(".gu-tool-status")).to_contain_text("Rejected")
+    expect(card.locator("button.gu-approve")).to_have_count(0)
+    assert flows.run_json("RUNS") == []
+    [part] = flows.run_json("tool_parts(chat)")
+    assert part["approval"] == {"status": "rejected", "reason": "not on a Friday"}
+    sent = flows.run_json("MODELS[-1].requests[-1].messages[-1]")
+    assert sent["role"] == "tool" and "not on a Friday" in sent["content"]
+
+
+def test_human_tool_is_answered_in_the_ui(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    send_from_ui(chat, "ask me something")
+    card = chat.locator('.gu-tool-call[data-tool-name="ask_user"]')
+    answer = card.locator(".gu-human-input")
+    expect(answer).to_be_visible(timeout=LONG_WAIT)
+    expect(card).to_contain_text("Which colour?")
+    expect(chat).to_have_attribute("data-phase", "waiting")
+    answer.fill("teal")
+    card.locator("button.gu-human-submit").click()
+
+    expect(reply_text(chat)).to_contain_text("Tool said:", timeout=LONG_WAIT)
+    expect(reply_text(chat)).to_contain_text("teal")
+    expect(assistant(chat)).to_have_attribute("data-status", "complete")
+    expect(card.locator(".gu-human-input")).to_have_count(0)
+    [part] = flows.run_json("tool_parts(chat)")
+    assert part["result"] == "teal"
+
+
+def test_stop_mid_stream_keeps_the_partial_reply(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    send_long_and_hold(flows, chat)
+    expect(assistant(chat)).to_have_attribute("data-status", "running")
+    chat.locator("button.gu-stop").click()
+
+    expect(assistant(chat)).to_have_attribute("data-status", "incomplete", timeout=LONG_WAIT)
+    expect(chat).to_have_attribute("data-phase", "idle")
+    expect(chat.locator("button.gu-send")).to_be_enabled()
+    last = flows.run_json(
+        "{'status': chat.thread.messages[-1].status.model_dump(),"
+        " 'text': chat.thread.messages[-1].text}"
+    )
+    assert last["status"]["reason"] == "cancelled"
+    assert "Word99" in last["text"] and "THE-END" not in last["text"]
+    assert _words(text_of(assistant(chat))) == _words(last["text"])
+    flows.run_code("GATE.set()")  # nothing may stream after the stop
+    expect(chat.locator("button.gu-send")).to_be_enabled()
+    assert flows.run_json("chat.thread.messages[-1].text") == last["text"]
+
+
+def _thread_in(view: Locator) -> list[tuple[str | None, str]]:
+    return [(m.get_attribute("data-message-id"), _words(text_of(m))) for m in messages(view).all()]
+
+
+def test_same_chat_in_two_cells_shows_one_thread_even_if_opened_mid_stream(
+    flows: LabPage,
+) -> None:
+    first = show_chat(flows)
+    flows.run_code("display(chat)")
+    second = flows.chat(1)
+    send_long_and_hold(flows, second)
+    expect(reply_text(first)).to_contain_text("Word99")
+    flows.run_code("display(chat)")  # a third view, opened while the reply streams
+    third = flows.chat(2)
+    expect(reply_text(third)).to_contain_text("Word99")
+    expect(assistant(third)).to_have_attribute("data-status", "running")
+    flows.run_code("GATE.set()")
+
+    for view in (first, second, third):
+        expect(reply_text(view)).to_contain_text("THE-END", timeout=LONG_WAIT)
+        expect(assistant(view)).to_have_attribute("data-status", "complete")
+    thread = _thread_in(first)
+    assert len(thread) == 2
+    assert _thread_in(second) == thread
+    assert _thread_in(third) == thread
+    kernel = flows.run_json("[[m.id, m.text] for m in chat.thread.messages]")
+    assert [(i, _words(t)) for i, t in kernel] == thread
+
+
+def test_two_chats_side_by_side_keep_separate_threads(flows: LabPage) -> None:
+    flows.run_code("left, right = make_chat(), make_chat()\ndisplay(side_by_side(left, right))")
+    left, right = flows.chat(0), flows.chat(1)
+    send_from_ui(left, "drop the sales table")
+    send_from_ui(right, "hello there")
+
+    expect(reply_text(right)).to_contain_text("Hello from the scripted model", timeout=LONG_WAIT)
+    expect(left.locator("button.gu-approve")).to_be_visible(timeout=LONG_WAIT)
+    expect(right.locator(".gu-tool-call")).to_have_count(0)
+    left.locator("button.gu-approve").click()
+    expect(reply_text(left)).to_contain_text("Tool said: dropped sales", timeout=LONG_WAIT)
+    expect(right).not_to_contain_text("dropped")
+
+    users = flows.run_json(
+        "[[m.text for m in c.thread.messages if m.role == 'user'] for c in (left, right)]"
+    )
+    assert users == [["drop the sales table"], ["hello there"]]
+    assert flows.run_json("RUNS") == ["sales"]
+
+
+def test_reload_mid_run_converges_to_the_live_thread(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    send_long_and_hold(flows, chat)
+    flows.command("docmanager:save")  # the output keeps the widget view across reload
+    flows.reload()
+
+    chat = flows.chat(0)
+    expect(reply_text(chat)).to_contain_text("Word99", timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "running")
+    flows.run_code("GATE.set()")
+    expect(reply_text(chat)).to_contain_text("THE-END", timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete")
+    kernel = flows.run_json("[[m.id, m.text] for m in chat.thread.messages]")
+    assert [(i, _words(t)) for i, t in kernel] == _thread_in(chat)
+
+
+# What a hostile model could use to run script in the page; none may survive.
+_DANGER_JS = """
+(root) => {
+  const found = [];
+  for (const el of root.querySelectorAll('*')) {
+    const tag = el.tagName.toLowerCase();
+    if (['script', 'iframe', 'object', 'embed'].includes(tag)) found.push(tag);
+    for (const attr of Array.from(el.attributes)) {
+      const value = attr.value.trim().toLowerCase();
+      if (attr.name.startsWith('on')) found.push(`${tag}[${attr.name}]`);
+      if (['href', 'src', 'xlink:href', 'action'].includes(attr.name)
+          && value.startsWith('javascript:')) found.push(`${tag}[${attr.name}=javascript:]`);
+    }
+  }
+  return found;
+}
+"""
+
+# A control image that fails to load like the corpus's <img src=x>: once its
+# onerror fired, an onerror kept in the widget would have fired too.
+_CONTROL_JS = """
+() => new Promise((resolve) => {
+  const img = document.createElement('img');
+  img.onerror = () => { img.remove(); resolve(true); };
+  img.src = 'x-control-' + Math.random();
+  document.body.appendChild(img);
+})
+"""
+
+
+def test_hostile_model_text_runs_nothing(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    flows.page.evaluate("() => { delete window.__xss; }")
+    send_from_ui(chat, "xss <img src=x onerror=\"window.__xss='user'\"> please")
+    card = chat.locator('.gu-tool-call[data-tool-name="ask_user"]')
+    expect(card.locator(".gu-human-input")).to_be_visible(timeout=LONG_WAIT)
+    expect(reply_text(chat)).to_contain_text("End of the corpus.")
+    for summary in chat.locator("details summary").all():
+        summary.click()  # open reasoning and tool details so they render too
+
+    flows.page.evaluate(_CONTROL_JS)
+    assert flows.page.evaluate("() => window.__xss") is None
+    assert chat.evaluate(_DANGER_JS) == []
+    expect(messages(chat, "user")).to_contain_text("onerror")  # shown as text, not markup
+
+
+def test_widget_follows_the_lab_theme_light_and_dark(flows: LabPage, screenshots: Path) -> None:
+    chat = show_chat(flows)
+    send_from_ui(chat, "Please drop the sales table")
+    expect(chat.locator("button.gu-approve")).to_be_visible(timeout=LONG_WAIT)
+    background = "(el) => getComputedStyle(el).backgroundColor + ' ' + getComputedStyle(el).color"
+    chat.screenshot(path=screenshots / "approval-light.png")
+    light = chat.evaluate(background)
+    try:
+        flows.set_theme("JupyterLab Dark")
+        dark = chat.evaluate(background)
+        chat.screenshot(path=screenshots / "approval-dark.png")
+    finally:
+        flows.set_theme("JupyterLab Light")  # the theme is a saved setting: restore it
+    assert dark != light, "the widget ignores JupyterLab's theme"
+
+
+def test_a_failing_cell_fails_the_harness_call(flows: LabPage) -> None:
+    with pytest.raises(CellError, match="ZeroDivisionError"):
+        flows.run_code("1 / 0")
+    assert flows.run_json("{'answer': 6 * 7}") == {"answer": 42}
