@@ -1,0 +1,159 @@
+"""Issue 6 end to end: components render while their props stream in.
+
+One page and kernel on ``e2e/components.ipynb`` (scripted model, built-in,
+custom JS and matplotlib components; a local OpenAI-compatible server for the
+Form round trip). Each test displays a fresh chat, acts in the browser, and
+checks the DOM and the kernel (or what the model server received).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Locator, expect
+
+from .harness import LabPage, LabServer, report_on_failure
+from .widget import assistant, send_from_ui
+
+pytestmark = pytest.mark.e2e
+
+LONG_WAIT = 60_000  # ms; a ceiling for slow CI, never a measured speed
+SETUP_CELLS = 2
+
+
+@pytest.fixture(scope="module")
+def components_page(lab_server: LabServer, browser: Browser) -> Iterator[LabPage]:
+    lab = LabPage(lab_server, browser)
+    try:
+        lab.open("e2e/components.ipynb")
+        lab.run_all()
+        yield lab
+    finally:
+        lab.close()
+        lab_server.shutdown_kernels()
+
+
+@pytest.fixture
+def page(
+    request: pytest.FixtureRequest, components_page: LabPage, lab_server: LabServer
+) -> LabPage:
+    report_on_failure(request, lab_server, [components_page])
+    components_page.run_code("GATE.set()\nRENDERS.clear()")
+    components_page.keep_cells(SETUP_CELLS)
+    return components_page
+
+
+def show_chat(lab: LabPage, factory: str = "make_chat") -> Locator:
+    before = lab.chats().count()
+    lab.run_code(f"chat = {factory}()\ndisplay(chat)")
+    return lab.chat(before)
+
+
+def slot(chat: Locator, name: str) -> Locator:
+    return chat.locator(f'.gu-component[data-component="{name}"]')
+
+
+def test_table_appears_while_its_rows_stream_then_settles(page: LabPage) -> None:
+    chat = show_chat(page)
+    page.run_code("GATE.clear()")  # hold the stream after row M
+    send_from_ui(chat, "show the table")
+    table = slot(chat, "Table")
+    expect(table).to_contain_text("Row-M", timeout=LONG_WAIT)
+    # intermediate state: the component is on screen, its props still streaming
+    expect(table).to_have_attribute("data-status", "streaming")
+    expect(table).not_to_contain_text("Row-Z")
+    assert 0 < table.locator("tbody tr").count() < 26
+    card = chat.locator('.gu-tool-call[data-tool-name="show_component_Table"]')
+    expect(card).not_to_have_attribute("data-state", "done")
+
+    page.run_code("GATE.set()")
+    expect(table).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    expect(table.locator("tbody tr")).to_have_count(26)
+    expect(table.locator("caption")).to_have_text("Letters")
+    table.locator("th", has_text="name").click()
+    table.locator("th", has_text="name").click()  # descending
+    expect(table.locator("tbody tr").first).to_contain_text("Row-Z")
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    shown = page.run_json("[(s.name, len(s.props.rows)) for s in chat.shown_components()]")
+    assert shown == [["Table", 26]]
+
+
+def test_python_matplotlib_component_updates_in_place(page: LabPage) -> None:
+    chat = show_chat(page)
+    page.run_code("GATE.clear()")  # hold after six of sixteen values
+    send_from_ui(chat, "plot it")
+    plot = slot(chat, "Plot")
+    partial = plot.locator('.gu-component-body[data-final="false"] img')
+    expect(partial).to_be_visible(timeout=LONG_WAIT)
+    first_src = partial.get_attribute("src")
+    assert first_src and first_src.startswith("data:image/png;base64,")
+    plot.evaluate("(el) => { window.__guPlotSlot = el; }")
+
+    page.run_code("GATE.set()")
+    final = plot.locator('.gu-component-body[data-final="true"] img')
+    expect(final).to_be_visible(timeout=LONG_WAIT)
+    assert final.get_attribute("src") != first_src
+    expect(plot.locator("img")).to_have_count(1)
+    same = plot.evaluate("(el) => el === window.__guPlotSlot && el.isConnected")
+    assert same, "the plot was redrawn in a new slot, not updated in place"
+    renders = page.run_json("RENDERS")
+    assert renders[-1] == 16 and min(renders) < 16, renders
+
+
+def test_form_edit_reaches_the_next_model_request(page: LabPage) -> None:
+    chat = show_chat(page, "make_form_chat")
+    send_from_ui(chat, "plan a trip")
+    form = slot(chat, "Form")
+    city = form.locator('input[data-field="city"]')
+    expect(city).to_be_visible(timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    city.fill("Lima")
+    form.locator("button.gu-c-form-submit").click()
+    expect(form.locator(".gu-c-form-done")).to_have_text("Sent")
+    state = None
+    for _ in range(100):  # each probe is a cell run: the debounced state arrives meanwhile
+        state = page.run_json("chat.thread.messages[-1].tool_calls[0].component_state")
+        if state:
+            break
+    assert state == {"values": {"city": "Lima"}, "submitted": True}
+
+    send_from_ui(chat, "done")
+    expect(assistant(chat)).to_contain_text("Thanks.", timeout=LONG_WAIT)
+    request = page.run_json("SERVER.requests[-1]")
+    system = request["messages"][0]["content"]
+    assert "<component_state" in system and '"city": "Lima"' in system
+
+
+def test_invalid_props_show_an_error_state_and_the_model_calls_again(page: LabPage) -> None:
+    chat = show_chat(page)
+    send_from_ui(chat, "show invalid weather")
+    bad = chat.locator('.gu-component[data-component="Weather"][data-status="error"]')
+    expect(bad).to_contain_text("temperature", timeout=LONG_WAIT)
+    good = chat.locator('.gu-component[data-component="Weather"][data-status="complete"]')
+    expect(good.locator(".weather")).to_have_text("Oslo 21", timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    request = page.run_json("MODELS[-1].requests[1].messages[-1]")
+    assert request["role"] == "tool" and "temperature" in request["content"]
+
+    # a JS component that throws: an error box in its slot, and the thread goes on
+    send_from_ui(chat, "fragile")
+    fragile = slot(chat, "Fragile")
+    expect(fragile.locator(".gu-component-mount .gu-component-error")).to_have_text(
+        "Fragile failed: kaboom 7", timeout=LONG_WAIT
+    )
+    expect(assistant(chat)).to_contain_text("Shown.", timeout=LONG_WAIT)
+    send_from_ui(chat, "table please")
+    expect(slot(chat, "Table").locator("tbody tr")).to_have_count(26, timeout=LONG_WAIT)
+
+
+def test_two_components_of_one_parallel_turn_both_render(page: LabPage) -> None:
+    chat = show_chat(page)
+    send_from_ui(chat, "parallel")
+    message = assistant(chat)
+    expect(message.locator(".gu-component")).to_have_count(2, timeout=LONG_WAIT)
+    expect(slot(chat, "Weather").locator(".weather")).to_have_text("Lima 19", timeout=LONG_WAIT)
+    expect(slot(chat, "Metric").locator(".gu-c-metric")).to_have_count(2)
+    expect(slot(chat, "Metric")).to_contain_text("Revenue")
+    names = page.run_json("[s.name for s in chat.shown_components()]")
+    assert names == ["Weather", "Metric"]
