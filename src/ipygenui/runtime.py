@@ -31,6 +31,7 @@ from .agui import AGUIEmitter, AGUIListener
 from .components.component import Component
 from .components.interactive import apply_component_state, update_tools
 from .components.shown import ShownComponent, shown_components
+from .continuation import should_continue
 from .events import (
     MessageAdded,
     MessagePatched,
@@ -59,7 +60,6 @@ from .models.base import Model, ModelError, ModelRequest, TextDelta
 from .models.select import resolve_model
 from .persistence import load_thread, save_thread
 from .prompts import system_prompt
-from .continuation import should_continue
 from .standard_params import split_standard_arguments, with_standard_parameters
 from .suggestions import SUGGESTIONS_PROMPT, parse_suggestions
 from .tool_choice import resolve_tool_choice
@@ -760,9 +760,7 @@ class Runtime:
         """Store the user's state for an interactable component (validated
         against its state model); the model reads it on its next turn.
         Raises ``ValueError`` (nothing changes) for an unknown call or bad state."""
-        message, _, _ = apply_component_state(
-            self.thread, self._components(), tool_call_id, state
-        )
+        message, _, _ = apply_component_state(self.thread, self._components(), tool_call_id, state)
         self._replace(message)
         self._autosave()
 
