@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, expect
 
 from .harness import CellError, LabPage, LabServer, report_on_failure, shared_notebook
-from .widget import assistant, messages, send_from_ui, text_of
+from .widget import assistant, messages, send_from_ui, text_of, tool_card
 
 pytestmark = pytest.mark.e2e
 
@@ -64,12 +64,18 @@ def send_long_and_hold(lab: LabPage, view: Locator) -> None:
     expect(reply_text(view)).to_contain_text("Word99", timeout=LONG_WAIT)
 
 
-def test_approval_waits_then_approve_runs_the_tool_exactly_once(flows: LabPage) -> None:
-    chat = show_chat(flows)
+def ask_to_drop(lab: LabPage) -> tuple[Locator, Locator]:
+    """A fresh chat asked to drop a table: returns (chat, card) once approval is asked."""
+    chat = show_chat(lab)
     send_from_ui(chat, "Please drop the sales table")
-    card = chat.locator('.gu-tool-call[data-tool-name="drop_table"]')
+    card = tool_card(chat, "drop_table")
+    expect(card.locator("button.gu-approve")).to_be_visible(timeout=LONG_WAIT)
+    return chat, card
+
+
+def test_approval_waits_then_approve_runs_the_tool_exactly_once(flows: LabPage) -> None:
+    chat, card = ask_to_drop(flows)
     approve = card.locator("button.gu-approve")
-    expect(approve).to_be_visible(timeout=LONG_WAIT)
     expect(chat).to_have_attribute("data-phase", "waiting")
     expect(assistant(chat)).to_have_attribute("data-status", "requires-action")
     expect(card.locator(".gu-tool-status")).to_contain_text("approval")
@@ -87,10 +93,7 @@ def test_approval_waits_then_approve_runs_the_tool_exactly_once(flows: LabPage) 
 
 
 def test_reject_with_reason_skips_the_tool_and_tells_the_model(flows: LabPage) -> None:
-    chat = show_chat(flows)
-    send_from_ui(chat, "drop the sales table")
-    card = chat.locator('.gu-tool-call[data-tool-name="drop_table"]')
-    expect(card.locator("button.gu-reject")).to_be_visible(timeout=LONG_WAIT)
+    chat, card = ask_to_drop(flows)
     card.locator(".gu-reject-reason").fill("not on a Friday")
     card.locator("button.gu-reject").click()
 
@@ -108,7 +111,7 @@ def test_reject_with_reason_skips_the_tool_and_tells_the_model(flows: LabPage) -
 def test_human_tool_is_answered_in_the_ui(flows: LabPage) -> None:
     chat = show_chat(flows)
     send_from_ui(chat, "ask me something")
-    card = chat.locator('.gu-tool-call[data-tool-name="ask_user"]')
+    card = tool_card(chat, "ask_user")
     answer = card.locator(".gu-human-input")
     expect(answer).to_be_visible(timeout=LONG_WAIT)
     expect(card).to_contain_text("Which colour?")
@@ -244,7 +247,7 @@ def test_hostile_model_text_runs_nothing(flows: LabPage) -> None:
     chat = show_chat(flows)
     flows.page.evaluate("() => { delete window.__xss; }")
     send_from_ui(chat, "xss <img src=x onerror=\"window.__xss='user'\"> please")
-    card = chat.locator('.gu-tool-call[data-tool-name="ask_user"]')
+    card = tool_card(chat, "ask_user")
     expect(card.locator(".gu-human-input")).to_be_visible(timeout=LONG_WAIT)
     expect(reply_text(chat)).to_contain_text("End of the corpus.")
     for summary in chat.locator("details summary").all():
@@ -257,9 +260,7 @@ def test_hostile_model_text_runs_nothing(flows: LabPage) -> None:
 
 
 def test_widget_follows_the_lab_theme_light_and_dark(flows: LabPage, screenshots: Path) -> None:
-    chat = show_chat(flows)
-    send_from_ui(chat, "Please drop the sales table")
-    expect(chat.locator("button.gu-approve")).to_be_visible(timeout=LONG_WAIT)
+    chat, _ = ask_to_drop(flows)
     background = "(el) => getComputedStyle(el).backgroundColor + ' ' + getComputedStyle(el).color"
     chat.screenshot(path=screenshots / "approval-light.png")
     light = chat.evaluate(background)

@@ -42,6 +42,11 @@ def assistant(chat: Locator, index: int = -1) -> Locator:
     return found.last if index == -1 else found.nth(index)
 
 
+def tool_card(chat: Locator, tool_name: str) -> Locator:
+    """The tool call card(s) of ``tool_name``."""
+    return chat.locator(f'.gu-tool-call[data-tool-name="{tool_name}"]')
+
+
 def text_of(message: Locator) -> str:
     """The rendered markdown text of one message (all its text parts)."""
     return "\n".join(part.inner_text() for part in message.locator(".gu-text").all())
