@@ -188,12 +188,16 @@ def _pieces(text: str, size: int) -> Iterator[str]:
 
 
 def table_args(rows: int) -> dict[str, Any]:
-    """Props of a table component with ``rows`` rows (about 37.5 chars a row)."""
+    """Props of a table component with ``rows`` rows of constant width (about
+    40 characters each), so the text grows exactly with the row count."""
     return {
         "_status_message": "showing the table",
         "_completion_status_message": "showed the table",
         "title": "Scores",
-        "rows": [{"id": i, "name": f"user {i:05d}", "score": i % 100} for i in range(rows)],
+        "rows": [
+            {"id": 100_000 + i, "name": f"u{i % 1000:03d}", "score": 10 + i % 90}
+            for i in range(rows)
+        ],
     }
 
 

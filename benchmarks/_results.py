@@ -1,0 +1,54 @@
+"""Write one benchmark's section of benchmarks/RESULTS.md, keeping the others.
+
+The file starts with a description of the machine (refreshed on every write);
+each benchmark owns the block between its ``<!-- section: name -->`` markers,
+replaced when it runs again.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import sys
+from pathlib import Path
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+_MACHINE = re.compile(r"<!-- machine -->.*?<!-- /machine -->\n?", re.S)
+
+
+def machine() -> str:
+    """nproc, CPU model and Python version, as markdown lines."""
+    model = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"- nproc: {os.cpu_count()}\n"
+        f"- CPU: {model}\n"
+        f"- Python: {sys.version.split()[0]} ({platform.python_implementation()}), "
+        f"{platform.system()} {platform.machine()}\n"
+    )
+
+
+def update_section(name: str, body: str, path: Path = RESULTS) -> None:
+    """Replace (or append) the section ``name`` with ``body`` (markdown)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n\n"
+    block = f"<!-- machine -->\n{machine()}<!-- /machine -->\n"
+    if _MACHINE.search(text):
+        text = _MACHINE.sub(lambda _: block, text, count=1)
+    else:
+        head, sep, rest = text.partition("\n\n")
+        text = f"{head}{sep}{block}\n{rest}" if sep else f"{text}\n\n{block}\n"
+    start, end = f"<!-- section: {name} -->", f"<!-- /section: {name} -->"
+    section = f"{start}\n## {name}\n\n{body.strip()}\n{end}\n"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end) + r"\n?", re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text, encoding="utf-8")
