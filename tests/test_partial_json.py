@@ -182,3 +182,19 @@ def test_root_scalars() -> None:
     assert number.value == 12
     assert not number.done  # "12" may still grow
     assert feed_all("12 ").done
+
+
+def test_after_an_error_feeding_raises_the_same_error_and_value_stays() -> None:
+    parser = PartialJSONParser()
+    parser.feed('{"a": 1, "b": [2')
+    with pytest.raises(PartialJSONError) as first:
+        parser.feed(", }")
+    with pytest.raises(PartialJSONError) as again:
+        parser.feed("3]}")
+    assert again.value is first.value
+    assert parser.value == {"a": 1, "b": [2]}
+
+
+def test_feed_refuses_bytes() -> None:
+    with pytest.raises(TypeError, match="str"):
+        PartialJSONParser().feed(b"{}")  # type: ignore[arg-type]

@@ -120,6 +120,7 @@ class PartialJSONParser:
         self._tok_start = 0  # offset where a number or literal began
         self._tok_shown = False  # a partial display sits in its slot
         self._dirty = False  # text fed since the partial scalar was shown
+        self._error: PartialJSONError | None = None
 
     # --- public API ---------------------------------------------------------
 
@@ -145,7 +146,12 @@ class PartialJSONParser:
 
     def feed(self, chunk: str) -> None:
         """Consume the next characters. Raises :class:`PartialJSONError` if the
-        text can never become valid JSON; the parser is then unusable."""
+        text can never become valid JSON, and the same error on every later
+        feed; ``value`` keeps what was parsed before the error."""
+        if self._error is not None:
+            raise self._error  # the text is already broken: nothing more can parse
+        if not isinstance(chunk, str):
+            raise TypeError(f"feed() takes str, not {type(chunk).__name__}")
         if not chunk:
             return
         s = self._carry + chunk if self._carry else chunk
@@ -153,7 +159,11 @@ class PartialJSONParser:
         self._carry = ""
         self._consumed += len(chunk)
         self._dirty = True
-        self._scan(s, base)
+        try:
+            self._scan(s, base)
+        except PartialJSONError as error:
+            self._error = error
+            raise
 
     # --- scanning -----------------------------------------------------------
 
