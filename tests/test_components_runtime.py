@@ -127,7 +127,14 @@ async def test_form_state_reaches_the_next_request() -> None:
     assert rt.thread.messages[-1].tool_calls[0].component_state is None
     rt.set_component_state("f1", {"values": {"city": "Lima"}, "submitted": True})
     await rt.send("done")
-    system = model.requests[-1].messages[0]["content"]
-    assert "<component_state" in system and '"city": "Lima"' in system
+    user = model.requests[-1].messages[-1]
+    assert user["role"] == "user" and user["content"].startswith("done\n\n<component_state")
+    assert 'component="Form" id="f1"' in user["content"] and '"city": "Lima"' in user["content"]
+    assert "Lima" not in model.requests[-1].messages[0]["content"]  # not in the system prompt
+    # the model reads a change once: an unchanged state is not repeated next turn
+    model.script.append("Again.")
+    await rt.send("and now?")
+    assert "<component_state" not in model.requests[-1].messages[-1]["content"]
+    assert "<component_state" in model.requests[-1].messages[-3]["content"]
     (shown,) = rt.shown_components()
     assert shown.state == gu.Form.state(values={"city": "Lima"}, submitted=True)  # type: ignore[misc]

@@ -26,9 +26,10 @@ def test_instructions_with_braces_stay_literal() -> None:
     assert prompt.count(text) == 1
 
 
-def test_interactables_state_is_in_the_prompt() -> None:
-    prompt = system_prompt(interactables={"Table": {"selected": [2, 3], "note": "{x}"}})
-    assert '<component_state name="Table">{"selected": [2, 3], "note": "{x}"}' in prompt
+def test_prompt_explains_component_state_tags_and_stays_stable() -> None:
+    prompt = system_prompt(component_names=["Form"])
+    assert "<component_state>" in prompt and "never write these tags" in prompt
+    assert prompt == system_prompt(component_names=["Form"])  # same every turn: cacheable
 
 
 def test_render_template_is_one_pass_and_leaves_unknown_names() -> None:

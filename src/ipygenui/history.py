@@ -8,12 +8,14 @@ Rules that keep a request valid whatever state the thread is in:
   answered with an error result so the model knows it did not run;
 - arguments that are not a JSON object are sent as ``{}`` (the call's error
   result quotes the bad text);
-- a UI tool's component state is not repeated here: the system prompt
-  carries the current state of every interactable component.
+- component state the user changed rides on the user message sent after
+  it, as ``<component_state>`` blocks after the text (the system prompt
+  tells the model to read them and never write them).
 """
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -117,8 +119,20 @@ def to_openai_messages(
         if message.role == "assistant":
             out.extend(assistant_messages(message))
         else:
-            out.append({"role": message.role, "content": message.text})
+            out.append({"role": message.role, "content": _content_with_state(message)})
     return out
+
+
+def _content_with_state(message: Message) -> str:
+    states = message.metadata.get("component_state")
+    if not states:
+        return message.text
+    blocks = "\n".join(
+        f'<component_state component="{html.escape(entry["component"])}" '
+        f'id="{html.escape(cid)}">{json.dumps(entry["state"], default=str)}</component_state>'
+        for cid, entry in states.items()
+    )
+    return f"{message.text}\n\n{blocks}"
 
 
 class InvalidHistory(AssertionError):

@@ -7,11 +7,8 @@ written and never read as variables.
 
 from __future__ import annotations
 
-import html
-import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from .standard_params import COMPLETION_PARAM, STATUS_PARAM
 from .ui_tools import UI_TOOL_PREFIX
@@ -36,7 +33,10 @@ Every tool has two extra parameters: write {status_param} first (what the call \
 is doing, e.g. "looking up the weather in Beijing") and {completion_param} \
 (what it did, e.g. "looked up the weather in Beijing"). If a tool call is \
 rejected by the user or fails, say so plainly and do not pretend it succeeded.
-{interactables}{custom_instructions}"""
+A user message may end with <component_state> blocks: the state the user left \
+an interactive component in (its id names the update_component_<id> tool). \
+Read them as part of that message; never write these tags yourself.
+{custom_instructions}"""
 
 _VARIABLE = re.compile(r"\{([a-z_]+)\}")
 
@@ -54,31 +54,17 @@ def system_prompt(
     instructions: str | None = None,
     *,
     component_names: Iterable[str] = (),
-    interactables: Mapping[str, Any] | None = None,
 ) -> str:
     """The system message for a run.
 
     ``instructions``: the app author's custom instructions, added verbatim.
     ``component_names``: the registered components (their UI tools exist).
-    ``interactables``: component name or id -> its current state as the user
-    left it (JSON-serializable), so the model answers about what the user sees.
     """
     names = list(component_names)
     components = ""
     if names:
         listed = ", ".join(f"{UI_TOOL_PREFIX}{name}" for name in names)
         components = f"\nThe UI tools available now: {listed}."
-    state = ""
-    if interactables:
-        blocks = "\n".join(
-            f'<component_state name="{html.escape(name)}">'
-            f"{json.dumps(value, default=str)}</component_state>"
-            for name, value in interactables.items()
-        )
-        state = (
-            "\nThe interactive components on screen, with the state the user left them "
-            "in (read it, never write these tags yourself):\n" + blocks + "\n"
-        )
     custom = ""
     if instructions and instructions.strip():
         custom = "\nInstructions from the author of this notebook:\n" + instructions.strip()
@@ -89,7 +75,6 @@ def system_prompt(
             "components": components,
             "status_param": STATUS_PARAM,
             "completion_param": COMPLETION_PARAM,
-            "interactables": state,
             "custom_instructions": custom,
         },
     ).rstrip()

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from .accumulator import Accumulator, Op
 from .agui import AGUIEmitter, AGUIListener
 from .components.component import Component
-from .components.interactive import apply_component_state, update_tools
+from .components.interactive import apply_component_state, unreported_states, update_tools
 from .components.shown import ShownComponent, shown_components
 from .continuation import should_continue
 from .events import (
@@ -264,7 +264,7 @@ class Runtime:
         if last is not None and isinstance(last.status, RequiresAction):
             self._end(last, Incomplete(reason="cancelled", error="The user sent a new message."))
             self._replace(last)
-        self._add(Message(role="user", parts=[TextPart(text=text)]))
+        self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
         message = Message(role="assistant", status=Running(), metadata=self._fresh_metadata())
         self._add(message)
         self._autosave()
@@ -289,6 +289,16 @@ class Runtime:
             message = Message(role="assistant", status=Running(), metadata=self._fresh_metadata())
             self._add(message)
         return self._start(message)
+
+    def _state_report(self) -> dict[str, Any]:
+        """The component states the user changed since the model last saw them.
+
+        They ride on the next user message (rendered as ``<component_state>``
+        by the history), so the model reads each change once, in order, and
+        the system prompt stays the same from turn to turn.
+        """
+        changed = unreported_states(self.thread)
+        return {"component_state": changed} if changed else {}
 
     @staticmethod
     def _fresh_metadata() -> dict[str, Any]:
@@ -372,16 +382,9 @@ class Runtime:
 
     def _history(self, message: Message) -> list[dict[str, Any]]:
         index = next(i for i, m in enumerate(self.thread.messages) if m is message)
-        interactables = {
-            f"{p.component} ({p.tool_call_id})": p.component_state
-            for m in self.thread.messages
-            for p in m.tool_calls
-            if p.component and p.component_state is not None
-        }
         system = system_prompt(
             self.instructions,
             component_names=[t.component for t in self._tools.values() if t.component],
-            interactables=interactables or None,
         )
         return to_openai_messages(self.thread.messages[:index], system) + assistant_messages(
             message

@@ -121,8 +121,9 @@ def test_form_edit_reaches_the_next_model_request(page: LabPage) -> None:
     send_from_ui(chat, "done")
     expect(assistant(chat)).to_contain_text("Thanks.", timeout=LONG_WAIT)
     request = page.run_json("SERVER.requests[-1]")
-    system = request["messages"][0]["content"]
-    assert "<component_state" in system and '"city": "Lima"' in system
+    user = request["messages"][-1]
+    assert user["role"] == "user" and user["content"].startswith("done")
+    assert "<component_state" in user["content"] and '"city": "Lima"' in user["content"]
 
 
 def test_invalid_props_show_an_error_state_and_the_model_calls_again(page: LabPage) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .builtins import BUILTINS, Chart, Form, Image, Markdown, Metric, Table
 from .component import Component, ComponentTool
-from .interactive import apply_component_state, interactable_states, update_tools
+from .interactive import apply_component_state, unreported_states, update_tools
 from .live import ComponentHost, ComponentOutput
 from .python_component import PythonComponent, component
 from .registry import Registry
@@ -34,7 +34,7 @@ __all__ = [
     "Table",
     "apply_component_state",
     "component",
-    "interactable_states",
     "shown_components",
+    "unreported_states",
     "update_tools",
 ]

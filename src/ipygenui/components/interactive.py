@@ -3,7 +3,7 @@
 - The frontend sends a shown component's state (debounced); it is validated
   against the component's state model and stored on the call's part
   (``component_state``), so it is saved with the thread and reaches the model
-  on the next turn (``interactable_states`` feeds the system prompt).
+  on the next turn (``unreported_states`` rides on the next user message).
 - Each successfully shown component gets an ``update_component_<id>`` tool
   whose parameters are its props, all optional: the model changes what is on
   screen instead of drawing it again.
@@ -25,7 +25,7 @@ from .shown import UPDATE_PREFIX, component_id, effective_props
 __all__ = [
     "UpdateComponentTool",
     "apply_component_state",
-    "interactable_states",
+    "unreported_states",
     "update_tools",
 ]
 
@@ -106,11 +106,23 @@ def apply_component_state(
     return message, message.parts.index(part), validated
 
 
-def interactable_states(thread: Thread) -> dict[str, Any]:
-    """Component id -> state, for every shown component whose user state is set."""
-    states: dict[str, Any] = {}
+def unreported_states(thread: Thread) -> dict[str, dict[str, Any]]:
+    """Component id -> {component, state} for states the model has not seen yet.
+
+    What the model saw is read back from earlier user messages' metadata, so
+    the answer survives save and load with nothing extra stored.
+    """
+    reported: dict[str, Any] = {}
+    for message in thread.messages:
+        if message.role == "user":
+            for cid, entry in message.metadata.get("component_state", {}).items():
+                reported[cid] = entry.get("state")
+    changed: dict[str, dict[str, Any]] = {}
     for message in thread.messages:
         for part in message.tool_calls:
-            if part.component_state is not None and component_name_of(part.tool_name):
-                states[component_id(part.tool_call_id)] = part.component_state
-    return states
+            name = component_name_of(part.tool_name)
+            if name and part.component_state is not None:
+                cid = component_id(part.tool_call_id)
+                if reported.get(cid) != part.component_state:
+                    changed[cid] = {"component": name, "state": part.component_state}
+    return changed
