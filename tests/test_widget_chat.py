@@ -340,3 +340,42 @@ async def test_anywidget_rpc_messages_are_left_to_anywidget(wire: list[Any]) -> 
     click(chat, {"id": "1", "kind": "anywidget-command", "name": "_x", "msg": None})
     await asyncio.sleep(0)
     assert customs(wire, "error") == []
+
+
+@gu.tool
+def plot_rows(rows: list[dict[str, Any]]) -> str:
+    """Plot some rows."""
+    return f"plotted {len(rows)} rows"
+
+
+async def test_large_tool_arguments_cross_the_wire_about_once(wire: list[Any]) -> None:
+    rows = [{"id": i, "name": f"row {i:04d}", "value": i * 1.5} for i in range(1000)]
+    model = gu.ScriptedModel([gu.ScriptedCall("plot_rows", {"rows": rows}), "Plotted."])
+    chat = Chat(model=model, tools=[plot_rows])
+    wire.clear()
+    message = await chat.send("plot")
+    await settle(chat)
+    model_comm = chat.messages[-1].comm.comm_id
+    snapshots = [d for t, cid, d in wire if cid == model_comm and d.get("method") == "update"]
+    frames = customs(wire, "frame")
+    sent = sum(nbytes(d) for d in snapshots) + sum(nbytes(f) for f in frames)
+    final = nbytes(message.model_dump(mode="json"))
+    # streamed once, snapshotted at the run's end: not once per step and tool result
+    assert len(snapshots) <= 2
+    assert sent <= 2 * final + 300 * len(frames)
+    # the browser derives the parsed args from args_text; the thread keeps both
+    synced = chat.messages[-1].message["parts"][0]
+    assert synced["args"] == {} and json.loads(synced["args_text"])["rows"] == rows
+    assert chat.thread.messages[-1].tool_calls[0].args == {"rows": rows}
+
+
+async def test_args_the_browser_cannot_derive_are_synced(wire: list[Any]) -> None:
+    # the model sent a name the tool does not declare: the kernel drops it from
+    # args, so parsing args_text in the browser would show it: keep args then
+    model = gu.ScriptedModel([gu.ScriptedCall("plot_rows", {"rows": [], "junk": 1}), "ok"])
+    chat = Chat(model=model, tools=[plot_rows])
+    await chat.send("plot")
+    await settle(chat)
+    synced = chat.messages[-1].message["parts"][0]
+    assert synced["args"] == {"rows": []}
+    assert json.loads(synced["args_text"])["junk"] == 1

@@ -17,6 +17,7 @@ that changes nothing is answered with ``{"type": "error"}``, never raised.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import pathlib
@@ -35,7 +36,7 @@ from ..events import (
     SuggestionsChanged,
     ThreadEvent,
 )
-from ..messages import Message, Thread
+from ..messages import Message, Thread, ToolCallPart
 from ..runtime import Run, Runtime
 from .components import ComponentBridge
 from .message_model import MessageModel
@@ -60,8 +61,39 @@ log = logging.getLogger(__name__)
 _STATIC = pathlib.Path(__file__).resolve().parent.parent / "static"
 
 
+CATCH_UP_INTERVAL = 0.25
+"""Mid-run boundaries (a step's end, a tool result, a phase change) write the
+traits at most this often; a run's end writes them at once. A tool round
+trip then costs one snapshot of the message, not one per event."""
+
+_SETTLED_PHASES = ("idle", "waiting")
+
+
 def _dump(message: Message) -> dict[str, Any]:
-    return message.model_dump(mode="json")
+    """A message as synced: parsed ``args`` the frontend can derive are left out.
+
+    The browser parses ``args_text`` itself (it streams it anyway), so a large
+    argument (a 1,000-row table) crosses the wire once, not twice.
+    """
+    data = message.model_dump(mode="json")
+    for part, raw in zip(message.parts, data["parts"], strict=True):
+        if isinstance(part, ToolCallPart) and part.args and _derivable(part):
+            raw["args"] = {}
+    return data
+
+
+def _derivable(part: ToolCallPart) -> bool:
+    """True when the browser's parse of ``args_text`` gives ``args`` exactly.
+
+    Edited (approved) or filtered arguments differ from the text: keep those.
+    """
+    try:
+        parsed = json.loads(part.args_text)
+    except ValueError:
+        return False
+    if not isinstance(parsed, dict):
+        return False
+    return {k: v for k, v in parsed.items() if not k.startswith("_")} == part.args
 
 
 class Chat(anywidget.AnyWidget):
@@ -99,7 +131,8 @@ class Chat(anywidget.AnyWidget):
         self._loop = _current_loop()
         self._models: dict[str, MessageModel] = {}
         self._dirty: set[str] = set()
-        """Messages patched since their trait was last written."""
+        """Messages patched or replaced since their trait was last written."""
+        self._catch_up_timer: Any = None
         self._coalescer = FrameCoalescer(self._send_frame, self._call_later, self._clock)
         # Initial values go in the comm_open message itself, not in updates after it.
         self._components = ComponentBridge(runtime)
@@ -183,6 +216,9 @@ class Chat(anywidget.AnyWidget):
             self._unsubscribe = None
         if hasattr(self, "_coalescer"):
             self._coalescer.close()
+        if getattr(self, "_catch_up_timer", None) is not None:
+            self._catch_up_timer.cancel()
+            self._catch_up_timer = None
         for model in getattr(self, "_models", {}).values():
             model.close()
         super().close()
@@ -203,8 +239,11 @@ class Chat(anywidget.AnyWidget):
         if isinstance(event, MessagePatched):
             self._dirty.add(event.message_id)
             self._coalescer.add(event.message_id, event.ops)
-        elif isinstance(event, MessageAdded | MessageReplaced):
+        elif isinstance(event, MessageAdded):
             self._write(event.message)
+        elif isinstance(event, MessageReplaced):
+            self._dirty.add(event.message.id)
+            self._schedule_catch_up()
         elif isinstance(event, RunChanged):
             self._on_run_changed(event.phase, event.detail)
         elif isinstance(event, SuggestionsChanged):
@@ -228,15 +267,33 @@ class Chat(anywidget.AnyWidget):
         return model
 
     def _on_run_changed(self, phase: str, detail: str | None) -> None:
-        # A phase change is a boundary: the traits catch up with the stream,
-        # so the final state is durable whatever events came before.
+        # When the run settles the traits catch up at once, so the final state
+        # is durable whatever events came before; mid-run they catch up soon.
+        if phase in _SETTLED_PHASES:
+            self._catch_up()
+        else:
+            self._schedule_catch_up()
+        with self.hold_sync():
+            self.phase_detail = detail or ""
+            self.phase = phase
+
+    def _schedule_catch_up(self) -> None:
+        if self._catch_up_timer is None and self._dirty:
+            timer = self._call_later(CATCH_UP_INTERVAL, self._catch_up)
+            if self._dirty:  # not caught up already (with no loop it runs at once)
+                self._catch_up_timer = timer
+
+    def _catch_up(self) -> None:
+        """Write every message patched or replaced since its last write."""
+        if self._catch_up_timer is not None:
+            self._catch_up_timer.cancel()
+            self._catch_up_timer = None
         for message_id in list(self._dirty):
             message = self._runtime.thread.message(message_id)
             if message is not None:
                 self._write(message)
-        with self.hold_sync():
-            self.phase_detail = detail or ""
-            self.phase = phase
+            else:
+                self._dirty.discard(message_id)
 
     def _send_frame(self, frame: dict[str, Any]) -> None:
         super().send(frame)
