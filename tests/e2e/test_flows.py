@@ -36,15 +36,15 @@ def flows_page(lab_server: LabServer, browser: Browser) -> Iterator[LabPage]:
 def flows(request: pytest.FixtureRequest, flows_page: LabPage, lab_server: LabServer) -> LabPage:
     """The flows notebook, back to its setup cells, with the tool counters cleared."""
     report_on_failure(request, lab_server, [flows_page])
-    flows_page.run_code("RUNS.clear()\nMODELS.clear()\nGATE.set()")
+    flows_page.run_code("RUNS.clear()\nMODELS.clear()\nGATE.set()\nFAILURES[0] = 1")
     flows_page.keep_cells(SETUP_CELLS)
     return flows_page
 
 
-def show_chat(lab: LabPage, name: str = "chat") -> Locator:
-    """Create ``name = make_chat()`` in a new cell, display it, return its view."""
+def show_chat(lab: LabPage, arguments: str = "") -> Locator:
+    """Run ``chat = make_chat(<arguments>)`` in a new cell, display it, return its view."""
     before = lab.chats().count()
-    lab.run_code(f"{name} = make_chat()\ndisplay({name})")
+    lab.run_code(f"chat = make_chat({arguments})\ndisplay(chat)")
     return lab.chat(before)
 
 
@@ -90,6 +90,19 @@ def test_approval_waits_then_approve_runs_the_tool_exactly_once(flows: LabPage) 
     [part] = flows.run_json("tool_parts(chat)")
     assert part["approval"]["status"] == "approved"
     assert part["id"] == card.get_attribute("data-tool-call-id")
+
+
+def test_always_allow_approves_this_call_and_the_next_ones(flows: LabPage) -> None:
+    chat, card = ask_to_drop(flows)
+    card.locator("button.gu-always").click()
+    expect(reply_text(chat)).to_contain_text("Tool said: dropped sales", timeout=LONG_WAIT)
+
+    send_from_ui(chat, "drop the sales table again")
+    expect(tool_card(chat, "drop_table")).to_have_count(2, timeout=LONG_WAIT)
+    expect(reply_text(chat).last).to_contain_text("Tool said: dropped sales", timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete")
+    expect(chat.locator("button.gu-approve")).to_have_count(0)
+    assert flows.run_json("RUNS") == ["sales", "sales"]
 
 
 def test_reject_with_reason_skips_the_tool_and_tells_the_model(flows: LabPage) -> None:
@@ -146,6 +159,33 @@ def test_stop_mid_stream_keeps_the_partial_reply(flows: LabPage) -> None:
     flows.run_code("GATE.set()")  # nothing may stream after the stop
     expect(chat.locator("button.gu-send")).to_be_enabled()
     assert flows.run_json("chat.thread.messages[-1].text") == last["text"]
+
+
+def test_model_error_shows_and_retry_replaces_the_failed_reply(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    send_from_ui(chat, "a flaky request")
+    error = assistant(chat).locator(".gu-error")
+    expect(error).to_contain_text("upstream timed out", timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "incomplete")
+    chat.locator("button.gu-retry").click()
+
+    expect(reply_text(chat)).to_contain_text("Recovered answer.", timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete")
+    expect(error).to_be_hidden()
+    thread = flows.run_json("[[m.role, m.text] for m in chat.thread.messages]")
+    assert thread == [["user", "a flaky request"], ["assistant", "Recovered answer."]]
+
+
+def test_suggestion_chip_sends_its_text(flows: LabPage) -> None:
+    chat = show_chat(flows, "suggestions=True")
+    send_from_ui(chat, "hello")
+    chip = chat.locator("button.gu-suggestion", has_text="Ask me something")
+    expect(chip).to_be_visible(timeout=LONG_WAIT)
+    chip.click()
+
+    expect(tool_card(chat, "ask_user").locator(".gu-human-input")).to_be_visible(timeout=LONG_WAIT)
+    users = flows.run_json("[m.text for m in chat.thread.messages if m.role == 'user']")
+    assert users == ["hello", "Ask me something"]
 
 
 def _thread_in(view: Locator) -> list[tuple[str | None, str]]:
