@@ -32,7 +32,8 @@ from playwright.sync_api import Browser, BrowserContext, Locator, Page
 
 REPO = Path(__file__).resolve().parents[2]
 
-CHROMIUM = "/usr/bin/chromium"
+# Debian's Chromium; GU_CHROMIUM (set by `make e2e CHROMIUM=...`) points elsewhere.
+CHROMIUM = os.environ.get("GU_CHROMIUM") or "/usr/bin/chromium"
 # The closed network refuses Chromium's background connections; running as root
 # needs --no-sandbox (DESIGN.md §7).
 CHROMIUM_ARGS = [
@@ -60,7 +61,7 @@ def require_chromium() -> str:
     if not Path(CHROMIUM).exists():
         raise RuntimeError(
             f"{CHROMIUM} not found: the end-to-end tests drive Debian's Chromium. "
-            "Install it with `apt-get install chromium`."
+            "Install it with `apt-get install chromium` (or set GU_CHROMIUM to a Chromium)."
         )
     return CHROMIUM
 
