@@ -62,7 +62,8 @@ e2e: setup browser
 test: lint typecheck pytest nbval jstest e2e
 	@echo "All checks passed."
 
-bench: setup
+bench: setup browser
+	$(PY) -m pip install --quiet -e ".[test,bench]"
 	$(PY) benchmarks/run_all.py
 
 clean:

@@ -7,9 +7,13 @@ replaced when it runs again.
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import importlib.metadata
 import os
 import platform
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,8 +35,36 @@ def machine() -> str:
         f"- nproc: {os.cpu_count()}\n"
         f"- CPU: {model}\n"
         f"- Python: {sys.version.split()[0]} ({platform.python_implementation()}), "
-        f"{platform.system()} {platform.machine()}\n"
+        f"{platform.system()} {platform.machine()}\n" + _more_facts()
     )
+
+
+def _more_facts() -> str:
+    """Memory, load, the browser-side versions and the date (each only when known)."""
+    lines = []
+    try:
+        meminfo = Path("/proc/meminfo").read_text().split()
+        lines.append(f"- memory: {int(meminfo[meminfo.index('MemTotal:') + 1]) / 2**20:.1f} GiB")
+    except (OSError, ValueError, IndexError):
+        pass
+    if hasattr(os, "getloadavg"):
+        load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+        lines.append(f"- load average when written (1/5/15 min): {load}")
+    for label, cmd in (("Node", ["node", "--version"]), ("Chromium", ["chromium", "--version"])):
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=20, check=False)
+            if out.returncode == 0 and out.stdout.strip():
+                lines.append(f"- {label}: {out.stdout.strip()}")
+        except (OSError, subprocess.SubprocessError):
+            pass
+    versions = []
+    for dist in ("jupyterlab", "ipykernel", "anywidget", "ipywidgets", "openai"):
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            versions.append(f"{dist} {importlib.metadata.version(dist)}")
+    if versions:
+        lines.append(f"- packages: {', '.join(versions)}")
+    lines.append(f"- written: {datetime.datetime.now(datetime.UTC).isoformat(timespec='seconds')}")
+    return "".join(line + "\n" for line in lines)
 
 
 def update_section(name: str, body: str, path: Path = RESULTS) -> None:
