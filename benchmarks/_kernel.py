@@ -117,7 +117,8 @@ async def run_once(chat: Chat, text: str = "show the table") -> RunStats:
     final = len(json.dumps(message.model_dump(mode="json"), separators=(",", ":")))
     times = WIRE.frame_times
     stream = times[-1] - times[0] if len(times) > 1 else 0.0
-    wire = Wire(WIRE.messages, WIRE.bytes, WIRE.frames, list(times), dict(WIRE.kinds))
+    kinds = {kind: list(entry) for kind, entry in WIRE.kinds.items()}  # later runs add to WIRE
+    wire = Wire(WIRE.messages, WIRE.bytes, WIRE.frames, list(times), kinds)
     if message.status.type != "complete":
         raise RuntimeError(f"the benchmark run did not complete: {message.status!r}")
     return RunStats(cpu, wall, wire, final, stream)
