@@ -73,6 +73,40 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def jupyter_env(base: Path) -> dict[str, str]:
+    """The environment for a Jupyter process (server, nbconvert) and its kernels.
+
+    Every config/data/runtime directory lives under ``base``, the kernel imports
+    the source tree when ipygenui is not installed, and OPENAI_API_KEY is
+    removed so notebooks take the offline model.
+    """
+    env = dict(os.environ)
+    for name, sub in (
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+        ("IPYTHONDIR", "ipython"),
+    ):
+        path = base / sub
+        path.mkdir(parents=True, exist_ok=True)
+        env[name] = str(path)
+    for rel, value in _QUIET_SETTINGS.items():
+        path = base / "settings" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+    try:
+        importlib.metadata.distribution("ipygenui")
+    except importlib.metadata.PackageNotFoundError:
+        # Not installed yet: let the kernel import the source tree (after
+        # any PYTHONPATH given, so a patched copy can be tested).
+        paths = [env.get("PYTHONPATH", ""), str(REPO / "src")]
+        env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    env.pop("OPENAI_API_KEY", None)  # the notebooks must take the offline path
+    return env
+
+
 class LabServer:
     """One ``jupyter lab`` process serving a temp copy of the notebooks."""
 
@@ -98,31 +132,7 @@ class LabServer:
             shutil.copytree(src, target, dirs_exist_ok=True)
 
     def _env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        for name, sub in (
-            ("JUPYTER_CONFIG_DIR", "config"),
-            ("JUPYTER_DATA_DIR", "data"),
-            ("JUPYTER_RUNTIME_DIR", "runtime"),
-            ("JUPYTERLAB_SETTINGS_DIR", "settings"),
-            ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
-            ("IPYTHONDIR", "ipython"),
-        ):
-            path = self.base / sub
-            path.mkdir(parents=True, exist_ok=True)
-            env[name] = str(path)
-        for rel, value in _QUIET_SETTINGS.items():
-            path = self.base / "settings" / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(value))
-        try:
-            importlib.metadata.distribution("ipygenui")
-        except importlib.metadata.PackageNotFoundError:
-            # Not installed yet: let the kernel import the source tree (after
-            # any PYTHONPATH given, so a patched copy can be tested).
-            paths = [env.get("PYTHONPATH", ""), str(REPO / "src")]
-            env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
-        env.pop("OPENAI_API_KEY", None)  # the notebooks must take the offline path
-        return env
+        return jupyter_env(self.base)
 
     def start(self, timeout: float = 90.0) -> None:
         """Start the server and wait until ``/api/status`` answers."""
