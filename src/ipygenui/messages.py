@@ -140,7 +140,7 @@ class Thread(_Model):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     def message(self, message_id: str) -> Message | None:
-        for message in self.messages:
+        for message in reversed(self.messages):  # the live message is usually last
             if message.id == message_id:
                 return message
         return None

@@ -248,7 +248,8 @@ class Chat(anywidget.AnyWidget):
             self._on_run_changed(event.phase, event.detail)
         elif isinstance(event, SuggestionsChanged):
             self.suggestions = list(event.suggestions)
-        self.running = self._runtime.running
+        if not isinstance(event, MessagePatched):  # patches never start or end a run
+            self.running = self._runtime.running
 
     def _write(self, message: Message) -> None:
         """Write a message's full state to its trait (a boundary)."""
