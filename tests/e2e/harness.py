@@ -374,6 +374,13 @@ class LabPage:
             [self.path, count],
         )
 
+    def cell_count(self) -> int:
+        """How many cells the notebook has now."""
+        count: int = self.page.evaluate(
+            _js("(path)", "return findPanel(path).content.model.cells.length;"), self.path
+        )
+        return count
+
     def run_json(self, expression: str) -> Any:
         """Evaluate ``expression`` in the kernel and return it decoded from JSON."""
         out = self.run_code(f"import json as _j\nprint(_j.dumps({expression}))")

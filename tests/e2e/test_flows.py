@@ -1,4 +1,6 @@
-"""Issue 5 end to end: approvals, human tools, stop, several views, reload, hostile text.
+"""Issue 5 end to end: approvals, human tools, stop, several views, reload, hostile text,
+the keyboard (Enter / Shift+Enter, every control named and reached with Tab), edited
+tool arguments.
 
 The tests share one page and kernel on ``e2e/flows.ipynb`` (scripted model +
 tools, see its setup cell): each test starts from the setup cells alone,
@@ -8,15 +10,17 @@ DOM and the kernel-side thread.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Locator, expect
 
 from .harness import CellError, LabPage, LabServer, report_on_failure, shared_notebook
-from .widget import assistant, messages, send_from_ui, text_of, tool_card
+from .widget import assistant, messages, send_from_ui, tab_to, text_of, tool_card
 
 pytestmark = pytest.mark.e2e
 
@@ -317,3 +321,157 @@ def test_a_failing_cell_fails_the_harness_call(flows: LabPage) -> None:
     with pytest.raises(CellError, match="ZeroDivisionError"):
         flows.run_code("1 / 0")
     assert flows.run_json("{'answer': 6 * 7}") == {"answer": 42}
+
+
+# --- the keyboard ----------------------------------------------------------------
+
+_LAB_MODE_JS = """
+() => [document.activeElement.className, window.jupyterapp.shell.currentWidget.content.mode]
+"""
+
+
+def test_enter_sends_and_shift_enter_adds_a_line(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    cells = flows.cell_count()
+    box = chat.get_by_role("textbox", name="Message")
+    box.click()
+    flows.page.keyboard.type("first line")
+    flows.page.keyboard.press("Shift+Enter")
+    flows.page.keyboard.type("second line")
+
+    expect(box).to_have_value("first line\nsecond line")
+    # Shift+Enter stayed in the box: JupyterLab ran no cell, the kernel got nothing
+    assert flows.cell_count() == cells
+    assert flows.run_json("len(chat.thread.messages)") == 0
+
+    box.press("Enter")
+    expect(box).to_have_value("")
+    expect(reply_text(chat)).to_contain_text("Hello from the scripted model", timeout=LONG_WAIT)
+    assert flows.run_json("[m.text for m in chat.thread.messages if m.role == 'user']") == [
+        "first line\nsecond line"
+    ]
+    expect(chat.get_by_role("button", name="Send message")).to_be_enabled()
+
+
+def test_every_control_is_named_and_reached_with_tab(flows: LabPage) -> None:
+    """Keyboard only: Retry a failed reply, pick a suggestion, approve the call it asks."""
+    page = flows.page
+    chat = show_chat(flows, "suggestions=True")
+    box = chat.get_by_role("textbox", name="Message")
+    box.focus()
+    page.keyboard.type("a flaky request")
+    page.keyboard.press("Enter")
+
+    retry = chat.get_by_role("button", name="Retry", exact=True)
+    expect(retry).to_be_visible(timeout=LONG_WAIT)
+    tab_to(chat, retry)
+    page.keyboard.press("Enter")
+    # the key activated the button; JupyterLab did not take it (edit mode on the cell)
+    assert page.evaluate(_LAB_MODE_JS) == ["gu-retry", "command"]
+    expect(reply_text(chat)).to_contain_text("Recovered answer.", timeout=LONG_WAIT)
+
+    chip = chat.get_by_role("button", name="Drop the sales table", exact=True)
+    expect(chip).to_be_visible(timeout=LONG_WAIT)
+    expect(chat.get_by_role("group", name="Suggested follow-ups")).to_be_visible()
+    stops = tab_to(chat, chip)
+    assert "Ask me something" in stops  # the first chip comes before it
+    page.keyboard.press("Enter")
+
+    card = tool_card(chat, "drop_table")
+    approval = card.get_by_role("group", name="Approve drop_table?")
+    expect(approval).to_be_visible(timeout=LONG_WAIT)
+    approve = approval.get_by_role("button", name="Approve", exact=True)
+    for control in (
+        approval.get_by_role("textbox", name="Arguments for drop_table"),
+        approval.get_by_role("button", name="Always allow", exact=True),
+        approval.get_by_role("textbox", name="Reason for rejecting drop_table"),
+        approval.get_by_role("button", name="Reject", exact=True),
+        chat.get_by_role("textbox", name="Message"),
+    ):
+        expect(control).to_be_visible()
+        tab_to(chat, control)
+    assert flows.run_json("RUNS") == []  # (runs a cell: the focus moves to the notebook)
+    stops = tab_to(chat, approve)
+    assert "Arguments for drop_table" in stops
+    page.keyboard.press("Enter")
+
+    expect(reply_text(chat).last).to_contain_text("Tool said: dropped sales", timeout=LONG_WAIT)
+    assert flows.run_json("RUNS") == ["sales"]
+    users = flows.run_json("[m.text for m in chat.thread.messages if m.role == 'user']")
+    assert users == ["a flaky request", "Drop the sales table"]
+
+
+def test_stop_is_named_and_reached_with_tab_while_streaming(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    flows.run_code("GATE.clear()")
+    chat.get_by_role("textbox", name="Message").fill("write something long")
+    chat.get_by_role("textbox", name="Message").press("Enter")
+    expect(reply_text(chat)).to_contain_text("Word99", timeout=LONG_WAIT)
+
+    stop = chat.get_by_role("button", name="Stop the run")
+    tab_to(chat, stop)
+    flows.page.keyboard.press("Enter")
+    expect(assistant(chat)).to_have_attribute("data-status", "incomplete", timeout=LONG_WAIT)
+    flows.run_code("GATE.set()")
+    assert flows.run_json("chat.thread.messages[-1].status.reason") == "cancelled"
+
+
+def _drop_calls(lab: LabPage) -> Any:
+    return lab.run_json(
+        "[{'args': p.args, 'approval': p.approval and p.approval.status,"
+        " 'result': p.result} for m in chat.thread.messages if m.role == 'assistant'"
+        " for p in m.tool_calls]"
+    )
+
+
+def test_edited_arguments_are_the_ones_the_tool_runs_with(flows: LabPage) -> None:
+    chat, card = ask_to_drop(flows)
+    editor = card.get_by_role("textbox", name="Arguments for drop_table")
+    assert json.loads(editor.input_value()) == {"name": "sales"}
+    editor.fill('{"name": "archive"}')
+    card.get_by_role("button", name="Approve", exact=True).click()
+
+    expect(reply_text(chat)).to_contain_text("Tool said: dropped archive", timeout=LONG_WAIT)
+    assert flows.run_json("RUNS") == ["archive"]
+    assert _drop_calls(flows) == [
+        {"args": {"name": "archive"}, "approval": "approved", "result": "dropped archive"}
+    ]
+    expect(card.locator(".gu-tool-args")).to_contain_text("archive")
+    sent = flows.run_json("MODELS[-1].requests[-1].messages[-1]")
+    assert sent["role"] == "tool" and sent["content"] == "dropped archive"
+
+
+@pytest.mark.parametrize(
+    ("edited", "notice"),
+    [
+        ('{"name": "archive",', "not a valid JSON object"),
+        ('{"name": 5}', "edited arguments rejected"),
+    ],
+    ids=["broken-json", "wrong-type"],
+)
+def test_bad_edited_arguments_show_a_notice_and_run_nothing(
+    flows: LabPage,
+    edited: str,
+    notice: str,
+) -> None:
+    chat, card = ask_to_drop(flows)
+    editor = card.get_by_role("textbox", name="Arguments for drop_table")
+    editor.fill(edited)
+    card.get_by_role("button", name="Approve", exact=True).click()
+
+    expect(chat.get_by_role("alert").filter(has_text=notice)).to_be_visible(timeout=LONG_WAIT)
+    card.get_by_role("button", name="Always allow", exact=True).click()  # refused the same way
+    expect(chat.get_by_role("alert").filter(has_text=notice)).to_be_visible(timeout=LONG_WAIT)
+    # still waiting, the edit kept so the user can fix it
+    expect(chat).to_have_attribute("data-phase", "waiting")
+    expect(editor).to_have_value(edited)
+    assert flows.run_json("RUNS") == []
+    assert _drop_calls(flows) == [
+        {"args": {"name": "sales"}, "approval": "pending", "result": None}
+    ]
+
+    editor.fill('{"name": "archive"}')
+    card.get_by_role("button", name="Approve", exact=True).click()
+    expect(reply_text(chat)).to_contain_text("Tool said: dropped archive", timeout=LONG_WAIT)
+    expect(chat.locator(".gu-notice")).to_be_hidden()
+    assert flows.run_json("RUNS") == ["archive"]

@@ -29,6 +29,18 @@ _RECORDER_JS = """
 """
 
 
+MAX_TABS = 40  # more stops than one chat has: a control further away is unreachable
+
+# The accessible name (or class) of the focused element when it is inside root.
+_FOCUSED_JS = """
+(root) => {
+  const el = document.activeElement;
+  if (!el || !root.contains(el)) return null;
+  return el.getAttribute('aria-label') || el.innerText.trim() || el.className;
+}
+"""
+
+
 def messages(chat: Locator, role: str | None = None) -> Locator:
     """The widget's message elements, optionally of one role, in order."""
     if role is None:
@@ -69,3 +81,21 @@ def read_stream_samples(chat: Locator) -> list[dict[str, Any]]:
         "(root) => { root.__guObserver.disconnect(); return root.__guSamples; }"
     )
     return samples
+
+
+def tab_to(chat: Locator, target: Locator) -> list[str]:
+    """Focus the chat's conversation log, then press Tab until ``target`` has focus.
+
+    Returns the names of the stops passed on the way; fails if focus leaves
+    the chat (or takes more than MAX_TABS presses) before reaching it.
+    """
+    chat.get_by_role("log", name="Conversation").focus()
+    stops: list[str] = []
+    for _ in range(MAX_TABS):
+        chat.page.keyboard.press("Tab")
+        if target.evaluate("(el) => el === document.activeElement"):
+            return stops
+        name = chat.evaluate(_FOCUSED_JS)
+        assert name is not None, f"Tab left the chat before the target; stops: {stops}"
+        stops.append(name)
+    raise AssertionError(f"target not reached in {MAX_TABS} Tab presses; stops: {stops}")
