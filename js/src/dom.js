@@ -37,3 +37,9 @@ export function setText(el, text) {
 export function show(el, visible) {
   if (el.hidden === visible) el.hidden = !visible;
 }
+
+/** Set a `data-*` attribute only when it changed (a write is DOM work even when equal). */
+export function setData(el, key, value) {
+  const text = String(value ?? "");
+  if (el.dataset[key] !== text) el.dataset[key] = text;
+}

@@ -42,6 +42,10 @@ export function escapeHtml(text) {
     .replaceAll("'", "&#39;");
 }
 
+// Set while rendering a block that may still grow: its code is shown plain,
+// and highlighted once the block is complete.
+let plainCode = false;
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
@@ -49,7 +53,7 @@ const marked = new Marked({
     code({ text, lang }) {
       const language = (lang || "").trim().split(/\s+/)[0].toLowerCase();
       let body;
-      if (language && hljs.getLanguage(language)) {
+      if (language && !plainCode && hljs.getLanguage(language)) {
         body = hljs.highlight(text, { language, ignoreIllegals: true }).value;
       } else {
         body = escapeHtml(text);
@@ -60,25 +64,34 @@ const marked = new Marked({
   },
 });
 
-let purifier = null;
+const PURIFY_CONFIG = {
+  ADD_ATTR: ["target"],
+  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object"],
+  FORBID_ATTR: ["style"],
+};
 
-function getPurifier() {
+/** @type {Map<boolean, any>} one purifier per output kind (string or DOM fragment) */
+const purifiers = new Map();
+
+/**
+ * A DOMPurify instance with the config set once (`setConfig`): passing it
+ * to every `sanitize` call would parse it again each time, a cost paid on
+ * every streamed frame.
+ */
+function getPurifier(fragment = false) {
+  let purifier = purifiers.get(fragment);
   if (purifier) return purifier;
   purifier = DOMPurify(window);
+  purifier.setConfig({ ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: fragment });
   purifier.addHook("afterSanitizeAttributes", (node) => {
     if (node.tagName === "A" && node.hasAttribute("href")) {
       node.setAttribute("target", "_blank");
       node.setAttribute("rel", "noopener noreferrer nofollow");
     }
   });
+  purifiers.set(fragment, purifier);
   return purifier;
 }
-
-const PURIFY_CONFIG = {
-  ADD_ATTR: ["target"],
-  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object"],
-  FORBID_ATTR: ["style"],
-};
 
 /**
  * Sanitize untrusted HTML.
@@ -86,7 +99,7 @@ const PURIFY_CONFIG = {
  * @returns {string}
  */
 export function sanitize(html) {
-  return getPurifier().sanitize(html, PURIFY_CONFIG);
+  return getPurifier().sanitize(html);
 }
 
 /**
@@ -103,4 +116,186 @@ export function renderMarkdown(text) {
     html = `<p>${escapeHtml(text)}</p>`;
   }
   return sanitize(html);
+}
+
+/** A top-level block's identity: same type and source give the same DOM. */
+function blockKey(token, plain) {
+  return `${token.type}${plain && token.type === "code" ? ":plain" : ""}\u0000${token.raw}`;
+}
+
+/** Top-level markdown tokens of `text`, or null when marked gives up. */
+function lexBlocks(text) {
+  try {
+    return marked.lexer(text);
+  } catch {
+    return null;
+  }
+}
+
+// Blocks that a blank line ends for good: nothing after it can change them.
+// (A list, indented code or raw HTML may continue past a blank line.)
+const CLOSED_BY_BLANK = new Set(["paragraph", "heading", "table", "blockquote", "hr"]);
+
+function closedByBlank(token) {
+  if (token.type === "code") return token.codeBlockStyle !== "indented";
+  return CLOSED_BY_BLANK.has(token.type);
+}
+
+/**
+ * Where re-lexing may start after `text` grew: the index of the last token
+ * that follows a blank line after a block that line closed, so all tokens
+ * before it are final. 0 when there is none.
+ */
+function restartIndex(tokens) {
+  for (let j = tokens.length - 1; j >= 2; j--) {
+    if (tokens[j - 1].type === "space" && closedByBlank(tokens[j - 2])) return j;
+  }
+  return 0;
+}
+
+/**
+ * Lexes text that grows by appends: keeps the tokens before the last safe
+ * restart point and lexes only the rest, so a frame costs time in the size
+ * of the last blocks, not of the whole reply. Falls back to a full lex when
+ * the text did not just grow or link definitions are involved (they resolve
+ * references anywhere in the text).
+ */
+function createBlockLexer() {
+  let text = "";
+  /** @type {any[] | null} */
+  let tokens = [];
+  let starts = [0];
+  // False when the last full lex's raws did not tile the text (then every
+  // frame is lexed whole).
+  let tiled = true;
+
+  function full(next) {
+    tokens = lexBlocks(next);
+    starts = [0];
+    for (const token of tokens ?? []) starts.push(starts[starts.length - 1] + token.raw.length);
+    tiled = tokens !== null && starts[starts.length - 1] === next.length && !hasLinks(tokens);
+    text = next;
+    return tokens;
+  }
+
+  return function lex(next) {
+    const j = tiled && next.startsWith(text) ? restartIndex(tokens) : 0;
+    if (j === 0) return full(next);
+    const rest = lexBlocks(next.slice(starts[j]));
+    if (rest === null || hasLinks(rest)) return full(next);
+    const merged = tokens.slice(0, j);
+    const offsets = starts.slice(0, j + 1);
+    for (const token of rest) {
+      merged.push(token);
+      offsets.push(offsets[offsets.length - 1] + token.raw.length);
+    }
+    // Tokens must tile the text; if marked ever re-wrote a raw, lex it all.
+    if (offsets[offsets.length - 1] !== next.length) return full(next);
+    merged.links = {};
+    tokens = merged;
+    starts = offsets;
+    text = next;
+    return tokens;
+  };
+}
+
+function hasLinks(tokens) {
+  for (const _ in tokens.links ?? {}) return true;
+  return false;
+}
+
+/**
+ * One top-level token rendered and sanitized, as DOM nodes. The parser
+ * renders a token list by concatenating each token's HTML, so rendering
+ * block by block gives the same markup as one `renderMarkdown` call.
+ */
+function renderBlock(token, plain) {
+  let html;
+  plainCode = plain;
+  try {
+    html = marked.parser([token]);
+  } catch {
+    html = `<p>${escapeHtml(token.raw)}</p>`;
+  } finally {
+    plainCode = false;
+  }
+  // Straight to DOM nodes: sanitized exactly like `sanitize`, without a
+  // serialize + re-parse round trip.
+  return [...getPurifier(true).sanitize(html).childNodes];
+}
+
+/**
+ * Renders markdown that grows while it streams into `el`, incrementally:
+ * the text is split into top-level blocks and only blocks whose source
+ * changed are rendered again (while streaming that is the last one); the
+ * DOM nodes of the others stay as they are. The result equals
+ * `el.innerHTML = renderMarkdown(text)`.
+ * @param {HTMLElement} el container this view owns
+ */
+export function createMarkdownView(el) {
+  /** @type {Array<{key: string, nodes: Node[]}>} */
+  let blocks = [];
+  let links = "{}";
+  let lastText = null;
+  let lastStreaming = false;
+  const lex = createBlockLexer();
+
+  function rebuild(text) {
+    // Marked gave up: the text as a plain paragraph, as renderMarkdown does.
+    const p = document.createElement("p");
+    p.textContent = text;
+    el.replaceChildren(p);
+    blocks = [{ key: "\u0000fallback", nodes: [p] }];
+  }
+
+  return {
+    el,
+    /**
+     * @param {string} text the whole markdown so far
+     * @param {{streaming?: boolean}} [opts] while streaming, the last block
+     *   may still grow: its code is highlighted only once it is complete
+     */
+    update(text, { streaming = false } = {}) {
+      // Marked reads \r\n and \r as \n; doing it first keeps offsets true.
+      const source = (text ?? "").replace(/\r\n?/g, "\n");
+      if (source === lastText && streaming === lastStreaming) return;
+      lastText = source;
+      lastStreaming = streaming;
+      const tokens = lex(source);
+      if (tokens === null) {
+        rebuild(source);
+        return;
+      }
+      // Link definitions anywhere resolve references in every block.
+      const nextLinks = JSON.stringify(tokens.links ?? {});
+      if (nextLinks !== links) {
+        links = nextLinks;
+        for (const block of blocks) block.key = "";
+      }
+      const next = [];
+      // The node the next block's DOM goes before: blocks fill `el` in order.
+      let cursor = el.firstChild;
+      for (let i = 0; i < tokens.length; i++) {
+        const plain = streaming && i === tokens.length - 1;
+        const key = blockKey(tokens[i], plain);
+        const old = blocks[i];
+        if (old && old.key === key) {
+          if (old.nodes.length) cursor = old.nodes[old.nodes.length - 1].nextSibling;
+          next.push(old);
+          continue;
+        }
+        if (old?.nodes.length) {
+          cursor = old.nodes[old.nodes.length - 1].nextSibling;
+          for (const node of old.nodes) node.remove();
+        }
+        const nodes = renderBlock(tokens[i], plain);
+        for (const node of nodes) el.insertBefore(node, cursor);
+        next.push({ key, nodes });
+      }
+      for (const block of blocks.slice(tokens.length)) {
+        for (const node of block.nodes) node.remove();
+      }
+      blocks = next;
+    },
+  };
 }

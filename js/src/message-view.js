@@ -2,23 +2,24 @@
 // call cards), an error line with a retry button when it ended incomplete,
 // and the run footer. Updates touch only the parts that changed.
 
-import { h, setText, show } from "./dom.js";
+import { h, setData, setText, show } from "./dom.js";
 import { createFooter, runFooter } from "./footer.js";
-import { renderMarkdown } from "./markdown.js";
+import { createMarkdownView } from "./markdown.js";
 import { createToolCard } from "./tool-card.js";
 
 function createTextPart(ctx, role) {
   // What the user typed is shown as typed; only model text is markdown.
   const plain = role === "user";
   const el = h(plain ? "div.gu-text.gu-plain" : "div.gu-text");
+  const markdown = plain ? null : createMarkdownView(el);
   let last = null;
   return {
     el,
-    update(part) {
-      if (part.text === last) return;
-      last = part.text;
-      if (plain) el.textContent = part.text;
-      else el.innerHTML = renderMarkdown(part.text);
+    update(part, { streaming }) {
+      if (plain) {
+        if (part.text !== last) el.textContent = part.text;
+        last = part.text;
+      } else markdown.update(part.text, { streaming });
     },
   };
 }
@@ -27,14 +28,12 @@ function createReasoningPart() {
   const body = h("div.gu-reasoning-text");
   const summary = h("summary", {}, "Reasoning");
   const el = h("details.gu-reasoning", {}, summary, body);
-  let last = null;
+  const markdown = createMarkdownView(body);
   return {
     el,
     update(part, { streaming }) {
       setText(summary, streaming ? "Thinking…" : "Reasoning");
-      if (part.text === last) return;
-      last = part.text;
-      body.innerHTML = renderMarkdown(part.text);
+      markdown.update(part.text, { streaming });
     },
   };
 }
@@ -85,9 +84,10 @@ export function createMessageView(ctx) {
      */
     update(message, { isLast, running }) {
       const status = message.status?.type ?? "complete";
-      el.dataset.role = message.role;
-      el.dataset.status = status;
-      el.dataset.messageId = message.id;
+      // Unchanged values are not written again: every write is DOM work.
+      setData(el, "role", message.role);
+      setData(el, "status", status);
+      setData(el, "messageId", message.id);
       const list = message.parts ?? [];
       for (let i = 0; i < list.length; i++) {
         const part = list[i];

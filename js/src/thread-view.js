@@ -1,7 +1,7 @@
 // The scrolling list of messages. Keeps one view per message id, in thread
 // order, and follows the stream to the bottom unless the user scrolled up.
 
-import { h } from "./dom.js";
+import { h, show } from "./dom.js";
 import { createMessageView } from "./message-view.js";
 
 const FOLLOW_SLACK_PX = 48;
@@ -20,35 +20,67 @@ export function createThreadView(ctx) {
     follow = el.scrollHeight - el.scrollTop - el.clientHeight <= FOLLOW_SLACK_PX;
   });
 
+  /** @type {string[]} ids of the visible messages, in order, as last rendered */
+  let order = [];
+  let lastRunning = null;
+
+  /** Put the views in thread order, dropping views of messages that left. */
+  function arrange(visible) {
+    const keep = new Set(visible.map((m) => m.id));
+    for (const [id, view] of views) {
+      if (!keep.has(id)) {
+        view.el.remove();
+        views.delete(id);
+      }
+    }
+    let previous = null;
+    for (const message of visible) {
+      const view = views.get(message.id);
+      const wanted = previous ? previous.nextSibling : el.firstChild;
+      if (wanted !== view.el) el.insertBefore(view.el, wanted);
+      previous = view.el;
+    }
+  }
+
   return {
     el,
     /**
+     * Bring the DOM up to date. Only the messages in `dirty` (their state
+     * changed since the last render), new ones, and those whose place as
+     * the last message or whose `running` flag matters changed are
+     * updated; the other views are not touched at all.
      * @param {any[]} messages live messages in order
-     * @param {{running: boolean}} opts
+     * @param {{running: boolean, dirty?: Set<string> | null}} opts
+     *   `dirty` null or absent: update every message
      */
-    render(messages, { running }) {
+    render(messages, { running, dirty = null }) {
       const visible = messages.filter((m) => m.role !== "system");
-      const keep = new Set(visible.map((m) => m.id));
-      for (const [id, view] of views) {
-        if (!keep.has(id)) {
-          view.el.remove();
-          views.delete(id);
-        }
-      }
-      let previous = null;
+      const ids = visible.map((m) => m.id);
+      const reordered = ids.length !== order.length || ids.some((id, i) => id !== order[i]);
+      const lastId = ids[ids.length - 1];
+      const oldLastId = order[order.length - 1];
+      const runningChanged = running !== lastRunning;
       visible.forEach((message, index) => {
+        const isLast = index === visible.length - 1;
         let view = views.get(message.id);
-        if (!view) {
+        const fresh = !view;
+        if (fresh) {
           view = createMessageView(ctx);
           views.set(message.id, view);
         }
-        view.update(message, { isLast: index === visible.length - 1, running });
-        const wanted = previous ? previous.nextSibling : el.firstChild;
-        if (wanted !== view.el) el.insertBefore(view.el, wanted);
-        previous = view.el;
+        const stale =
+          fresh ||
+          dirty === null ||
+          dirty.has(message.id) ||
+          (reordered && (message.id === lastId || message.id === oldLastId)) ||
+          (runningChanged && isLast);
+        if (stale) view.update(message, { isLast, running });
       });
-      empty.hidden = visible.length > 0;
-      if (empty.hidden === false && empty.parentNode !== el) el.append(empty);
+      if (reordered) arrange(visible);
+      order = ids;
+      lastRunning = running;
+      show(empty, visible.length === 0);
+      if (visible.length === 0 && empty.parentNode !== el) el.append(empty);
       if (follow) el.scrollTop = el.scrollHeight;
     },
   };

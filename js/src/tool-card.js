@@ -4,7 +4,7 @@
 
 import { createApproval, createHumanInput } from "./approval.js";
 import { componentHook } from "./components/slot.js";
-import { h, setText, show } from "./dom.js";
+import { h, setData, setText, show } from "./dom.js";
 import { parsePartialJson } from "./partial-json.js";
 
 /**
@@ -89,9 +89,9 @@ export function createToolCard(ctx) {
     /** @param {any} part @param {{canAct: boolean}} opts */
     update(part, { canAct }) {
       const human = ctx.isHuman(part.tool_name);
-      el.dataset.toolCallId = part.tool_call_id;
-      el.dataset.toolName = part.tool_name;
-      el.dataset.state = stateOf(part);
+      setData(el, "toolCallId", part.tool_call_id);
+      setData(el, "toolName", part.tool_name);
+      setData(el, "state", stateOf(part));
       setText(name, part.component ? part.component : part.tool_name);
       setText(status, statusLine(part, { human }));
       const args = displayArgs(part);

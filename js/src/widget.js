@@ -31,6 +31,9 @@ export function modelRef(value) {
   return null;
 }
 
+// Traits that change the header, suggestions and composer, not the messages.
+const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline"];
+
 const nextFrame =
   typeof requestAnimationFrame === "function"
     ? (fn) => requestAnimationFrame(fn)
@@ -46,6 +49,8 @@ export class ChatView {
     this.children = new Map();
     this.generation = 0;
     this.scheduled = false;
+    /** @type {Set<string> | null} messages changed since the last render; null: all */
+    this.dirty = null;
     this.destroyed = false;
     this.noticeTimer = null;
 
@@ -91,12 +96,19 @@ export class ChatView {
     this.onCustom = (msg) => this.handleCustom(msg);
     this.onMessages = () => this.syncChildren();
     this.onMeta = () => this.schedule();
+    // Tool cards show human-input controls by tool name: all may change.
+    this.onHumanTools = () => {
+      this.dirty = null;
+      this.schedule();
+    };
     m.on("msg:custom", this.onCustom);
     m.on("change:messages", this.onMessages);
-    for (const key of ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "human_tools"]) {
-      m.on(`change:${key}`, this.onMeta);
-    }
-    this.unsubscribe = this.store.subscribe(() => this.schedule());
+    for (const key of META_KEYS) m.on(`change:${key}`, this.onMeta);
+    m.on("change:human_tools", this.onHumanTools);
+    this.unsubscribe = this.store.subscribe((ids) => {
+      if (this.dirty) for (const id of ids) this.dirty.add(id);
+      this.schedule();
+    });
     await this.syncChildren();
     // Ask for the live state: the traits may be behind a reply that streams now.
     this.send({ type: "hello" });
@@ -108,9 +120,8 @@ export class ChatView {
     const m = this.model;
     m.off("msg:custom", this.onCustom);
     m.off("change:messages", this.onMessages);
-    for (const key of ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "human_tools"]) {
-      m.off(`change:${key}`, this.onMeta);
-    }
+    for (const key of META_KEYS) m.off(`change:${key}`, this.onMeta);
+    m.off("change:human_tools", this.onHumanTools);
     for (const { off } of this.children.values()) off();
     this.children.clear();
     this.unsubscribe?.();
@@ -196,9 +207,13 @@ export class ChatView {
     const detail = m.get("phase_detail");
     const text = phase === "running-tool" && detail ? `Running ${detail}…` : (PHASE_TEXT[phase] ?? "");
     setText(this.phase, text);
-    this.thread.render(this.store.messages(), { running });
+    // Frames that arrived since the last render change only their messages.
+    const dirty = this.dirty;
+    this.dirty = new Set();
+    this.thread.render(this.store.messages(), { running, dirty });
     // Screen readers wait for the finished reply instead of reading every token.
-    this.thread.el.setAttribute("aria-busy", running ? "true" : "false");
+    const busy = running ? "true" : "false";
+    if (this.thread.el.getAttribute("aria-busy") !== busy) this.thread.el.setAttribute("aria-busy", busy);
     this.suggestions.update(m.get("suggestions") ?? [], !running);
     this.composer.update(running);
   }

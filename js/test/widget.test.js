@@ -91,6 +91,23 @@ describe("ChatView", () => {
     expect(node.querySelector(".gu-text").textContent.trim()).toBe("Hello!");
   });
 
+  it("a frame re-renders only the message it patches", async () => {
+    const { model } = setup();
+    const { v, el } = await view(model);
+    const records = [];
+    const observer = new MutationObserver((r) => records.push(...r));
+    observer.observe(el.querySelector(".gu-thread"), { subtree: true, childList: true, characterData: true, attributes: true });
+    model.fire("msg:custom", { type: "frame", seq: 1, patches: [{ id: "a1", ops: [{ op: "add_part", part: 0, value: { type: "text", text: "Hi" } }] }] });
+    model.fire("msg:custom", { type: "frame", seq: 2, patches: [{ id: "a1", ops: [{ op: "append", part: 0, field: "text", value: " there" }] }] });
+    v.renderNow();
+    records.push(...observer.takeRecords());
+    observer.disconnect();
+    const where = (r) => (r.target.nodeType === 1 ? r.target : r.target.parentElement).closest(".gu-message");
+    expect(records.length).toBeGreaterThan(0);
+    expect(new Set(records.map((r) => where(r)?.dataset.messageId))).toEqual(new Set(["a1"]));
+    expect(el.querySelector('[data-message-id="a1"] .gu-text').textContent.trim()).toBe("Hi there");
+  });
+
   it("a snapshot reply catches a late view up", async () => {
     const { model } = setup();
     const { v, el } = await view(model);
