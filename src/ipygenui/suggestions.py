@@ -1,9 +1,18 @@
-"""Follow-up suggestions: the prompt that asks for them and the parser of the reply."""
+"""Follow-up suggestions: the prompt that asks for them, the request, the reply parser."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import re
+
+from .history import to_openai_messages
+from .messages import Thread
+from .models.base import Model, ModelRequest, TextDelta
+from .prompts import system_prompt
+
+logger = logging.getLogger("ipygenui")
 
 MAX_SUGGESTIONS = 3
 
@@ -40,3 +49,30 @@ def parse_suggestions(text: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
         if item and item not in out:
             out.append(item)
     return out[:limit]
+
+
+async def ask_for_suggestions(
+    model: Model, thread: Thread, instructions: str | None
+) -> list[str] | None:
+    """Ask ``model`` what the user might send next; None when that fails.
+
+    The request is the thread's history plus one user message asking for
+    suggestions, with no tools.
+    """
+    history = to_openai_messages(thread, system_prompt(instructions))
+    request = ModelRequest(
+        messages=[*history, {"role": "user", "content": SUGGESTIONS_PROMPT}],
+        tools=[],
+        tool_choice="none",
+    )
+    text = ""
+    try:
+        async for delta in model.stream(request):
+            if isinstance(delta, TextDelta):
+                text += delta.text
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # suggestions are a nicety: never disturb the chat
+        logger.warning("suggestions failed", exc_info=True)
+        return None
+    return parse_suggestions(text)

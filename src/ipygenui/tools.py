@@ -19,6 +19,8 @@ import pydantic
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, create_model
 
+from .standard_params import with_standard_parameters
+
 ApprovalRule = bool | Callable[[dict[str, Any]], bool]
 
 
@@ -243,14 +245,19 @@ class Tool:
         """Argument names the schema declares (everything else is stripped)."""
         return list(self.args_model.model_fields)
 
-    def openai_schema(self) -> dict[str, Any]:
-        """The ``{"type": "function", ...}`` entry for the chat API's ``tools``."""
+    def openai_schema(self, *, standard_parameters: bool = False) -> dict[str, Any]:
+        """The ``{"type": "function", ...}`` entry for the chat API's ``tools``;
+        ``standard_parameters=True`` adds the status-message parameters the
+        runtime sends (``standard_params.py``)."""
+        parameters = self.parameters_schema
         return {
             "type": "function",
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": self.parameters_schema,
+                "parameters": (
+                    with_standard_parameters(parameters) if standard_parameters else parameters
+                ),
             },
         }
 

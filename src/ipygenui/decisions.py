@@ -1,0 +1,115 @@
+"""The user's decisions on tool calls: approve, reject, answer, trust.
+
+Each function checks that the decision fits the thread's state first and
+raises ``DecisionError`` before changing anything, so a bad click or a
+stale notebook cell loses nothing. Resuming the loop is the runtime's job.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from .ending import Answer
+from .messages import Approval, Message, Thread, ToolCallPart
+from .tools import Tool, ToolArgumentsError, to_jsonable
+
+ALWAYS_APPROVED = "always_approved"
+"""Thread metadata key: the tools trusted for the rest of the chat."""
+
+
+class DecisionError(ValueError):
+    """An approve / reject / result that does not fit the thread's state
+    (unknown call, not pending, decided twice, invalid edited arguments).
+    Nothing was changed."""
+
+
+def trusted_tools(thread: Thread) -> frozenset[str]:
+    """Tools the user trusted with ``approve(..., always=True)`` in this chat."""
+    return frozenset(thread.metadata.get(ALWAYS_APPROVED, ()))
+
+
+def set_trusted_tools(thread: Thread, names: Collection[str]) -> None:
+    thread.metadata[ALWAYS_APPROVED] = sorted(names)
+
+
+def find_call(thread: Thread, tool_call_id: str) -> tuple[Message, ToolCallPart]:
+    found = thread.find_tool_call(tool_call_id)
+    if found is None:
+        raise DecisionError(f"no tool call with id {tool_call_id!r} in this thread")
+    return found
+
+
+def pending_approval(thread: Thread, tool_call_id: str) -> tuple[Message, ToolCallPart]:
+    message, part = find_call(thread, tool_call_id)
+    if part.approval is None:
+        raise DecisionError(f"tool call {tool_call_id} ({part.tool_name}) needs no approval")
+    if part.approval.status != "pending" or part.has_result:
+        raise DecisionError(
+            f"tool call {tool_call_id} ({part.tool_name}) is not waiting for approval: "
+            f"it was already {part.approval.status}"
+        )
+    return message, part
+
+
+def approve_call(
+    thread: Thread,
+    tools: Mapping[str, Tool],
+    tool_call_id: str,
+    args: dict[str, Any] | None,
+    always: bool,
+) -> Message:
+    """Approve a pending call (edited ``args`` validated first); returns its message."""
+    message, part = pending_approval(thread, tool_call_id)
+    if args is not None:
+        tool = tools.get(part.tool_name)
+        if tool is None:
+            raise DecisionError(f"tool {part.tool_name!r} is not registered here")
+        try:
+            tool.validate(args)
+        except ToolArgumentsError as exc:
+            raise DecisionError(f"edited arguments rejected: {exc}") from None
+        edited = to_jsonable(dict(args))
+        part.args = edited
+        part.args_text = json.dumps(edited)
+    part.approval = Approval(status="approved")
+    if always:
+        set_trusted_tools(thread, trusted_tools(thread) | {part.tool_name})
+    return message
+
+
+def reject_call(thread: Thread, tool_call_id: str, reason: str | None, answer: Answer) -> Message:
+    """Reject a pending call: it is answered with an error that gives the reason."""
+    message, part = pending_approval(thread, tool_call_id)
+    part.approval = Approval(status="rejected", reason=reason)
+    text = "The user rejected this tool call" + (f": {reason}" if reason else ".")
+    answer(part, {"error": text}, True)
+    return message
+
+
+def answer_call(
+    thread: Thread,
+    tool_call_id: str,
+    result: Any,
+    is_error: bool,
+    *,
+    executing: Collection[str],
+    streaming: Message | None,
+    answer: Answer,
+) -> Message:
+    """Answer a call with ``result``, unless it has one, is running (its id in
+    ``executing``) or still streams (in ``streaming``, the run's message)."""
+    message, part = find_call(thread, tool_call_id)
+    if part.has_result:
+        raise DecisionError(f"tool call {tool_call_id} ({part.tool_name}) already has a result")
+    if tool_call_id in executing:
+        raise DecisionError(f"tool call {tool_call_id} ({part.tool_name}) is running")
+    if message is streaming and not part.args_complete:
+        raise DecisionError(f"tool call {tool_call_id} is still streaming")
+    try:
+        value = to_jsonable(result)
+    except Exception as exc:
+        raise DecisionError(f"result is not JSON-serializable: {exc}") from None
+    answer(part, value, is_error)
+    return message

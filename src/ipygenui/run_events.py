@@ -1,0 +1,76 @@
+"""How the runtime tells its views what changed.
+
+Every change goes out twice: as a thread event (``events.py``) to the thread
+listeners (the widget, tests) and as AG-UI events to the AG-UI listeners.
+The run's phase lives here too, since its only use is to be reported.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from .accumulator import Op
+from .agui import AGUIEmitter
+from .events import (
+    MessageAdded,
+    MessagePatched,
+    MessageReplaced,
+    RunChanged,
+    RunPhase,
+    ThreadEvent,
+    ThreadListener,
+)
+from .messages import Message, ToolCallPart
+
+logger = logging.getLogger("ipygenui")
+
+
+class RunEvents:
+    """The thread listeners, the AG-UI emitter and the current run phase."""
+
+    def __init__(self, thread_id: str) -> None:
+        self.agui = AGUIEmitter(thread_id)
+        self.phase: RunPhase = "idle"
+        self._listeners: list[ThreadListener] = []
+
+    def subscribe(self, listener: ThreadListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def emit(self, event: ThreadEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a broken view must not break the run
+                logger.exception("thread listener failed")
+
+    def set_phase(self, phase: RunPhase, detail: str | None = None) -> None:
+        if phase != self.phase or detail is not None:
+            self.phase = phase
+            self.emit(RunChanged(phase, detail))
+
+    def patch(self, message: Message, ops: list[Op]) -> None:
+        """The streaming hot path: one patch event, and AG-UI only when someone listens."""
+        self.emit(MessagePatched(message.id, ops))
+        self.agui.ops(message, ops)
+
+    def replace(self, message: Message) -> None:
+        self.emit(MessageReplaced(message))
+
+    def added(self, message: Message) -> None:
+        self.emit(MessageAdded(message))
+
+    def answer(self, part: ToolCallPart, result: Any, is_error: bool) -> None:
+        """Give a call its result. AG-UI hears it now; thread views with the
+        next ``replace`` of its message, so several answers cost one event."""
+        part.result = result
+        part.has_result = True
+        part.is_error = is_error
+        self.agui.tool_result(part)
