@@ -64,6 +64,12 @@ class Accumulator:
         self._calls: dict[int, _Call] = {}
         self._open: int | None = None
         """Index of the text/reasoning part that deltas of its kind extend."""
+        self._pieces: dict[tuple[int, str], list[str]] = {}
+        """Streamed text not yet joined into its part's field, by (part, field).
+
+        ``part.text += delta`` copies the whole string on every delta (quadratic
+        in a long reply); pieces are joined only when someone reads the message
+        (:meth:`materialize`)."""
 
     @property
     def tool_call_parts(self) -> list[ToolCallPart]:
@@ -75,11 +81,29 @@ class Accumulator:
         index = len(self.message.parts) - 1
         return index, {"op": "add_part", "part": index, "value": part.model_dump(mode="json")}
 
+    def _append(self, index: int, field: str, text: str) -> None:
+        pieces = self._pieces.get((index, field))
+        if pieces is None:
+            pieces = self._pieces[(index, field)] = [getattr(self.message.parts[index], field)]
+        pieces.append(text)
+
+    def materialize(self) -> None:
+        """Join the streamed pieces into the parts, so reads of the message are exact.
+
+        Costs the length of the text joined; call it when the message is read
+        (a snapshot, a save, the step's end), not per delta.
+        """
+        for (index, field), pieces in self._pieces.items():
+            if len(pieces) > 1:
+                joined = "".join(pieces)
+                setattr(self.message.parts[index], field, joined)
+                pieces[:] = [joined]
+
     def _extend(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[Op]:
         if self._open is not None:
             part = self.message.parts[self._open]
             if type(part) is kind:
-                part.text += text
+                self._append(self._open, "text", text)
                 return [{"op": "append", "part": self._open, "field": "text", "value": text}]
         index, op = self._add(kind(text=text))
         self._open = index
@@ -126,7 +150,7 @@ class Accumulator:
             call.declared = tool.declared if tool else None
             ops.append({"op": "set", "part": call.index, "field": "tool_name", "value": delta.name})
         if delta.arguments:
-            part.args_text += delta.arguments
+            self._append(call.index, "args_text", delta.arguments)
             ops.append(
                 {"op": "append", "part": call.index, "field": "args_text", "value": delta.arguments}
             )
@@ -168,6 +192,7 @@ class Accumulator:
 
     def finish(self) -> list[Op]:
         """End the step: parse every call's full arguments once, mark them complete."""
+        self.materialize()
         ops: list[Op] = []
         for call in self._calls.values():
             part = self._call_part(call)

@@ -30,6 +30,9 @@ class MessageAdded:
 class MessagePatched:
     message_id: str
     ops: list[dict[str, Any]]
+    message: Message | None = None
+    """The live message (mid-stream its streamed text fields may lag: read
+    parsed fields such as ``args`` here, or ``Runtime.thread`` for text)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ class RunEvents:
 
     def patch(self, message: Message, ops: list[Op]) -> None:
         """The streaming hot path: one patch event, and AG-UI only when someone listens."""
-        self.emit(MessagePatched(message.id, ops))
+        self.emit(MessagePatched(message.id, ops, message))
         self.agui.ops(message, ops)
 
     def replace(self, message: Message) -> None:

@@ -30,7 +30,9 @@ class RunSettings(Protocol):
     model: Model
     instructions: str | None
     max_steps: int
-    thread: Thread
+
+    @property
+    def thread(self) -> Thread: ...
 
 
 class RunLoop:
@@ -60,6 +62,12 @@ class RunLoop:
         self._tool_choice = tool_choice
         self._schemas = schemas
         self._component_names = [t.component for t in tools.tools.values() if t.component]
+        self._streaming: Accumulator | None = None
+
+    def materialize(self) -> None:
+        """Make the streaming message's text fields exact (see Accumulator.materialize)."""
+        if self._streaming is not None:
+            self._streaming.materialize()
 
     async def run(
         self, message: Message, is_current: Callable[[], bool], cancel: asyncio.Event
@@ -124,6 +132,7 @@ class RunLoop:
         steps.append(step)
         error: str | None = None
         patch = self._events.patch  # the hot path: one bound method per delta
+        self._streaming = accumulator
         try:
             async for delta in self._settings.model.stream(request):
                 ops = accumulator.apply(delta)
@@ -133,6 +142,9 @@ class RunLoop:
             error = str(exc) or type(exc).__name__
         except Exception as exc:  # provider bugs and network errors reach the user too
             error = f"{type(exc).__name__}: {exc}"
+        finally:  # cancelled too: the message keeps every streamed character
+            accumulator.materialize()
+            self._streaming = None
         ops = accumulator.finish()
         if ops:
             patch(message, ops)

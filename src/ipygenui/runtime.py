@@ -148,8 +148,8 @@ class Runtime:
         self.persist = Path(persist) if persist is not None else None
         if thread is None and self.persist is not None and self.persist.exists():
             thread = load_thread(self.persist)
-        self.thread: Thread = thread if thread is not None else Thread()
-        self._events = RunEvents(self.thread.id)
+        self._thread: Thread = thread if thread is not None else Thread()
+        self._events = RunEvents(self._thread.id)
         self._tool_runner = ToolRunner(
             self._tools, self._events, self._autosave, trusted=lambda: self.always_approved
         )
@@ -172,6 +172,12 @@ class Runtime:
         self._recover()
 
     # --- public state -----------------------------------------------------
+
+    @property
+    def thread(self) -> Thread:
+        """The live pydantic thread, exact even while a reply streams."""
+        self._run_loop.materialize()  # streamed text is joined on read, not per delta
+        return self._thread
 
     @property
     def tools(self) -> dict[str, Tool]:
@@ -340,6 +346,7 @@ class Runtime:
                 self._events.set_phase("idle")
                 self._autosave()
             return
+        self._run_loop.materialize()  # the message ends with every streamed character
         self._generation += 1  # the old task now ignores everything it still sees
         self._cancel_event.set()
         task.cancel()

@@ -216,7 +216,7 @@ class ComponentHost:
             log.exception("component host failed on %r", type(event).__name__)
 
     def _patched(self, event: MessagePatched) -> None:
-        message: Message | None = None
+        message: Message | None = event.message  # no thread lookup per delta
         for op in event.ops:
             index = op.get("part")
             if index is None or (
