@@ -82,6 +82,11 @@ def _chunks(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
+_UNPACED_BURST = 16
+"""With no delay, deltas come in bursts of this many between loop turns: a
+network stream also delivers several deltas per read."""
+
+
 class ScriptedModel:
     """Replays scripted replies.
 
@@ -160,6 +165,8 @@ class ScriptedModel:
                 raise ModelError(reply.error or "scripted error")
             if request.cancel.is_set():
                 return
-            # Always yield to the loop, so cancel and clicks interleave as with a real stream.
-            await asyncio.sleep(self.delay)
+            # Yield to the loop (every delta when paced, every few when not), so
+            # cancel and clicks interleave as with a real stream.
+            if self.delay or i % _UNPACED_BURST == 0:
+                await asyncio.sleep(self.delay)
             yield delta
