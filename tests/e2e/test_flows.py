@@ -304,7 +304,12 @@ def test_hostile_model_text_runs_nothing(flows: LabPage) -> None:
 
 
 def test_widget_follows_the_lab_theme_light_and_dark(flows: LabPage, screenshots: Path) -> None:
-    chat, _ = ask_to_drop(flows)
+    chat = show_chat(flows)
+    send_from_ui(chat, "Please tidy up the warehouse")
+    expect(tool_card(chat, "drop_table").locator("button.gu-approve")).to_be_visible(
+        timeout=LONG_WAIT
+    )
+    expect(chat.locator(".gu-tool-call table")).to_contain_text("staging_tmp")
     background = "(el) => getComputedStyle(el).backgroundColor + ' ' + getComputedStyle(el).color"
     chat.screenshot(path=screenshots / "approval-light.png")
     light = chat.evaluate(background)
