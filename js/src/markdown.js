@@ -219,6 +219,7 @@ function renderBlock(token, plain) {
   } finally {
     plainCode = false;
   }
+  if (!html) return []; // blank lines, link definitions
   // Straight to DOM nodes: sanitized exactly like `sanitize`, without a
   // serialize + re-parse round trip.
   return [...getPurifier(true).sanitize(html).childNodes];
