@@ -226,6 +226,47 @@ function renderBlock(token, plain) {
 }
 
 /**
+ * Turn the DOM nodes `olds` (consecutive children of `parent`, just before
+ * `before`) into `freshes`, freshly sanitized nodes: an old node is kept
+ * when it has the same name and attributes (its text and children then
+ * patched the same way), else the fresh node takes its place. The result is
+ * the fresh DOM, but a paragraph that grew keeps its nodes, so the browser
+ * re-lays out text instead of building the block again.
+ * @returns {Node[]} the nodes now in place
+ */
+function patchNodes(parent, olds, freshes, before) {
+  const out = [];
+  for (let k = 0; k < freshes.length; k++) {
+    const old = olds[k];
+    const node = old ? patchNode(old, freshes[k]) : freshes[k];
+    if (!old) parent.insertBefore(node, before);
+    else if (node !== old) parent.replaceChild(node, old);
+    out.push(node);
+  }
+  for (let k = freshes.length; k < olds.length; k++) olds[k].remove();
+  return out;
+}
+
+function patchNode(old, fresh) {
+  if (old.nodeType !== fresh.nodeType || old.nodeName !== fresh.nodeName) return fresh;
+  if (old.nodeType !== Node.ELEMENT_NODE) {
+    if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
+    return old;
+  }
+  if (!sameAttributes(old, fresh)) return fresh;
+  patchNodes(old, [...old.childNodes], [...fresh.childNodes], null);
+  return old;
+}
+
+function sameAttributes(a, b) {
+  if (a.attributes.length !== b.attributes.length) return false;
+  for (const attr of b.attributes) {
+    if (a.getAttributeNS(attr.namespaceURI, attr.localName) !== attr.value) return false;
+  }
+  return true;
+}
+
+/**
  * Renders markdown that grows while it streams into `el`, incrementally:
  * the text is split into top-level blocks and only blocks whose source
  * changed are rendered again (while streaming that is the last one); the
@@ -285,12 +326,8 @@ export function createMarkdownView(el) {
           next.push(old);
           continue;
         }
-        if (old?.nodes.length) {
-          cursor = old.nodes[old.nodes.length - 1].nextSibling;
-          for (const node of old.nodes) node.remove();
-        }
-        const nodes = renderBlock(tokens[i], plain);
-        for (const node of nodes) el.insertBefore(node, cursor);
+        if (old?.nodes.length) cursor = old.nodes[old.nodes.length - 1].nextSibling;
+        const nodes = patchNodes(el, old?.nodes ?? [], renderBlock(tokens[i], plain), cursor);
         next.push({ key, nodes });
       }
       for (const block of blocks.slice(tokens.length)) {

@@ -5,6 +5,7 @@ import { h, show } from "./dom.js";
 import { createMessageView } from "./message-view.js";
 
 const FOLLOW_SLACK_PX = 48;
+const CHUNK_SIZE = 20;
 
 export function createThreadView(ctx) {
   const empty = h("div.gu-empty", { text: "Ask me anything to start." });
@@ -24,7 +25,16 @@ export function createThreadView(ctx) {
   let order = [];
   let lastRunning = null;
 
-  /** Put the views in thread order, dropping views of messages that left. */
+  /** @type {HTMLElement[]} the chunks in `el`, in order */
+  const chunks = [];
+
+  /**
+   * Put the views in thread order, dropping views of messages that left.
+   * Messages sit in chunks of CHUNK_SIZE: when a streamed frame grows the
+   * last message, the browser lays out its chunk again and reuses the
+   * layout of the other chunks whole, instead of visiting every message.
+   * Appending a message moves no other.
+   */
   function arrange(visible) {
     const keep = new Set(visible.map((m) => m.id));
     for (const [id, view] of views) {
@@ -33,13 +43,22 @@ export function createThreadView(ctx) {
         views.delete(id);
       }
     }
-    let previous = null;
-    for (const message of visible) {
-      const view = views.get(message.id);
-      const wanted = previous ? previous.nextSibling : el.firstChild;
-      if (wanted !== view.el) el.insertBefore(view.el, wanted);
-      previous = view.el;
+    const count = Math.ceil(visible.length / CHUNK_SIZE);
+    for (let c = 0; c < count; c++) {
+      if (!chunks[c]) chunks.push(h("div.gu-chunk"));
+      const chunk = chunks[c];
+      const wantedChunk = c === 0 ? el.firstChild : chunks[c - 1].nextSibling;
+      if (wantedChunk !== chunk) el.insertBefore(chunk, wantedChunk);
+      let previous = null;
+      const end = Math.min(visible.length, (c + 1) * CHUNK_SIZE);
+      for (let i = c * CHUNK_SIZE; i < end; i++) {
+        const view = views.get(visible[i].id);
+        const wanted = previous ? previous.nextSibling : chunk.firstChild;
+        if (wanted !== view.el) chunk.insertBefore(view.el, wanted);
+        previous = view.el;
+      }
     }
+    while (chunks.length > count) chunks.pop().remove();
   }
 
   return {

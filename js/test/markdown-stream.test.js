@@ -81,7 +81,7 @@ describe("incremental markdown view", () => {
     }
   }, 60_000);
 
-  it("keeps the DOM nodes of completed blocks while the last one grows", () => {
+  it("keeps the DOM nodes of completed blocks, and patches the growing one in place", () => {
     const el = document.createElement("div");
     const view = createMarkdownView(el);
     view.update("First paragraph.\n\nSecond", { streaming: true });
@@ -96,10 +96,12 @@ describe("incremental markdown view", () => {
     observer.disconnect();
     expect(el.querySelector("p")).toBe(first);
     expect(first.textContent).toBe("First paragraph.");
-    const removed = records.flatMap((r) => [...r.removedNodes]);
-    expect(removed).not.toContain(first);
-    expect(removed).toContain(second);
-    expect(el.querySelectorAll("p")[1].textContent).toBe("Second grows.");
+    // Nothing inside the completed paragraph was touched.
+    expect(records.filter((r) => first.contains(r.target))).toEqual([]);
+    expect(records.flatMap((r) => [...r.removedNodes])).not.toContain(first);
+    // The growing paragraph is patched in place, not built again.
+    expect(el.querySelectorAll("p")[1]).toBe(second);
+    expect(second.textContent).toBe("Second grows.");
     expect(el.querySelectorAll("p")[2].textContent).toBe("Third");
   });
 

@@ -90,4 +90,36 @@ describe("thread view renders only what changed", () => {
     expect([...touched]).toEqual(["a1"]);
     expect(retry.hidden).toBe(false);
   });
+
+  it("keeps thread order across many messages; appending one moves no other", () => {
+    const view = createThreadView(ctx());
+    const ids = () => [...view.el.querySelectorAll(".gu-message")].map((m) => m.dataset.messageId);
+    let messages = thread(45);
+    view.render(messages, { running: false });
+    expect(ids()).toEqual(messages.map((m) => m.id));
+    const nodes = new Map([...view.el.querySelectorAll(".gu-message")].map((n) => [n.dataset.messageId, n]));
+
+    const records = [];
+    const observer = new MutationObserver((r) => records.push(...r));
+    observer.observe(view.el, { subtree: true, childList: true });
+    messages = [...messages, message("a45", "new")];
+    view.render(messages, { running: false, dirty: new Set() });
+    const moved = observer.takeRecords().flatMap((r) => [...r.removedNodes]);
+    expect(moved).toEqual([]);
+    observer.disconnect();
+    expect(ids()).toEqual(messages.map((m) => m.id));
+
+    // Out of the middle, into the middle, and back down to a few.
+    messages = [...messages.slice(0, 5), ...messages.slice(6, 30), message("u99", "inserted"), ...messages.slice(30)];
+    view.render(messages, { running: false, dirty: new Set() });
+    expect(ids()).toEqual(messages.map((m) => m.id));
+    expect(view.el.querySelector('[data-message-id="a1"]')).toBe(nodes.get("a1"));
+    expect(view.el.querySelector('[data-message-id="a5"]')).toBeNull();
+    messages = messages.slice(0, 3);
+    view.render(messages, { running: false, dirty: new Set() });
+    expect(ids()).toEqual(["u0", "a1", "u2"]);
+    view.render([], { running: false, dirty: new Set() });
+    expect(view.el.querySelector(".gu-message, .gu-chunk")).toBeNull();
+    expect(view.el.querySelector(".gu-empty").hidden).toBe(false);
+  });
 });
