@@ -299,7 +299,8 @@ export function createMarkdownView(el) {
      */
     update(text, { streaming = false } = {}) {
       // Marked reads \r\n and \r as \n; doing it first keeps offsets true.
-      const source = (text ?? "").replace(/\r\n?/g, "\n");
+      let source = text ?? "";
+      if (source.includes("\r")) source = source.replace(/\r\n?/g, "\n");
       if (source === lastText && streaming === lastStreaming) return;
       lastText = source;
       lastStreaming = streaming;
