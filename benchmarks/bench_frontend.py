@@ -203,9 +203,9 @@ def main() -> None:
             "re-rendered DOM with layout done (animation frames run by hand).",
             "",
             *lines,
-            f"- per-frame time grows with the streamed text (the whole reply's markdown is "
-            f"re-rendered each frame): first 20 frames p50 {first[0]:.2f} ms, last 20 "
-            f"frames p50 {first[1]:.2f} ms",
+            f"- per-frame time against the streamed text's length (the markdown is rendered "
+            f"incrementally, so it should not grow): first 20 frames p50 {first[0]:.2f} ms, "
+            f"last 20 frames p50 {first[1]:.2f} ms",
             "",
             f"DevTools CPU profile of the {len(frames)} frames ({total:.0f} ms timed in all), top",
             "functions by self time. `(program)` is the browser's own work outside JavaScript",
