@@ -62,10 +62,22 @@ export class ChatView {
       isHuman: (name) => (this.model.get("human_tools") ?? []).includes(name),
     };
     this.thread = createThreadView(ctx);
+    /** Whether a kernel has answered this view (a saved or exported copy has none). */
+    this.kernelSeen = false;
+    /** Text sent before any kernel answered: kept in the box until one does. */
+    this.unanswered = null;
     this.composer = createComposer({
       onSend: (text) => {
         this.send({ type: "send", text });
-        return true;
+        if (this.kernelSeen) return true;
+        // No kernel yet: a saved copy, or a busy kernel that will read it later.
+        // Keep the text rather than lose it; clear it once a kernel answers.
+        this.unanswered = text;
+        this.notice(
+          "No kernel has answered this chat yet (a saved copy, or a busy kernel): " +
+            "your text stays here until one does.",
+        );
+        return false;
       },
       onStop: () => this.send({ type: "cancel" }),
     });
@@ -138,8 +150,21 @@ export class ChatView {
     show(this.noticeEl, !!text);
   }
 
+  /** A message from the kernel arrived: sends from now on are read. */
+  kernelAnswered() {
+    if (this.kernelSeen) return;
+    this.kernelSeen = true;
+    const input = this.composer.input;
+    if (this.unanswered !== null && input.value.trim() === this.unanswered) {
+      input.value = "";
+      this.notice("");
+    }
+    this.unanswered = null;
+  }
+
   handleCustom(msg) {
     if (!msg || typeof msg !== "object") return;
+    this.kernelAnswered();
     if (msg.type === "frame") this.store.applyFrame(msg);
     else if (msg.type === "snapshot") {
       for (const item of msg.messages ?? []) this.store.setSnapshot(item.message, item.rev);

@@ -150,3 +150,34 @@ describe("ChatView", () => {
     expect(modelRef("nope")).toBeNull();
   });
 });
+
+describe("sending with no kernel", () => {
+  it("keeps the text and says why until a kernel answers", async () => {
+    const { model } = setup();
+    const { el } = await view(model);
+    const input = el.querySelector("textarea.gu-input");
+    input.value = "hello?";
+    el.querySelector("button.gu-send").disabled = false;
+    el.querySelector("button.gu-send").click();
+    expect(model.sent.at(-1)).toEqual({ type: "send", text: "hello?" });
+    expect(input.value).toBe("hello?"); // nothing answered hello: a saved copy keeps the text
+    const notice = el.querySelector(".gu-notice");
+    expect(notice.hidden).toBe(false);
+    expect(notice.textContent).toMatch(/No kernel has answered/);
+    model.fire("msg:custom", { type: "snapshot", seq: 0, messages: [] }); // a busy kernel catches up
+    expect(input.value).toBe("");
+    expect(notice.hidden).toBe(true);
+  });
+
+  it("clears the box at once when a kernel has answered", async () => {
+    const { model } = setup();
+    const { el } = await view(model);
+    model.fire("msg:custom", { type: "snapshot", seq: 0, messages: [] });
+    const input = el.querySelector("textarea.gu-input");
+    input.value = "hi again";
+    el.querySelector("button.gu-send").disabled = false;
+    el.querySelector("button.gu-send").click();
+    expect(input.value).toBe("");
+    expect(el.querySelector(".gu-notice").hidden).toBe(true);
+  });
+});

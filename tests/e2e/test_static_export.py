@@ -220,3 +220,17 @@ def test_exported_html_renders_the_finished_thread_without_a_kernel(
     assert any("/@jupyter-widgets/html-manager@" in u for u in cdn.served), cdn
     assert any(re.search(r"/anywidget@[^/]+/dist/index\.js$", u) for u in cdn.served), cdn
     assert all(_MAY_BLOCK_RE.match(u) for u in cdn.blocked), f"unexpected requests: {cdn}"
+
+
+def test_sending_in_the_exported_html_keeps_the_text_and_says_why(
+    export_page: tuple[Page, OfflineCdn, list[str]],
+) -> None:
+    # No kernel behind a saved page: the typed text must not vanish silently.
+    page, _cdn, _console = export_page
+    chat = page.locator(".jp-OutputArea-output .gu-chat").nth(0)
+    expect(chat).to_be_visible(timeout=30_000)
+    box = chat.locator("textarea.gu-input")
+    box.fill("is anyone there?")
+    box.press("Enter")
+    expect(chat.locator(".gu-notice")).to_contain_text("No kernel has answered")
+    expect(box).to_have_value("is anyone there?")
