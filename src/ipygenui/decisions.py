@@ -7,12 +7,12 @@ stale notebook cell loses nothing. Resuming the loop is the runtime's job.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from .ending import Answer
 from .messages import Approval, Message, Thread, ToolCallPart
+from .tool_runner import show_validated
 from .tools import Tool, ToolArgumentsError, to_jsonable
 
 ALWAYS_APPROVED = "always_approved"
@@ -60,19 +60,23 @@ def approve_call(
     args: dict[str, Any] | None,
     always: bool,
 ) -> Message:
-    """Approve a pending call (edited ``args`` validated first); returns its message."""
+    """Approve a pending call; returns its message.
+
+    Edited ``args`` are validated first and stored in their validated form:
+    what runs is exactly what the call then shows. The user approved them
+    explicitly, so they run whatever the tool's approval rule says of them.
+    """
     message, part = pending_approval(thread, tool_call_id)
     if args is not None:
         tool = tools.get(part.tool_name)
         if tool is None:
             raise DecisionError(f"tool {part.tool_name!r} is not registered here")
         try:
-            tool.validate(args)
+            show_validated(part, tool.validate(args))  # changes the part only on success
         except ToolArgumentsError as exc:
             raise DecisionError(f"edited arguments rejected: {exc}") from None
-        edited = to_jsonable(dict(args))
-        part.args = edited
-        part.args_text = json.dumps(edited)
+        except Exception as exc:  # valid, but with no JSON form to show and store
+            raise DecisionError(f"edited arguments rejected: {exc}") from None
     part.approval = Approval(status="approved")
     if always:
         set_trusted_tools(thread, trusted_tools(thread) | {part.tool_name})

@@ -350,6 +350,7 @@ class Runtime:
         self._generation += 1  # the old task now ignores everything it still sees
         self._cancel_event.set()
         task.cancel()
+        self._tool_runner.answer_stopped_threads(message)  # before the others get CANCELLED
         self._end(message, Incomplete(reason="cancelled", error=CANCELLED))
         self._finish_run(message, run)
 

@@ -3,7 +3,9 @@
 Each call is checked in order (known tool, JSON object arguments that
 validate, the identical-call limit), then gated (human tools and calls that
 need approval wait for the user), and the calls that may run now run in
-parallel: async tools on the event loop, sync tools in worker threads.
+parallel: async tools on the event loop, sync tools each in a thread of its
+own (``tool_threads``). Whatever a tool raises, ``SystemExit`` included, is
+an error result the model reads; only a real cancel of the run cancels.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pydantic import BaseModel
 from .messages import Approval, Message, ToolCallPart
 from .run_events import RunEvents
 from .standard_params import split_standard_arguments
+from .tool_threads import runs_in_thread, stopped_in_background
 from .tools import Tool, ToolArgumentsError
 
 logger = logging.getLogger("ipygenui")
@@ -134,29 +137,49 @@ class ToolRunner:
             return Stop(reason)
         if tool.human:
             return "waiting"
+        if part.approval is not None:  # decided (or asked) once: the rule is not asked again
+            return Ready(part, tool, validated) if part.approval.status == "approved" else "waiting"
         try:
-            gated = tool.needs_approval(args)
+            gated = tool.needs_approval(validated)
         except Exception:  # a broken rule must not let a call through unapproved
             logger.exception("requires_approval rule of %s failed", tool.name)
             gated = True
-        if gated:
-            if tool.name in self._trusted() and part.approval is None:
-                part.approval = Approval(status="approved", reason="always allowed in this chat")
-            elif part.approval is None:
-                part.approval = Approval(status="pending")
-                return "asked"
-            if part.approval.status != "approved":
-                return "waiting"
-        return Ready(part, tool, validated)
+        if not gated:
+            return Ready(part, tool, validated)
+        try:
+            show_validated(part, validated)
+        except Exception as exc:
+            return self._fail(part, f"The arguments cannot be shown for approval: {exc}")
+        if tool.name in self._trusted():
+            part.approval = Approval(status="approved", reason="always allowed in this chat")
+            return Ready(part, tool, validated)
+        part.approval = Approval(status="pending")
+        return "asked"
+
+    def answer_stopped_threads(self, message: Message) -> None:
+        """Answer the calls whose sync function still runs as the run stops:
+        a thread cannot be stopped, so their answer says it may still finish."""
+        for part in message.tool_calls:
+            if part.has_result or part.tool_call_id not in self.executing:
+                continue
+            tool = self.tools.get(part.tool_name) or self.dynamic.get(part.tool_name)
+            if tool is not None and runs_in_thread(tool.func):
+                self._events.answer(part, {"error": stopped_in_background(tool.name)}, True)
 
     async def _execute(self, message: Message, call: Ready, is_current: Callable[[], bool]) -> None:
         part, tool = call.part, call.tool
         try:
             result, is_error = await tool.invoke(call.args), False
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
+            if cancel_requested():  # the run is being stopped, not a tool's own doing
+                if is_current():
+                    self.answer_stopped_threads(message)
+                raise
+            result, is_error = {"error": raised_text(tool.name, exc)}, True
+        except GeneratorExit:
             raise
-        except Exception as exc:  # the model reads the error and may try again
-            result, is_error = {"error": f"{tool.name} raised {type(exc).__name__}: {exc}"}, True
+        except BaseException as exc:  # SystemExit / KeyboardInterrupt too: the model reads it
+            result, is_error = {"error": raised_text(tool.name, exc)}, True
         finally:
             self.executing.discard(part.tool_call_id)
         if not is_current() or part.has_result:
@@ -164,6 +187,39 @@ class ToolRunner:
         self._events.answer(part, result, is_error)
         self._events.replace(message)
         self._save()
+
+
+def show_validated(part: ToolCallPart, validated: BaseModel) -> None:
+    """Store the validated arguments (JSON form) as the call's arguments, so
+    the user decides on exactly what will run: the model's ``"false"`` is shown
+    as ``false``, and defaults the function gets are shown too."""
+    shown = validated.model_dump(mode="json")
+    part.args = shown
+    part.args_text = json.dumps(shown)
+
+
+def cancel_requested() -> bool:
+    """Whether the current task is being cancelled (a ``CancelledError`` a tool
+    raises by itself, with no cancel requested, is the tool's error)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+_RAISED_NOTES = {
+    SystemExit: "it tried to end the process (sys.exit, or argparse on bad arguments)",
+    KeyboardInterrupt: "it was interrupted",
+    asyncio.CancelledError: "the tool cancelled itself; the run was not cancelled",
+}
+
+
+def raised_text(tool_name: str, exc: BaseException) -> str:
+    """The error the model reads when a tool raised ``exc``."""
+    text = f"{tool_name} raised {type(exc).__name__}"
+    detail = str(exc)
+    if detail:
+        text += f": {detail}"
+    note = next((n for kind, n in _RAISED_NOTES.items() if isinstance(exc, kind)), None)
+    return f"{text} ({note})" if note else text
 
 
 def identical_calls_before(message: Message, part: ToolCallPart, args: dict[str, Any]) -> int:

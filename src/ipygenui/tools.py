@@ -8,7 +8,6 @@ the kernel's event loop never blocks.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import inspect
 import re
@@ -20,6 +19,7 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, create_model
 
 from .standard_params import with_standard_parameters
+from .tool_threads import call_in_thread
 
 ApprovalRule = bool | Callable[[dict[str, Any]], bool]
 
@@ -276,12 +276,20 @@ class Tool:
             )
             raise ToolArgumentsError(f"invalid arguments for {self.name}: {problems}") from None
 
-    def needs_approval(self, args: Mapping[str, Any]) -> bool:
-        """Whether this call (with these validated arguments) must be approved."""
+    def needs_approval(self, args: BaseModel | Mapping[str, Any]) -> bool:
+        """Whether this call must be approved.
+
+        A rule function gets the validated arguments, exactly the values the
+        function will receive (``dry_run=False``, not the model's ``"false"``):
+        deciding on the raw JSON would let text that validates to something
+        else through. ``args`` is the validated model, or raw arguments
+        (validated here; ``ToolArgumentsError`` if they do not validate).
+        """
         rule = self.requires_approval
-        if callable(rule):
-            return bool(rule(dict(args)))
-        return bool(rule)
+        if not callable(rule):
+            return bool(rule)
+        validated = args if isinstance(args, BaseModel) else self.validate(args)
+        return bool(rule({name: getattr(validated, name) for name in type(validated).model_fields}))
 
     async def invoke(self, validated: BaseModel) -> Any:
         """Run the function with validated arguments; return JSON-able data."""
@@ -296,7 +304,8 @@ class Tool:
         if self._is_async:
             result = await self.func(*call_args, **call_kwargs)
         else:
-            result = await asyncio.to_thread(self.func, *call_args, **call_kwargs)
+            # a thread of its own: a hung call cannot hold up later ones
+            result = await call_in_thread(self.func, *call_args, **call_kwargs)
             if inspect.isawaitable(result):  # a sync wrapper returning a coroutine
                 result = await result
         return to_jsonable(result)
