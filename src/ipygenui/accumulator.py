@@ -9,7 +9,7 @@ incremental partial-JSON parser, never re-parsed from the start.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .messages import Message, ReasoningPart, TextPart, ToolCallPart, Usage, new_id
@@ -52,11 +52,18 @@ def clean_arguments(
 
 
 class Accumulator:
-    """Accumulates one model step (one streamed reply) into ``message``."""
+    """Accumulates one model step (one streamed reply) into ``message``.
 
-    def __init__(self, message: Message, tools: Mapping[str, Tool]) -> None:
+    ``taken_ids`` are the tool-call ids the thread already has: a call whose
+    id is taken gets a fresh one (see :meth:`_unique_id`).
+    """
+
+    def __init__(
+        self, message: Message, tools: Mapping[str, Tool], taken_ids: Iterable[str] = ()
+    ) -> None:
         self.message = message
         self.tools = tools
+        self._taken_ids = set(taken_ids)
         self.start = len(message.parts)
         self.usage = Usage()
         self.has_usage = False
@@ -134,7 +141,7 @@ class Accumulator:
         if call is None:
             tool = self.tools.get(delta.name or "")
             new = ToolCallPart(
-                tool_call_id=delta.id or new_id("call"),
+                tool_call_id=self._unique_id(delta.id),
                 tool_name=delta.name or "",
                 component=tool.component if tool else None,
             )
@@ -162,6 +169,20 @@ class Accumulator:
                 else:
                     ops.extend(self._update_args(call, part, call.parser.value))
         return ops
+
+    def _unique_id(self, provider_id: str | None) -> str:
+        """The provider's id, unless the thread has it already.
+
+        Providers repeat ids (one id for two calls of a step, "call_0" in
+        every step): run under one id, two calls would share a result and an
+        approval, and the history would answer an id twice. Our ids are the
+        ones the history sends, so a fresh one keeps it valid.
+        """
+        call_id = provider_id or new_id("call")
+        while call_id in self._taken_ids:
+            call_id = new_id("call")
+        self._taken_ids.add(call_id)
+        return call_id
 
     def _call_part(self, call: _Call) -> ToolCallPart:
         part = self.message.parts[call.index]

@@ -8,6 +8,10 @@ Rules that keep a request valid whatever state the thread is in:
   answered with an error result so the model knows it did not run;
 - arguments that are not a JSON object are sent as ``{}`` (the call's error
   result quotes the bad text);
+- call ids are distinct within an assistant message (a thread saved before
+  ids were made unique on ingest may repeat one: the repeat gets a suffix);
+- a tool result longer than ``max_result_chars`` is cut there, with a notice
+  saying how much was left out (the thread keeps the whole result);
 - component state the user changed rides on the user message sent after
   it, as ``<component_state>`` blocks after the text (the system prompt
   tells the model to read them and never write them).
@@ -23,6 +27,10 @@ from typing import Any
 from .messages import Message, ReasoningPart, TextPart, Thread, ToolCallPart
 
 UNANSWERED = "This tool call has no result: it was interrupted before it ran."
+
+DEFAULT_MAX_RESULT_CHARS = 20_000
+"""Characters of one tool result the model reads by default (a 20 MB result
+sent verbatim would overflow any context window and cost a fortune)."""
 
 
 def step_ranges(message: Message) -> list[tuple[int, int]]:
@@ -66,17 +74,46 @@ def _arguments(part: ToolCallPart) -> str:
     return text if isinstance(value, dict) else "{}"
 
 
-def tool_result_content(part: ToolCallPart) -> str:
-    """The text of the tool message that answers ``part``."""
+def tool_result_content(part: ToolCallPart, max_chars: int | None = None) -> str:
+    """The text of the tool message that answers ``part``, cut to ``max_chars``
+    characters (plus a notice) when longer; ``None``: whole."""
     if not part.has_result:
         return json.dumps({"error": UNANSWERED})
     result: Any = part.result
-    if isinstance(result, str):
-        return result
-    return json.dumps(result, default=repr)
+    text = result if isinstance(result, str) else json.dumps(result, default=repr)
+    return within_budget(text, max_chars)
 
 
-def assistant_messages(message: Message, parts_end: int | None = None) -> list[dict[str, Any]]:
+def within_budget(text: str, max_chars: int | None) -> str:
+    """``text``, or its first ``max_chars`` characters and how many were left out."""
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    return f"{text[:max_chars]}\n[… {len(text) - max_chars:,} more characters not shown]"
+
+
+def _distinct_ids(calls: Sequence[ToolCallPart]) -> list[str]:
+    """The calls' ids for the wire, a repeated id made distinct with a suffix."""
+    taken = {p.tool_call_id for p in calls}
+    if len(taken) == len(calls):
+        return [p.tool_call_id for p in calls]
+    seen: set[str] = set()
+    out: list[str] = []
+    for part in calls:
+        wire_id, n = part.tool_call_id, 1
+        while wire_id in seen or (n > 1 and wire_id in taken):  # never another call's id
+            n += 1
+            wire_id = f"{part.tool_call_id}_{n}"
+        seen.add(wire_id)
+        out.append(wire_id)
+    return out
+
+
+def assistant_messages(
+    message: Message,
+    parts_end: int | None = None,
+    *,
+    max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+) -> list[dict[str, Any]]:
     """One assistant message (plus its tool messages) per model step."""
     out: list[dict[str, Any]] = []
     end_limit = len(message.parts) if parts_end is None else parts_end
@@ -90,25 +127,33 @@ def assistant_messages(message: Message, parts_end: int | None = None) -> list[d
         if not text and not calls:
             continue
         entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+        ids = _distinct_ids(calls)
         if calls:
             entry["tool_calls"] = [
                 {
-                    "id": p.tool_call_id,
+                    "id": call_id,
                     "type": "function",
                     "function": {"name": p.tool_name or "unknown", "arguments": _arguments(p)},
                 }
-                for p in calls
+                for call_id, p in zip(ids, calls, strict=True)
             ]
         out.append(entry)
         out.extend(
-            {"role": "tool", "tool_call_id": p.tool_call_id, "content": tool_result_content(p)}
-            for p in calls
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "content": tool_result_content(p, max_result_chars),
+            }
+            for call_id, p in zip(ids, calls, strict=True)
         )
     return out
 
 
 def to_openai_messages(
-    thread: Thread | Iterable[Message], system: str | None = None
+    thread: Thread | Iterable[Message],
+    system: str | None = None,
+    *,
+    max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
 ) -> list[dict[str, Any]]:
     """The whole thread as chat messages, system prompt first."""
     messages = thread.messages if isinstance(thread, Thread) else list(thread)
@@ -117,7 +162,7 @@ def to_openai_messages(
         out.append({"role": "system", "content": system})
     for message in messages:
         if message.role == "assistant":
-            out.extend(assistant_messages(message))
+            out.extend(assistant_messages(message, max_result_chars=max_result_chars))
         else:
             out.append({"role": message.role, "content": _content_with_state(message)})
     return out

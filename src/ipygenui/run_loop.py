@@ -30,6 +30,7 @@ class RunSettings(Protocol):
     model: Model
     instructions: str | None
     max_steps: int
+    max_result_chars: int | None
 
     @property
     def thread(self) -> Thread: ...
@@ -113,7 +114,10 @@ class RunLoop:
         messages = settings.thread.messages
         index = next(i for i, m in enumerate(messages) if m is message)
         system = system_prompt(settings.instructions, component_names=self._component_names)
-        return to_openai_messages(messages[:index], system) + assistant_messages(message)
+        budget = settings.max_result_chars
+        return to_openai_messages(
+            messages[:index], system, max_result_chars=budget
+        ) + assistant_messages(message, max_result_chars=budget)
 
     async def _roundtrip(self, message: Message, cancel: asyncio.Event) -> bool:
         """One model step; True when the run ends with it."""
@@ -127,7 +131,8 @@ class RunLoop:
             tool_choice=self._tool_choice if not steps else "auto",
             cancel=cancel,
         )
-        accumulator = Accumulator(message, {**self._tools.tools, **dynamic})
+        taken = (p.tool_call_id for m in self._settings.thread.messages for p in m.tool_calls)
+        accumulator = Accumulator(message, {**self._tools.tools, **dynamic}, taken_ids=taken)
         step: dict[str, Any] = {"start": len(message.parts), "end": None, "started_at": time.time()}
         steps.append(step)
         error: str | None = None

@@ -45,6 +45,7 @@ from .decisions import (
 )
 from .ending import CANCELLED, end_message
 from .events import RunPhase, SuggestionsChanged, ThreadListener
+from .history import DEFAULT_MAX_RESULT_CHARS
 from .messages import (
     Complete,
     Incomplete,
@@ -105,6 +106,14 @@ def _running_loop(what: str) -> asyncio.AbstractEventLoop:
         ) from None
 
 
+def _result_budget(value: object) -> int | None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ValueError(
+            f"max_result_chars must be a positive int (characters) or None, got {value!r}"
+        )
+    return value
+
+
 class Runtime:
     """The headless chat runtime (``gu.Chat`` is this plus a widget).
 
@@ -114,7 +123,9 @@ class Runtime:
     thread atomically after every step, result and decision, and resumes
     the saved thread when the file exists and no ``thread`` is given.
     ``tool_choice`` applies to the first model step of each run; later
-    steps use ``"auto"`` so a forced tool cannot loop.
+    steps use ``"auto"`` so a forced tool cannot loop. A tool result longer
+    than ``max_result_chars`` reaches the model cut there, with a notice of
+    how much was left out (``None``: no limit); the thread keeps it whole.
     """
 
     def __init__(
@@ -128,9 +139,11 @@ class Runtime:
         max_steps: int = 10,
         thread: Thread | None = None,
         tool_choice: str | None = None,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
+        self.max_result_chars = _result_budget(max_result_chars)
         self.model: Model = resolve_model(model)
         self.components = list(components)
         self._tools: dict[str, Tool] = {}
