@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -155,6 +156,16 @@ HUNG = 40
 """More than any default executor has workers (at most 32)."""
 
 
+async def _until(condition: Callable[[], bool]) -> None:
+    """Wait for ``condition`` (set by tool threads); the timeout only guards a hang."""
+
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), 30)
+
+
 async def test_cancelled_hung_sync_tools_do_not_block_new_ones() -> None:
     release = threading.Event()
     lock = threading.Lock()
@@ -179,8 +190,7 @@ async def test_cancelled_hung_sync_tools_do_not_block_new_ones() -> None:
     rt = gu.Runtime(model=model, tools=[hang, quick])
     try:
         run = rt.send("hang")
-        while counts["started"] == 0:
-            await asyncio.sleep(0.01)
+        await _until(lambda: counts["started"] > 0)
         rt.cancel()
         stopped = await run
         assert isinstance(stopped.status, Incomplete) and stopped.status.reason == "cancelled"
@@ -195,8 +205,7 @@ async def test_cancelled_hung_sync_tools_do_not_block_new_ones() -> None:
         assert_valid(model)
     finally:
         release.set()
-    while counts["finished"] < counts["started"]:
-        await asyncio.sleep(0.01)
+    await _until(lambda: counts["finished"] == counts["started"])
     await asyncio.sleep(0)  # let any late delivery reach the loop
     for part in stopped.tool_calls:  # a late result never replaces the stop notice
         assert part.is_error and "background" in part.result["error"]
