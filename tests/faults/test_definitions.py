@@ -1,0 +1,305 @@
+"""Bad definitions fail at definition time, with a message naming what to fix.
+
+Faults tried:
+- tool parameters the model cannot fill: positional-only (``def f(a, /)``),
+  builtins (``len``, ``abs``, ``max``, ``print``, ``dict.get``), names starting
+  with ``_``, names pydantic reserves (``model_config``, ``model_dump``);
+- annotations with no JSON schema: a plain class, ``threading.Lock`` (a
+  function, not a type), the lock's type, ``Callable``; ``Annotated``
+  constraints and ``Field(...)`` defaults that were silently dropped;
+- defaults of the wrong type (``n: int = "three"``, ``n: int = None``, a
+  default breaking its own constraint);
+- user tools named with the components' ``show_component_`` /
+  ``update_component_`` prefixes;
+- ``Runtime`` / ``Chat`` constructor arguments of the wrong type
+  (``max_steps="3"``, ``instructions=123``, ``tools=f``, ``suggestions="yes"``,
+  ``persist=123``, ``tool_choice=5``, ``components=[f]``, ``thread=5``, unknown
+  keywords);
+- tools returning ``bytes`` / ``bytearray`` / ``memoryview`` that are not UTF-8
+  (a ``UnicodeDecodeError`` reached the model instead of the result).
+
+Every definition error is a ``ToolDefinitionError`` (a ``TypeError``) raised by
+``@gu.tool``, ``gu.Tool.from_function`` or the ``Runtime`` given a plain
+function, before any model request.
+"""
+
+import base64
+import datetime as dt
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+import pydantic
+import pytest
+
+import ipygenui as gu
+from ipygenui.components.shown import UPDATE_PREFIX
+from ipygenui.tools import ToolArgumentsError, ToolDefinitionError, to_jsonable
+from ipygenui.ui_tools import UI_TOOL_PREFIX
+from runtime_helpers import call, tool_messages
+
+# --- parameters -----------------------------------------------------------------
+
+
+def test_positional_only_parameter_is_refused_naming_tool_and_parameter() -> None:
+    def deploy(env: str, /, n: int = 1) -> str:
+        return env
+
+    with pytest.raises(
+        ToolDefinitionError, match=r"tool 'deploy', parameter 'env'.*positional-only"
+    ):
+        gu.tool(deploy)
+
+
+def test_a_single_model_parameter_may_be_positional_only() -> None:
+    class Args(pydantic.BaseModel):
+        env: str
+
+    def deploy(args: Args, /) -> str:
+        return args.env
+
+    assert gu.tool(deploy).declared == ["env"]
+
+
+@pytest.mark.parametrize(
+    ("builtin", "parameter"),
+    [(len, "'obj'"), (abs, "'x'"), (dict.get, "'self'"), (max, None), (print, "'args'")],
+    ids=["len", "abs", "dict.get", "max", "print"],
+)
+def test_builtins_are_refused_with_a_tool_definition_error(builtin: Any, parameter: str) -> None:
+    name = builtin.__name__
+    with pytest.raises(ToolDefinitionError, match=rf"tool '{name}'") as raised:
+        gu.Tool.from_function(builtin)
+    if parameter:
+        assert f"parameter {parameter}" in str(raised.value)
+    else:  # max has no readable signature at all
+        assert "signature" in str(raised.value)
+    assert "def " in str(raised.value)  # says how to fix it: wrap it in a def
+    # the same through the runtime, which makes plain functions tools
+    with pytest.raises(ToolDefinitionError, match=rf"tool '{name}'"):
+        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[builtin])
+
+
+def test_private_parameter_is_refused() -> None:
+    def deploy(env: str, _token: str = "") -> str:
+        return env
+
+    with pytest.raises(ToolDefinitionError, match=r"tool 'deploy', parameter '_token'.*'_'"):
+        gu.tool(deploy)
+
+
+@pytest.mark.parametrize("name", ["model_config", "model_dump", "model_fields"])
+def test_parameter_names_pydantic_reserves_are_refused(name: str) -> None:
+    # model_config vanished from the schema silently; model_dump raised a ValueError
+    namespace: dict[str, Any] = {}
+    exec(f"def lookup({name}: str) -> str:\n    return {name}", namespace)
+    with pytest.raises(ToolDefinitionError, match=rf"tool 'lookup', parameter '{name}'"):
+        gu.tool(namespace["lookup"])
+
+
+async def test_parameters_named_like_model_methods_work_quietly() -> None:
+    def encode(json: str, schema: int, copy: bool = False) -> list[Any]:
+        return [json, schema, copy]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "shadows an attribute" noise for the user
+        made = gu.tool(encode)
+    validated = made.validate({"json": "x", "schema": 2})
+    assert await made.invoke(validated) == ["x", 2, False]
+
+
+# --- annotations ----------------------------------------------------------------
+
+
+class Plain:
+    pass
+
+
+LockType = type(threading.Lock())
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [Plain, threading.Lock, LockType, Callable[[int], int], Callable],
+    ids=["plain class", "threading.Lock", "lock type", "Callable[[int], int]", "Callable"],
+)
+def test_annotation_without_json_schema_is_refused_naming_the_parameter(annotation: Any) -> None:
+    def deploy(env: str, target: annotation) -> None:  # type: ignore[valid-type]
+        return None
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the refusal is an error, not a warning
+        with pytest.raises(ToolDefinitionError, match=r"tool 'deploy', parameter 'target'"):
+            gu.tool(deploy)
+
+
+def test_annotated_constraints_reach_schema_and_validation() -> None:
+    def deploy(n: Annotated[int, pydantic.Field(ge=1, description="replicas")] = 1) -> int:
+        return n
+
+    made = gu.tool(deploy)
+    assert made.parameters_schema["properties"]["n"]["minimum"] == 1
+    assert made.parameters_schema["properties"]["n"]["description"] == "replicas"
+    with pytest.raises(ToolArgumentsError, match="n"):
+        made.validate({"n": 0})
+
+
+async def test_field_default_is_used_as_the_field() -> None:
+    def deploy(n: int = pydantic.Field(3, ge=1)) -> int:
+        """Deploy.
+
+        Args:
+            n: how many replicas
+        """
+        return n
+
+    made = gu.tool(deploy)
+    assert made.parameters_schema["properties"]["n"] == {
+        "type": "integer",
+        "minimum": 1,
+        "default": 3,
+        "description": "how many replicas",
+    }
+    assert await made.invoke(made.validate({})) == 3
+    with pytest.raises(ToolArgumentsError):
+        made.validate({"n": 0})
+
+
+# --- defaults -------------------------------------------------------------------
+
+
+def test_default_of_the_wrong_type_is_refused() -> None:
+    def deploy(env: str, n: int = "three") -> int:  # type: ignore[assignment]
+        return n
+
+    with pytest.raises(ToolDefinitionError) as raised:
+        gu.tool(deploy)
+    assert str(raised.value).startswith(
+        "tool 'deploy', parameter 'n': default 'three' is not a valid int"
+    )
+
+
+@pytest.mark.parametrize(
+    ("annotation", "default", "expected"),
+    [
+        (str, 3, "default 3 is not a valid str"),
+        (bool, "maybe", "default 'maybe' is not a valid bool"),
+        (int, None, "int | None"),  # the fix is in the message
+        (Literal["a", "b"], "c", "default 'c' is not a valid"),
+        (Annotated[int, pydantic.Field(ge=1)], 0, "default 0 is not a valid"),
+    ],
+    ids=["str=3", "bool='maybe'", "int=None", "literal", "constraint"],
+)
+def test_more_wrong_defaults(annotation: Any, default: Any, expected: str) -> None:
+    def deploy(value: annotation = default) -> None:  # type: ignore[valid-type]
+        return None
+
+    with pytest.raises(ToolDefinitionError, match=r"tool 'deploy', parameter 'value'") as raised:
+        gu.tool(deploy)
+    assert expected in str(raised.value)
+
+
+async def test_valid_defaults_still_work() -> None:
+    def plan(
+        n: int = 3,
+        label: str | None = None,
+        tags: list[str] = [],  # noqa: B006
+        when: dt.date = dt.date(2024, 1, 2),
+        mode: Literal["fast", "slow"] = "fast",
+        ratio: float = 1,
+    ) -> list[Any]:
+        return [n, label, tags, when, mode, ratio]
+
+    made = gu.tool(plan)
+    assert await made.invoke(made.validate({})) == [3, None, [], "2024-01-02", "fast", 1]
+
+
+# --- reserved names ---------------------------------------------------------------
+
+
+class Props(pydantic.BaseModel):
+    city: str
+
+
+def test_user_tool_with_a_component_prefix_is_refused() -> None:
+    def show_component_Weather(city: str) -> str:
+        return city
+
+    for prefix in (UI_TOOL_PREFIX, UPDATE_PREFIX):
+        with pytest.raises(ToolDefinitionError, match=rf"'{prefix}'.*reserved for components"):
+            gu.tool(name=f"{prefix}Weather")(lambda city: city)
+        with pytest.raises(ToolDefinitionError, match="reserved for components"):
+            gu.Tool.from_model(f"{prefix}x", Props, lambda p: p)
+        with pytest.raises(ToolDefinitionError, match="reserved for components"):
+            gu.tool(name=f"{prefix}ask", human=True)(lambda city: city)
+    with pytest.raises(ToolDefinitionError, match="reserved for components"):
+        gu.tool(show_component_Weather)
+    with pytest.raises(ToolDefinitionError, match="reserved for components"):
+        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[show_component_Weather])
+
+
+async def test_component_tools_keep_their_prefixes() -> None:
+    weather = gu.Component("Weather", props=Props, esm="export function render() {}")
+    model = gu.ScriptedModel([call("show_component_Weather", {"city": "Oslo"}, id="c1"), "Shown."])
+    rt = gu.Runtime(model=model, components=[weather])
+    message = await rt.send("weather")
+    assert message.tool_call("c1").result == "Component Weather was rendered"
+    # once shown, the component's update tool is offered too
+    assert f"{UPDATE_PREFIX}c1" in rt._update_tools()
+
+
+# --- bytes results ----------------------------------------------------------------
+
+
+BLOB = bytes(range(256)) * 2  # not UTF-8
+
+
+def _decoded(value: dict[str, Any]) -> bytes:
+    assert value["type"] == "bytes" and value["length"] == len(BLOB)
+    return base64.b64decode(value["base64"])
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_binary_results_become_a_json_description(kind: Callable[[bytes], Any]) -> None:
+    value = to_jsonable(kind(BLOB))
+    assert _decoded(value) == BLOB and value["truncated"] is False
+    nested = to_jsonable({"blob": kind(BLOB), "items": [kind(BLOB)], "n": 1})
+    assert _decoded(nested["blob"]) == BLOB and _decoded(nested["items"][0]) == BLOB
+
+
+def test_utf8_bytes_stay_text() -> None:
+    assert to_jsonable(b"caf\xc3\xa9") == "café"
+    assert to_jsonable(memoryview(b"ok")) == "ok"
+    assert to_jsonable({"k": bytearray(b"v")}) == {"k": "v"}
+
+
+def test_large_binary_result_is_capped_and_says_so() -> None:
+    big = b"\xff" * 1_000_000
+    value = to_jsonable(big)
+    assert value["length"] == 1_000_000 and value["truncated"] is True
+    assert 0 < len(base64.b64decode(value["base64"])) < 10_000
+
+
+def test_binary_fields_of_models_and_dicts_with_binary_keys() -> None:
+    class Packet(pydantic.BaseModel):
+        name: str
+        payload: bytes
+
+    value = to_jsonable(Packet(name="p", payload=BLOB))
+    assert value["name"] == "p" and _decoded(value["payload"]) == BLOB
+    keyed = to_jsonable({b"\xff": 1})
+    assert list(keyed.values()) == [1] and isinstance(next(iter(keyed)), str)
+
+
+async def test_tool_returning_bytes_reaches_the_model() -> None:
+    @gu.tool
+    def read_file(path: str) -> bytes:
+        return BLOB
+
+    model = gu.ScriptedModel([call("read_file", {"path": "a.bin"}, id="c1"), "Done."])
+    rt = gu.Runtime(model=model, tools=[read_file])
+    message = await rt.send("read it")
+    part = message.tool_call("c1")
+    assert not part.is_error, part.result
+    assert _decoded(tool_messages(model.requests[1])["c1"]) == BLOB
