@@ -31,6 +31,7 @@ from typing import Any
 from ag_ui.core import BaseEvent
 
 from .agui import AGUIListener
+from .argument_checks import check_runtime_arguments
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states, update_tools
 from .components.shown import ShownComponent, shown_components
@@ -129,8 +130,21 @@ class Runtime:
         thread: Thread | None = None,
         tool_choice: str | None = None,
     ) -> None:
-        if max_steps < 1:
-            raise ValueError("max_steps must be at least 1")
+        checked = check_runtime_arguments(
+            "Runtime",
+            {
+                "model": model,
+                "tools": tools,
+                "components": components,
+                "instructions": instructions,
+                "suggestions": suggestions,
+                "persist": persist,
+                "max_steps": max_steps,
+                "thread": thread,
+                "tool_choice": tool_choice,
+            },
+        )
+        tools, components = checked["tools"], checked["components"]
         self.model: Model = resolve_model(model)
         self.components = list(components)
         self._tools: dict[str, Tool] = {}

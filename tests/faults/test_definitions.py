@@ -28,6 +28,7 @@ import datetime as dt
 import threading
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pydantic
@@ -247,6 +248,104 @@ async def test_component_tools_keep_their_prefixes() -> None:
     assert message.tool_call("c1").result == "Component Weather was rendered"
     # once shown, the component's update tool is offered too
     assert f"{UPDATE_PREFIX}c1" in rt._update_tools()
+
+
+# --- constructor arguments -----------------------------------------------------------
+
+
+def _case(value: Any) -> str:
+    """A test id: ``max_steps=str`` for ``{"max_steps": "3"}``."""
+    if not isinstance(value, dict):
+        return ""
+    name, given = next(iter(value.items()))
+    return f"{name}={given!r}"[:30]
+
+
+def some_tool(x: int) -> int:
+    return x
+
+
+WEATHER = gu.Component("Weather", props=Props, esm="export function render() {}")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (
+            {"max_steps": "3"},
+            TypeError,
+            "Runtime(max_steps=...) must be an int >= 1, got '3' (str)",
+        ),
+        ({"max_steps": True}, TypeError, "Runtime(max_steps=...) must be an int >= 1, got True"),
+        ({"max_steps": 2.0}, TypeError, "Runtime(max_steps=...) must be an int >= 1, got 2.0"),
+        ({"max_steps": 0}, ValueError, "Runtime(max_steps=...) must be an int >= 1, got 0 (int)"),
+        (
+            {"instructions": 123},
+            TypeError,
+            "Runtime(instructions=...) must be a str or None, got 123 (int)",
+        ),
+        ({"suggestions": "yes"}, TypeError, "Runtime(suggestions=...) must be True or False"),
+        ({"persist": 123}, TypeError, "Runtime(persist=...) must be a path (str or os.PathLike)"),
+        ({"persist": ""}, ValueError, "Runtime(persist=...) must not be empty"),
+        ({"tool_choice": 5}, TypeError, "Runtime(tool_choice=...) must be a str or None, got 5"),
+        ({"thread": 5}, TypeError, "Runtime(thread=...) must be a gu.Thread or None, got 5"),
+        ({"tools": some_tool}, TypeError, "Runtime(tools=...) takes a list"),
+        ({"tools": "some_tool"}, TypeError, "Runtime(tools=...) takes a list"),
+        ({"tools": {"x": some_tool}}, TypeError, "Runtime(tools=...) takes a list"),
+        ({"tools": [some_tool, 5]}, TypeError, "Runtime(tools=...) item 1 must be a tool"),
+        ({"tools": [WEATHER]}, TypeError, "components="),
+        ({"components": WEATHER}, TypeError, "Runtime(components=...) takes a list"),
+        ({"components": [some_tool]}, TypeError, "Runtime(components=...) item 0 must be"),
+        ({"components": [5]}, TypeError, "Runtime(components=...) item 0 must be"),
+    ],
+    ids=lambda v: _case(v),
+)
+def test_runtime_arguments_are_type_checked(
+    kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        gu.Runtime(model=gu.ScriptedModel(["hi"]), **kwargs)
+    assert message in str(raised.value)
+
+
+def test_a_single_function_in_tools_gets_a_hint() -> None:
+    with pytest.raises(TypeError, match=r"tools=\[some_tool\]"):
+        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=some_tool)
+
+
+def test_good_runtime_arguments_still_work(tmp_path: Path) -> None:
+    rt = gu.Runtime(
+        model=gu.ScriptedModel(["hi"]),
+        tools=(t for t in [some_tool]),  # any iterable of tools
+        components=(WEATHER,),
+        instructions="Be brief.",
+        suggestions=False,
+        persist=tmp_path / "t.json",
+        max_steps=3,
+        thread=gu.Thread(),
+        tool_choice="some_tool",
+    )
+    assert set(rt.tools) == {"some_tool", "show_component_Weather"}
+    assert gu.Runtime(model=gu.ScriptedModel(["hi"]), persist=str(tmp_path / "u.json")).persist
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_steps": "3"}, "Chat(max_steps=...) must be an int >= 1, got '3' (str)"),
+        ({"instructions": 123}, "Chat(instructions=...) must be a str or None"),
+        ({"tools": some_tool}, "Chat(tools=...) takes a list"),
+        ({"runtime": 5}, "Chat(runtime=...) must be a gu.Runtime or None, got 5 (int)"),
+        ({"max_step": 3}, "Chat() got an unexpected keyword argument 'max_step'"),
+    ],
+    ids=lambda v: _case(v),
+)
+def test_chat_arguments_are_checked_in_its_own_name(kwargs: dict[str, Any], message: str) -> None:
+    from ipygenui.widget.chat import Chat
+
+    with pytest.raises(TypeError) as raised:
+        Chat(model=gu.ScriptedModel(["hi"]) if "runtime" not in kwargs else None, **kwargs)
+    assert message in str(raised.value)
 
 
 # --- bytes results ----------------------------------------------------------------
