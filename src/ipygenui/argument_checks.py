@@ -64,9 +64,10 @@ def check_runtime_arguments(
 
 def _model(owner: str, value: Any) -> Any:
     if value is not None and not callable(getattr(value, "stream", None)):
+        hint = f"; write model=gu.OpenAIModel({value!r})" if isinstance(value, str) else ""
         raise TypeError(
             f"{owner}(model=...) must be a model (an object with a stream(request) method, "
-            f"e.g. gu.OpenAIModel) or None, got {described(value)}"
+            f"e.g. gu.OpenAIModel) or None, got {described(value)}{hint}"
         )
     return value
 

@@ -52,12 +52,29 @@ def arguments_model(
     itself (its fields are the arguments); any other function gets one field
     per parameter, passed by keyword.
     """
+    if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
+        raise ToolDefinitionError(
+            f"tool {tool_name!r} is a generator function: the model needs one result, so "
+            "return it (a list, a dict, a string) instead of yielding"
+        )
     params = list(_signature(func, tool_name).parameters.values())
     hints = _type_hints(func, tool_name)
     if len(params) == 1:
         only = _model_class(hints.get(params[0].name))
         if only is not None:
             return only, True
+    first = params[0] if params else None
+    if (
+        first is not None
+        and first.name in ("self", "cls")
+        and first.name not in hints
+        and first.kind is not first.POSITIONAL_ONLY  # dict.get: said below
+    ):
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}, parameter {first.name!r}: a method decorated in its "
+            "class would ask the model for it; make the tool from the bound method instead, "
+            "e.g. gu.tool(instance.method)"
+        )
     for param in params:
         _check_parameter(tool_name, param)
     annotations = {p.name: hints.get(p.name, Any) for p in params}

@@ -450,6 +450,10 @@ def tool(
     is not called.
     """
 
+    if func is not None and not callable(func):
+        hint = f": for a name, write @gu.tool(name={func!r})" if isinstance(func, str) else ""
+        raise ToolDefinitionError(f"@gu.tool takes a function, got {func!r}{hint}")
+
     def wrap(f: Callable[..., Any]) -> Tool:
         return Tool.from_function(
             f,

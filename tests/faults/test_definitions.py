@@ -9,12 +9,14 @@ Faults tried:
   constraints and ``Field(...)`` defaults that were silently dropped;
 - defaults of the wrong type (``n: int = "three"``, ``n: int = None``, a
   default breaking its own constraint);
+- generator functions as tools (the model got ``<generator object ...>``), a
+  method decorated in its class (``self`` became an argument), ``@gu.tool("name")``;
 - user tools named with the components' ``show_component_`` /
   ``update_component_`` prefixes;
 - ``Runtime`` / ``Chat`` constructor arguments of the wrong type
   (``max_steps="3"``, ``instructions=123``, ``tools=f``, ``suggestions="yes"``,
-  ``persist=123``, ``tool_choice=5``, ``components=[f]``, ``thread=5``, unknown
-  keywords);
+  ``persist=123``, ``tool_choice=5``, ``components=[f]``, ``thread=5``,
+  ``model="gpt-4o"``, unknown keywords);
 - tools returning ``bytes`` / ``bytearray`` / ``memoryview`` that are not UTF-8
   (a ``UnicodeDecodeError`` reached the model instead of the result).
 
@@ -108,6 +110,43 @@ async def test_parameters_named_like_model_methods_work_quietly() -> None:
         made = gu.tool(encode)
     validated = made.validate({"json": "x", "schema": 2})
     assert await made.invoke(validated) == ["x", 2, False]
+
+
+def test_generator_functions_are_refused() -> None:
+    # the model used to get "<generator object ...>" as the result
+    def numbers(n: int):  # type: ignore[no-untyped-def]
+        yield from range(n)
+
+    async def stream(n: int):  # type: ignore[no-untyped-def]
+        yield n
+
+    for func in (numbers, stream):
+        with pytest.raises(ToolDefinitionError, match=rf"tool '{func.__name__}'.*generator"):
+            gu.tool(func)
+
+
+def test_a_method_decorated_in_its_class_is_refused() -> None:
+    # self became a required argument the model had to invent
+    with pytest.raises(ToolDefinitionError, match=r"tool 'lookup', parameter 'self'.*bound"):
+
+        class Store:
+            @gu.tool
+            def lookup(self, key: str) -> str:
+                return key
+
+    class Shop:
+        def price(self, item: str) -> int:
+            return len(item)
+
+    assert gu.tool(Shop().price).declared == ["item"]  # the bound method is fine
+
+
+def test_tool_decorator_given_a_name_positionally_says_how_to_write_it() -> None:
+    with pytest.raises(ToolDefinitionError, match=r"@gu.tool\(name='deploy'\)"):
+
+        @gu.tool("deploy")  # type: ignore[call-overload]
+        def f(env: str) -> str:
+            return env
 
 
 # --- annotations ----------------------------------------------------------------
@@ -289,6 +328,8 @@ WEATHER = gu.Component("Weather", props=Props, esm="export function render() {}"
         ({"persist": ""}, ValueError, "Runtime(persist=...) must not be empty"),
         ({"tool_choice": 5}, TypeError, "Runtime(tool_choice=...) must be a str or None, got 5"),
         ({"thread": 5}, TypeError, "Runtime(thread=...) must be a gu.Thread or None, got 5"),
+        ({"model": "gpt-4o"}, TypeError, "write model=gu.OpenAIModel('gpt-4o')"),
+        ({"model": 5}, TypeError, "Runtime(model=...) must be a model"),
         ({"tools": some_tool}, TypeError, "Runtime(tools=...) takes a list"),
         ({"tools": "some_tool"}, TypeError, "Runtime(tools=...) takes a list"),
         ({"tools": {"x": some_tool}}, TypeError, "Runtime(tools=...) takes a list"),
@@ -304,7 +345,7 @@ def test_runtime_arguments_are_type_checked(
     kwargs: dict[str, Any], error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error) as raised:
-        gu.Runtime(model=gu.ScriptedModel(["hi"]), **kwargs)
+        gu.Runtime(**{"model": gu.ScriptedModel(["hi"]), **kwargs})
     assert message in str(raised.value)
 
 
