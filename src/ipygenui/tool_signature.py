@@ -12,6 +12,7 @@ reached the function as is).
 from __future__ import annotations
 
 import inspect
+import json
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
@@ -212,4 +213,13 @@ def _check_defaults(tool_name: str, model: type[BaseModel], defaults: dict[str, 
             raise ToolDefinitionError(
                 f"tool {tool_name!r}, parameter {name!r}: default {given[name]!r} is not "
                 f"a valid {expected} ({error['msg']}){hint}"
+            ) from None
+    # the schema, defaults included, goes out as JSON with every request
+    for name, prop in model.model_json_schema().get("properties", {}).items():
+        try:
+            json.dumps(prop.get("default"), allow_nan=False)
+        except ValueError:
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}, parameter {name!r}: default {given.get(name)!r} cannot "
+                "be written in JSON, and the model reads defaults in the tool's schema"
             ) from None

@@ -12,6 +12,7 @@ import asyncio
 import base64
 import dataclasses
 import inspect
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, overload
@@ -401,12 +402,20 @@ def _check_definition(
 
 def _json_schema(name: str, args_model: type[BaseModel]) -> dict[str, Any]:
     try:
-        return args_model.model_json_schema()
+        schema = args_model.model_json_schema()
     except Exception as exc:  # a field pydantic cannot describe: say which tool
         raise ToolDefinitionError(
             f"tool {name!r}: its arguments model {args_model.__name__} has no JSON schema "
             f"({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})"
         ) from None
+    try:  # it goes out with every request: NaN there would fail them all
+        json.dumps(schema, allow_nan=False)
+    except (ValueError, TypeError) as exc:
+        raise ToolDefinitionError(
+            f"tool {name!r}: its arguments schema cannot be written in JSON ({exc}; "
+            "a default of nan or inf?)"
+        ) from None
+    return schema
 
 
 def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ Faults tried:
   function, not a type), the lock's type, ``Callable``; ``Annotated``
   constraints and ``Field(...)`` defaults that were silently dropped;
 - defaults of the wrong type (``n: int = "three"``, ``n: int = None``, a
-  default breaking its own constraint);
+  default breaking its own constraint) or that JSON cannot carry (``nan``);
 - generator functions as tools (the model got ``<generator object ...>``), a
   method decorated in its class (``self`` became an argument), ``@gu.tool("name")``;
 - user tools named with the components' ``show_component_`` /
@@ -238,6 +238,22 @@ def test_more_wrong_defaults(annotation: Any, default: Any, expected: str) -> No
     with pytest.raises(ToolDefinitionError, match=r"tool 'deploy', parameter 'value'") as raised:
         gu.tool(deploy)
     assert expected in str(raised.value)
+
+
+@pytest.mark.parametrize("default", [float("nan"), float("inf"), -float("inf")])
+def test_default_json_cannot_carry_is_refused(default: float) -> None:
+    # the schema sent with every request carried NaN: the request could not be encoded
+    def scale(factor: float = default) -> float:
+        return factor
+
+    with pytest.raises(ToolDefinitionError, match=r"tool 'scale', parameter 'factor'.*JSON"):
+        gu.tool(scale)
+
+    class Scale(pydantic.BaseModel):
+        factor: float = default
+
+    with pytest.raises(ToolDefinitionError, match=r"tool 'scale'.*JSON"):
+        gu.Tool.from_model("scale", Scale, lambda args: args)
 
 
 async def test_valid_defaults_still_work() -> None:
