@@ -9,6 +9,8 @@ Faults tried:
   constraints and ``Field(...)`` defaults that were silently dropped;
 - defaults of the wrong type (``n: int = "three"``, ``n: int = None``, a
   default breaking its own constraint) or that JSON cannot carry (``nan``);
+- ``Tool`` / ``@gu.tool`` arguments of the wrong type (``requires_approval="yes"``,
+  ``args_model=dict``, a ``functools.partial`` with no name);
 - generator functions as tools (the model got ``<generator object ...>``), a
   method decorated in its class (``self`` became an argument), ``@gu.tool("name")``;
 - user tools named with the components' ``show_component_`` /
@@ -27,6 +29,8 @@ function, before any model request.
 
 import base64
 import datetime as dt
+import functools
+import re
 import threading
 import warnings
 from collections.abc import Callable
@@ -43,6 +47,10 @@ from ipygenui.ui_tools import UI_TOOL_PREFIX
 from runtime_helpers import call, tool_messages
 
 # --- parameters -----------------------------------------------------------------
+
+
+def some_function(a: int, b: int = 2) -> int:
+    return a + b
 
 
 def test_positional_only_parameter_is_refused_naming_tool_and_parameter() -> None:
@@ -147,6 +155,26 @@ def test_tool_decorator_given_a_name_positionally_says_how_to_write_it() -> None
         @gu.tool("deploy")  # type: ignore[call-overload]
         def f(env: str) -> str:
             return env
+
+
+class Query(pydantic.BaseModel):
+    text: str
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: gu.tool(requires_approval="yes")(some_function), "requires_approval must be"),
+        (lambda: gu.Tool("q", "Query.", dict, print), "args_model must be a pydantic"),  # type: ignore[arg-type]
+        (lambda: gu.Tool("q", 5, Query, print), "description must be a str"),  # type: ignore[arg-type]
+        (lambda: gu.Tool(5, "Query.", Query, print), "tool name 5 must be"),  # type: ignore[arg-type]
+        (lambda: gu.tool(functools.partial(some_function, 1)), "give the tool a name="),
+    ],
+    ids=["requires_approval", "args_model", "description", "name", "partial"],
+)
+def test_tool_arguments_are_checked(make: Callable[[], Any], message: str) -> None:
+    with pytest.raises(ToolDefinitionError, match=re.escape(message)):
+        make()
 
 
 # --- annotations ----------------------------------------------------------------
