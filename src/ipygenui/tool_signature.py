@@ -19,6 +19,7 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import warnings as pydantic_warnings
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
@@ -33,7 +34,7 @@ _WRAP = "wrap it in a def with named, typed parameters"
 _JSON_TYPES = "str, int, float, bool, list, dict, Literal, a pydantic model or a dataclass"
 # pydantic >= 2.11 names the warning for an annotation that is not a type
 # (``threading.Lock`` is a function); older versions only say it in words.
-_NOT_A_TYPE_WARNING: type[Warning] | None = getattr(pydantic.warnings, "ArbitraryTypeWarning", None)
+_NOT_A_TYPE_WARNING: type[Warning] | None = getattr(pydantic_warnings, "ArbitraryTypeWarning", None)
 _CONFIG = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
 
@@ -201,13 +202,16 @@ def _check_defaults(tool_name: str, model: type[BaseModel], defaults: dict[str, 
             default = default.default  # PydanticUndefined for Field(ge=1) or a default_factory
         if default is not inspect.Parameter.empty and default is not PydanticUndefined:
             given[name] = default
+    # validated under the names the model sends (a Field(alias=...) renames one)
+    keys = {name: _input_key(name, model.model_fields[name]) for name in given}
+    names = {key: name for name, key in keys.items()}
     try:
-        model.model_validate(given)
+        model.model_validate({keys[name]: value for name, value in given.items()})
     except pydantic.ValidationError as exc:
         for error in exc.errors():
             if error["type"] == "missing" or not error["loc"]:
                 continue  # a required parameter: no default to check
-            name = str(error["loc"][0])
+            name = names.get(str(error["loc"][0]), str(error["loc"][0]))
             expected = _describe_type(model.model_fields[name].annotation)
             hint = f"; annotate it {expected} | None" if given[name] is None else ""
             raise ToolDefinitionError(
@@ -223,3 +227,8 @@ def _check_defaults(tool_name: str, model: type[BaseModel], defaults: dict[str, 
                 f"tool {tool_name!r}, parameter {name!r}: default {given.get(name)!r} cannot "
                 "be written in JSON, and the model reads defaults in the tool's schema"
             ) from None
+
+
+def _input_key(name: str, field: FieldInfo) -> str:
+    alias = field.validation_alias if isinstance(field.validation_alias, str) else field.alias
+    return alias or name

@@ -300,8 +300,9 @@ class Tool:
 
     @property
     def declared(self) -> list[str]:
-        """Argument names the schema declares (everything else is stripped)."""
-        return list(self.args_model.model_fields)
+        """Argument names the schema declares (everything else is stripped):
+        a field's alias when it has one, as the model sends it."""
+        return list(self.parameters_schema.get("properties", {}))
 
     def openai_schema(self, *, standard_parameters: bool = False) -> dict[str, Any]:
         """The ``{"type": "function", ...}`` entry for the chat API's ``tools``;

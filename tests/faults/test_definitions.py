@@ -6,7 +6,8 @@ Faults tried:
   with ``_``, names pydantic reserves (``model_config``, ``model_dump``);
 - annotations with no JSON schema: a plain class, ``threading.Lock`` (a
   function, not a type), the lock's type, ``Callable``; ``Annotated``
-  constraints and ``Field(...)`` defaults that were silently dropped;
+  constraints and ``Field(...)`` defaults that were silently dropped, a
+  ``Field(alias=...)`` whose argument was filtered out before the call;
 - defaults of the wrong type (``n: int = "three"``, ``n: int = None``, a
   default breaking its own constraint) or that JSON cannot carry (``nan``);
 - ``Tool`` / ``@gu.tool`` arguments of the wrong type (``requires_approval="yes"``,
@@ -232,6 +233,21 @@ async def test_field_default_is_used_as_the_field() -> None:
     assert await made.invoke(made.validate({})) == 3
     with pytest.raises(ToolArgumentsError):
         made.validate({"n": 0})
+
+
+async def test_an_aliased_parameter_reaches_the_tool() -> None:
+    # the schema said "Region", but only the Python names survived the argument filter
+    seen: list[str] = []
+
+    @gu.tool
+    def deploy(region: str = pydantic.Field("eu", alias="Region")) -> str:
+        seen.append(region)
+        return region
+
+    assert list(deploy.parameters_schema["properties"]) == ["Region"]
+    model = gu.ScriptedModel([call("deploy", {"Region": "us"}, id="c1"), "Done."])
+    message = await gu.Runtime(model=model, tools=[deploy]).send("deploy")
+    assert seen == ["us"] and message.tool_call("c1").result == "us"
 
 
 # --- defaults -------------------------------------------------------------------
