@@ -166,7 +166,10 @@ def _fallback(value: Any) -> Any:
         if hasattr(value, "isoformat"):
             return value.isoformat()
     if module == "numpy" and hasattr(value, "tolist"):
-        return value.tolist()  # arrays and numpy scalars alike
+        listed = value.tolist()  # arrays and numpy scalars alike
+        # bytes ("S"), void ("V") and object ("O") items may hold non-UTF-8 bytes
+        binary = getattr(getattr(value, "dtype", None), "kind", None) in ("S", "V", "O")
+        return _without_binary(listed) if binary else listed
     return repr(value)
 
 

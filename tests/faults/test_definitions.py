@@ -492,6 +492,14 @@ def test_binary_fields_of_models_and_dicts_with_binary_keys() -> None:
     assert list(keyed.values()) == [1] and isinstance(next(iter(keyed)), str)
 
 
+def test_numpy_binary_results() -> None:
+    np = pytest.importorskip("numpy")
+    value = to_jsonable({"rows": np.array([b"\xff\x01", b"ok"]), "raw": np.void(b"\xff\x00")})
+    assert value["rows"][1] == "ok"
+    assert base64.b64decode(value["rows"][0]["base64"]) == b"\xff\x01"
+    assert value["raw"]["length"] == 2
+
+
 async def test_tool_returning_bytes_reaches_the_model() -> None:
     @gu.tool
     def read_file(path: str) -> bytes:
