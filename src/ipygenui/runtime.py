@@ -31,6 +31,7 @@ from typing import Any
 from ag_ui.core import BaseEvent
 
 from .agui import AGUIListener
+from .argument_checks import check_runtime_arguments
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states, update_tools
 from .components.shown import ShownComponent, shown_components
@@ -106,14 +107,6 @@ def _running_loop(what: str) -> asyncio.AbstractEventLoop:
         ) from None
 
 
-def _result_budget(value: object) -> int | None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-        raise ValueError(
-            f"max_result_chars must be a positive int (characters) or None, got {value!r}"
-        )
-    return value
-
-
 class Runtime:
     """The headless chat runtime (``gu.Chat`` is this plus a widget).
 
@@ -141,9 +134,23 @@ class Runtime:
         tool_choice: str | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
-        if max_steps < 1:
-            raise ValueError("max_steps must be at least 1")
-        self.max_result_chars = _result_budget(max_result_chars)
+        checked = check_runtime_arguments(
+            "Runtime",
+            {
+                "model": model,
+                "tools": tools,
+                "components": components,
+                "instructions": instructions,
+                "suggestions": suggestions,
+                "persist": persist,
+                "max_steps": max_steps,
+                "thread": thread,
+                "tool_choice": tool_choice,
+                "max_result_chars": max_result_chars,
+            },
+        )
+        tools, components = checked["tools"], checked["components"]
+        self.max_result_chars: int | None = max_result_chars
         self.model: Model = resolve_model(model)
         self.components = list(components)
         self._tools: dict[str, Tool] = {}

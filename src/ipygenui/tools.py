@@ -8,24 +8,24 @@ the kernel's event loop never blocks.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import inspect
+import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, get_type_hints, overload
+from typing import Any, overload
 
 import pydantic
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel
 
 from .standard_params import with_standard_parameters
+from .tool_signature import ToolDefinitionError, arguments_model
 from .tool_threads import call_in_thread
+from .ui_tools import UI_TOOL_PREFIX
 
 ApprovalRule = bool | Callable[[dict[str, Any]], bool]
-
-
-class ToolDefinitionError(TypeError):
-    """A function cannot become a tool (for example it takes ``*args``)."""
 
 
 class ToolArgumentsError(ValueError):
@@ -111,7 +111,51 @@ def _summarize_dataframe(frame: Any, rows: int = 5) -> dict[str, Any]:
     }
 
 
+BINARY_PREVIEW = 3_000
+"""Bytes of a non-UTF-8 binary result the model gets (as base64): enough to
+recognise a format or a header, small next to the rest of the conversation."""
+
+
+def _binary_json(data: bytes | bytearray | memoryview) -> Any:
+    raw = bytes(data)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        head = raw[:BINARY_PREVIEW]
+        return {
+            "type": "bytes",
+            "length": len(raw),
+            "base64": base64.b64encode(head).decode("ascii"),
+            "truncated": len(head) < len(raw),
+        }
+
+
+def _without_binary(value: Any) -> Any:
+    """``value`` with every bytes-like inside (models, dataclasses and containers
+    included) made JSON by ``_binary_json``; other leaves left for pydantic."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _binary_json(value)
+    if isinstance(value, BaseModel):
+        value = value.model_dump()  # python mode: bytes stay bytes
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, Mapping):
+        return {
+            (_binary_key(k) if isinstance(k, bytes | bytearray) else k): _without_binary(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_without_binary(v) for v in value]
+    return value
+
+
+def _binary_key(key: bytes | bytearray) -> str:
+    return bytes(key).decode("utf-8", "backslashreplace")
+
+
 def _fallback(value: Any) -> Any:
+    if isinstance(value, memoryview):
+        return _binary_json(value)
     kind = type(value)
     module = kind.__module__.split(".")[0]
     if module == "pandas":
@@ -122,7 +166,10 @@ def _fallback(value: Any) -> Any:
         if hasattr(value, "isoformat"):
             return value.isoformat()
     if module == "numpy" and hasattr(value, "tolist"):
-        return value.tolist()  # arrays and numpy scalars alike
+        listed = value.tolist()  # arrays and numpy scalars alike
+        # bytes ("S"), void ("V") and object ("O") items may hold non-UTF-8 bytes
+        binary = getattr(getattr(value, "dtype", None), "kind", None) in ("S", "V", "O")
+        return _without_binary(listed) if binary else listed
     return repr(value)
 
 
@@ -132,7 +179,22 @@ def to_jsonable(value: Any) -> Any:
     Pydantic models and dataclasses become dicts, sets and tuples lists,
     DataFrames a summary (shape, columns, dtypes, first rows), numpy values
     their Python equivalents; anything else unknown its ``repr``.
+
+    ``bytes``, ``bytearray`` and ``memoryview`` (anywhere inside) become their
+    text when they are UTF-8, else ``{"type": "bytes", "length": N,
+    "base64": ..., "truncated": bool}`` with the first ``BINARY_PREVIEW``
+    bytes: the model learns what came back without a wall of base64.
     """
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _binary_json(value)
+    try:
+        return _to_jsonable(value)
+    except (UnicodeDecodeError, pydantic_core.PydanticSerializationError):
+        # pydantic writes bytes as UTF-8 text and raises on anything else
+        return _to_jsonable(_without_binary(value))
+
+
+def _to_jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -163,10 +225,7 @@ class Tool:
         component: str | None = None,
         pass_model: bool = False,
     ) -> None:
-        if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
-            raise ToolDefinitionError(
-                f"tool name {name!r} must be 1-64 letters, digits, '_' or '-' (OpenAI's rule)"
-            )
+        _check_definition(name, description, args_model, requires_approval, component)
         if func is None and not human and component is None:
             raise ToolDefinitionError(f"tool {name!r} needs a function unless human=True")
         self.name = name
@@ -179,7 +238,7 @@ class Tool:
         self._is_async = func is not None and inspect.iscoroutinefunction(func)
         # True when the function takes the whole arguments model as one parameter
         self._pass_model = pass_model
-        self.parameters_schema: dict[str, Any] = _clean_schema(args_model.model_json_schema())
+        self.parameters_schema: dict[str, Any] = _clean_schema(_json_schema(name, args_model))
 
     @classmethod
     def from_function(
@@ -192,13 +251,15 @@ class Tool:
         human: bool = False,
     ) -> Tool:
         """Build a tool from a function's signature and docstring."""
-        doc_description, doc_params = parse_docstring(func.__doc__)
-        tool_name = name or func.__name__
-        args_model, pass_model = _args_model(func, tool_name, doc_params)
+        doc_description, doc_params = parse_docstring(getattr(func, "__doc__", None))
+        tool_name = name or getattr(func, "__name__", None)
+        if not isinstance(tool_name, str):  # a functools.partial, a callable object
+            raise ToolDefinitionError(f"{func!r} has no __name__: give the tool a name=")
+        model, pass_model = arguments_model(func, tool_name, doc_params)
         return cls(
             tool_name,
             description if description is not None else doc_description,
-            args_model,
+            model,
             func,
             requires_approval=requires_approval,
             human=human,
@@ -242,8 +303,9 @@ class Tool:
 
     @property
     def declared(self) -> list[str]:
-        """Argument names the schema declares (everything else is stripped)."""
-        return list(self.args_model.model_fields)
+        """Argument names the schema declares (everything else is stripped):
+        a field's alias when it has one, as the model sends it."""
+        return list(self.parameters_schema.get("properties", {}))
 
     def openai_schema(self, *, standard_parameters: bool = False) -> dict[str, Any]:
         """The ``{"type": "function", ...}`` entry for the chat API's ``tools``;
@@ -311,6 +373,64 @@ class Tool:
         return to_jsonable(result)
 
 
+def _reserved_prefix(name: str) -> str | None:
+    """The components' prefix ``name`` starts with, if any."""
+    # imported here: the components package imports this module
+    from .components.shown import UPDATE_PREFIX
+
+    return next((p for p in (UI_TOOL_PREFIX, UPDATE_PREFIX) if name.startswith(p)), None)
+
+
+def _check_definition(
+    name: Any,
+    description: Any,
+    args_model: Any,
+    requires_approval: Any,
+    component: str | None,
+) -> None:
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
+        raise ToolDefinitionError(
+            f"tool name {name!r} must be 1-64 letters, digits, '_' or '-' (OpenAI's rule)"
+        )
+    prefix = _reserved_prefix(name)
+    if prefix is not None and component is None:
+        raise ToolDefinitionError(
+            f"tool name {name!r}: the prefix {prefix!r} is reserved for components "
+            "(gu.Component and @gu.component make those tools); rename the tool"
+        )
+    if not isinstance(description, str):
+        raise ToolDefinitionError(
+            f"tool {name!r}: description must be a str, got {type(description).__name__}"
+        )
+    if not (isinstance(args_model, type) and issubclass(args_model, BaseModel)):
+        raise ToolDefinitionError(
+            f"tool {name!r}: args_model must be a pydantic BaseModel subclass, got {args_model!r}"
+        )
+    if not isinstance(requires_approval, bool) and not callable(requires_approval):
+        raise ToolDefinitionError(
+            f"tool {name!r}: requires_approval must be True, False or a function of the "
+            f"arguments, got {requires_approval!r}"
+        )
+
+
+def _json_schema(name: str, args_model: type[BaseModel]) -> dict[str, Any]:
+    try:
+        schema = args_model.model_json_schema()
+    except Exception as exc:  # a field pydantic cannot describe: say which tool
+        raise ToolDefinitionError(
+            f"tool {name!r}: its arguments model {args_model.__name__} has no JSON schema "
+            f"({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})"
+        ) from None
+    try:  # it goes out with every request: NaN there would fail them all
+        json.dumps(schema, allow_nan=False)
+    except (ValueError, TypeError) as exc:
+        raise ToolDefinitionError(
+            f"tool {name!r}: its arguments schema cannot be written in JSON ({exc}; "
+            "a default of nan or inf?)"
+        ) from None
+    return schema
+
+
 def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     schema = dict(schema)
     schema.pop("title", None)
@@ -319,40 +439,6 @@ def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(prop, dict):
             prop.pop("title", None)
     return schema
-
-
-def _args_model(
-    func: Callable[..., Any], tool_name: str, doc_params: dict[str, str]
-) -> tuple[type[BaseModel], bool]:
-    signature = inspect.signature(func)
-    try:
-        hints = get_type_hints(func)
-    except Exception as exc:  # unresolvable forward reference: say which
-        raise ToolDefinitionError(f"cannot read type hints of {tool_name!r}: {exc}") from exc
-    params = list(signature.parameters.values())
-    # A single pydantic-model parameter: its fields are the arguments.
-    if len(params) == 1:
-        only = hints.get(params[0].name)
-        if isinstance(only, type) and issubclass(only, BaseModel):
-            return only, True
-    fields: dict[str, Any] = {}
-    for param in params:
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise ToolDefinitionError(
-                f"tool {tool_name!r}: *args / **kwargs cannot be described to a model"
-            )
-        annotation = hints.get(param.name, Any)
-        default = ... if param.default is param.empty else param.default
-        fields[param.name] = (
-            annotation,
-            pydantic.Field(default, description=doc_params.get(param.name) or None),
-        )
-    model: type[BaseModel] = create_model(
-        f"{tool_name}_arguments",
-        __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True),
-        **fields,
-    )
-    return model, False
 
 
 @overload
@@ -385,6 +471,10 @@ def tool(
     ``human=True`` makes a tool the user answers in the UI; its function body
     is not called.
     """
+
+    if func is not None and not callable(func):
+        hint = f": for a name, write @gu.tool(name={func!r})" if isinstance(func, str) else ""
+        raise ToolDefinitionError(f"@gu.tool takes a function, got {func!r}{hint}")
 
     def wrap(f: Callable[..., Any]) -> Tool:
         return Tool.from_function(

@@ -75,7 +75,9 @@ async def test_no_budget_sends_everything() -> None:
 
 @pytest.mark.parametrize("bad", [0, -5, "100", 1.5])
 def test_a_bad_budget_is_refused(bad: Any) -> None:
-    with pytest.raises((TypeError, ValueError), match="max_result_chars must"):
+    with pytest.raises(
+        (TypeError, ValueError), match=r"max_result_chars=\.\.\.\) must be a positive int"
+    ):
         gu.Runtime(model=gu.ScriptedModel([]), max_result_chars=bad)
 
 

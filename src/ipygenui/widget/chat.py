@@ -28,6 +28,7 @@ import anywidget
 from ipywidgets import widget_serialization
 from traitlets import Bool, Dict, Instance, List, Unicode
 
+from ..argument_checks import check_runtime_arguments, check_type
 from ..events import (
     MessageAdded,
     MessagePatched,
@@ -124,9 +125,14 @@ class Chat(anywidget.AnyWidget):
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
         widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
         if runtime is None:
-            runtime = Runtime(model=model, **kwargs)
+            # checked here too, so a mistake is reported as Chat(...)'s
+            checked = check_runtime_arguments(
+                "Chat", {"model": model, **kwargs}, also=("runtime", "layout")
+            )
+            runtime = Runtime(**checked)
         elif model is not None or kwargs:
             raise TypeError("pass either runtime= or the Runtime arguments, not both")
+        check_type("Chat", "runtime", runtime, Runtime, "a gu.Runtime or None")
         self._runtime = runtime
         self._loop = _current_loop()
         self._models: dict[str, MessageModel] = {}

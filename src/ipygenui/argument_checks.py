@@ -1,0 +1,181 @@
+"""Checks of the arguments ``Runtime`` and ``Chat`` take, done before anything is built.
+
+A wrong type used to fail deep inside (``'<' not supported between 'str'
+and 'int'`` for ``max_steps="3"``) or not at all (``instructions=123`` was
+sent to the model as is). Each check here names the constructor, the
+argument, what it must be and what came instead::
+
+    Runtime(max_steps=...) must be an int >= 1, got '3' (str)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .components.component import Component
+from .components.registry import Registry
+from .messages import Thread
+from .tools import Tool
+
+__all__ = ["check_runtime_arguments", "check_type", "described"]
+
+
+def described(value: Any) -> str:
+    """``'3' (str)``, ``the function 'f'``: what a message says came instead."""
+    if isinstance(value, Tool):
+        return f"the tool {value.name!r}"
+    if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
+        return f"the function {value.__name__!r}"
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def check_type(
+    owner: str, name: str, value: Any, kinds: type | tuple[type, ...], wanted: str
+) -> None:
+    """Raise ``TypeError`` unless ``value`` is one of ``kinds`` (described as ``wanted``)."""
+    if not isinstance(value, kinds):
+        raise TypeError(f"{owner}({name}=...) must be {wanted}, got {described(value)}")
+
+
+def check_runtime_arguments(
+    owner: str, arguments: Mapping[str, Any], *, also: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``arguments`` (``Runtime``'s keywords) checked; ``tools`` and ``components``
+    come back as lists, so an iterator passed in is read once.
+
+    Raises ``TypeError`` for a wrong type or an unknown keyword, ``ValueError``
+    for a wrong value of the right type (``max_steps=0``). ``also``: the owner's
+    own keywords, listed with the others when one is unknown.
+    """
+    unknown = [name for name in arguments if name not in _CHECKS]
+    if unknown:
+        raise TypeError(
+            f"{owner}() got an unexpected keyword argument {unknown[0]!r}; "
+            f"it takes {', '.join((*_CHECKS, *also))}"
+        )
+    return {name: _CHECKS[name](owner, value) for name, value in arguments.items()}
+
+
+def _model(owner: str, value: Any) -> Any:
+    if value is not None and not callable(getattr(value, "stream", None)):
+        hint = f"; write model=gu.OpenAIModel({value!r})" if isinstance(value, str) else ""
+        raise TypeError(
+            f"{owner}(model=...) must be a model (an object with a stream(request) method, "
+            f"e.g. gu.OpenAIModel) or None, got {described(value)}{hint}"
+        )
+    return value
+
+
+def _listed(owner: str, name: str, value: Any) -> list[Any]:
+    if isinstance(value, Registry):
+        raise TypeError(
+            f"{owner}({name}=...) takes a list, got a gu.Registry: "
+            "pass tools=registry.tools(), components=registry.components()"
+        )
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        single = getattr(value, "name", None) or getattr(value, "__name__", None)
+        hint = f": write {name}=[{single}]" if isinstance(single, str) else ""
+        raise TypeError(f"{owner}({name}=...) takes a list, got {described(value)}{hint}")
+    return list(value)
+
+
+def _tools(owner: str, value: Any) -> list[Any]:
+    items = _listed(owner, "tools", value)
+    for index, item in enumerate(items):
+        if isinstance(item, Component):
+            raise TypeError(
+                f"{owner}(tools=...) item {index} is the component {item.name!r}: "
+                "pass components in components="
+            )
+        if not callable(item):  # a Tool is callable too
+            raise TypeError(
+                f"{owner}(tools=...) item {index} must be a tool or a function, "
+                f"got {described(item)}"
+            )
+    return items
+
+
+def _components(owner: str, value: Any) -> list[Any]:
+    items = _listed(owner, "components", value)
+    for index, item in enumerate(items):
+        if not isinstance(item, Component):
+            hint = "; pass functions and tools in tools=" if callable(item) else ""
+            raise TypeError(
+                f"{owner}(components=...) item {index} must be a gu.Component "
+                f"(or made with @gu.component), got {described(item)}{hint}"
+            )
+    return items
+
+
+def _optional_str(name: str) -> Callable[[str, Any], Any]:
+    def check(owner: str, value: Any) -> Any:
+        if value is not None:
+            check_type(owner, name, value, str, "a str or None")
+        return value
+
+    return check
+
+
+def _suggestions(owner: str, value: Any) -> bool:
+    check_type(owner, "suggestions", value, bool, "True or False")
+    return bool(value)
+
+
+def _persist(owner: str, value: Any) -> Any:
+    if value is None:
+        return None
+    check_type(owner, "persist", value, (str, os.PathLike), "a path (str or os.PathLike) or None")
+    if not os.fspath(value):
+        raise ValueError(f"{owner}(persist=...) must not be empty: give a file path")
+    if Path(value).is_dir():
+        raise ValueError(f"{owner}(persist=...) must be a file path, got the directory {value!r}")
+    return value
+
+
+def _max_steps(owner: str, value: Any) -> int:
+    wanted = f"{owner}(max_steps=...) must be an int >= 1, got {described(value)}"
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(wanted)
+    if value < 1:
+        raise ValueError(wanted)
+    return value
+
+
+def _max_result_chars(owner: str, value: Any) -> int | None:
+    wanted = (
+        f"{owner}(max_result_chars=...) must be a positive int (characters) or None, "
+        f"got {described(value)}"
+    )
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(wanted)
+    if value < 1:
+        raise ValueError(wanted)
+    return value
+
+
+def _thread(owner: str, value: Any) -> Any:
+    if value is not None:
+        check_type(owner, "thread", value, Thread, "a gu.Thread or None")
+    return value
+
+
+_CHECKS: dict[str, Callable[[str, Any], Any]] = {
+    "model": _model,
+    "tools": _tools,
+    "components": _components,
+    "instructions": _optional_str("instructions"),
+    "suggestions": _suggestions,
+    "persist": _persist,
+    "max_steps": _max_steps,
+    "thread": _thread,
+    "tool_choice": _optional_str("tool_choice"),
+    "max_result_chars": _max_result_chars,
+}
