@@ -23,6 +23,8 @@ _EXPORTS: dict[str, str] = {
     "should_continue": "continuation",
     "tool": "tools",
     "Tool": "tools",
+    "ToolArgumentsError": "tools",
+    "ToolDefinitionError": "tools",
     "Runtime": "runtime",
     "Run": "runtime",
     "DecisionError": "runtime",
@@ -76,7 +78,9 @@ __all__ = [
     "TextPart",
     "Thread",
     "Tool",
+    "ToolArgumentsError",
     "ToolCallPart",
+    "ToolDefinitionError",
     "Usage",
     "__version__",
     "component",
@@ -126,5 +130,5 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.openai import OpenAIModel
     from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
     from .runtime import DecisionError, Run, Runtime
-    from .tools import Tool, tool
+    from .tools import Tool, ToolArgumentsError, ToolDefinitionError, tool
     from .widget.chat import Chat

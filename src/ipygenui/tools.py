@@ -466,8 +466,10 @@ def tool(
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a function a tool: ``@tool`` or ``@tool(requires_approval=True)``.
 
-    ``requires_approval`` may be a function of the (validated, JSON) arguments
-    that says whether this particular call needs the user's approval.
+    ``requires_approval`` may be a function of the validated arguments (a
+    dict of exactly the values the function will get, ``dry_run=False`` and
+    not the model's ``"false"``) that says whether this call needs the
+    user's approval.
     ``human=True`` makes a tool the user answers in the UI; its function body
     is not called.
     """
