@@ -3,7 +3,7 @@ against the local OpenAI-compatible server (tests/openai_server.py).
 
 Faults tried:
 - HTTP 500 (after the client's own retries), 429 retried by a given client,
-  429 with no retries left;
+  429 with no retries left; 400, 401 and 404 never retried;
 - 429 with ``Retry-After: 1`` on our own client: retried by the model, the
   wait said aloud and counted down, then cleared; a 503 retried with backoff;
 - a ``Retry-After`` of an hour or of "inf": refused at once with a clear error,
@@ -13,7 +13,7 @@ Faults tried:
   (after the finish reason: the reply is whole; before it: incomplete);
 - a slow stream; a read timeout mid-stream;
 - an error frame mid-stream, a frame that is not JSON;
-- an unreachable server;
+- an unreachable server (with our own client: retried aloud, then named);
 - a server that never answers (no first byte): the silence said aloud
   ("No answer from http://... for N s"), then a timeout error;
 - a stall mid-stream: said aloud, the text so far kept, a timeout error;
@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import AsyncIterator
+from typing import Any
 
 import openai
 import pytest
@@ -145,9 +147,23 @@ async def test_unreachable_server() -> None:
 # --- retries said aloud (our own client) ---------------------------------------------
 
 
-def own_model(server: OpenAIServer, **options: object) -> OpenAIModel:
+_OWN_MODELS: list[OpenAIModel] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_own_clients() -> AsyncIterator[None]:
+    """The clients our models made are closed before the test's event loop ends."""
+    yield
+    while _OWN_MODELS:
+        await _OWN_MODELS.pop().client.close()
+
+
+def own_model(server: OpenAIServer | str, **options: Any) -> OpenAIModel:
     """An OpenAIModel with the client it makes itself (no client given)."""
-    return OpenAIModel("test-model", base_url=server.base_url, api_key="k", **options)  # type: ignore[arg-type]
+    url = server if isinstance(server, str) else server.base_url
+    model = OpenAIModel("test-model", base_url=url, api_key="k", **options)
+    _OWN_MODELS.append(model)
+    return model
 
 
 def recording(statuses: list[str]) -> ModelRequest:
@@ -182,6 +198,22 @@ async def test_retries_run_out_with_the_servers_error(openai_server: OpenAIServe
     _, error = await collect_until_error(own_model(openai_server, max_retries=1))
     assert "HTTP 429" in str(error) and "scripted failure 429" in str(error)
     assert len(openai_server.requests) == 2
+
+
+async def test_an_unreachable_server_is_retried_aloud_then_named() -> None:
+    model = own_model("http://127.0.0.1:9/v1", max_retries=1)
+    statuses: list[str] = []
+    _, error = await collect_until_error(model, recording(statuses))
+    assert "Could not reach http://127.0.0.1:9/v1: retrying in 0.5 s (retry 1 of 1)" in statuses
+    assert "could not reach test-model at http://127.0.0.1:9/v1" in str(error)
+
+
+@pytest.mark.parametrize("status", [400, 401, 404])
+async def test_a_client_error_is_not_retried(openai_server: OpenAIServer, status: int) -> None:
+    openai_server.script(Reply(status=status), Reply.text_reply("never sent"))
+    _, error = await collect_until_error(own_model(openai_server))
+    assert f"HTTP {status}" in str(error) and f"scripted failure {status}" in str(error)
+    assert len(openai_server.requests) == 1
 
 
 async def test_an_hour_of_retry_after_is_refused_at_once(openai_server: OpenAIServer) -> None:
