@@ -2,10 +2,13 @@
 
 Real HTTP/1.1 on 127.0.0.1 (plain asyncio, chunked transfer), real SSE frames
 ``data: {...}\\n\\n`` ending with ``data: [DONE]\\n\\n``, scripted replies, and
-failures on purpose: an HTTP status (500, 429 with ``retry-after-ms``), a
-connection dropped mid-stream, a slow stream, a stream that ends without a
-finish reason or without ``[DONE]``, an error frame. Every request body is
-recorded so tests can assert on what reached the model.
+failures on purpose: an HTTP status (500, 429 with ``retry-after-ms`` or a
+given ``Retry-After``), a connection dropped mid-stream or just before
+``[DONE]``, a slow stream, a stream that ends without a finish reason or
+without ``[DONE]``, an error frame, a server that never answers and one that
+stalls mid-stream (both hold the connection until the client closes it, which
+``client_closed`` records). Every request body is recorded so tests can
+assert on what reached the model.
 
 In a test (the fixture below; import it into the test module)::
 
@@ -68,6 +71,15 @@ class Reply:
     usage: tuple[int, int] | None = (11, 22)
     status: int = 200
     """A non-200 status answers with an OpenAI-style error body and no stream."""
+    retry_after: str | None = None
+    """The ``Retry-After`` header of a non-200 answer (a 429 without it gets
+    ``retry-after-ms: 5``)."""
+    hang: bool = False
+    """Read the request, then answer nothing until the client closes the connection."""
+    stall_after: int | None = None
+    """Send this many frames, then nothing more until the client closes the connection."""
+    cut_before_done: bool = False
+    """Abort the TCP connection after the last frame, before ``[DONE]``."""
     drop_after: int | None = None
     """Abort the TCP connection after this many frames."""
     error_after: int | None = None
@@ -217,6 +229,8 @@ class OpenAIServer:
         """Every request body received, in order (including refused ones)."""
         self.default: Reply | None = None
         """Served when the script is empty (else: HTTP 500 "no scripted reply")."""
+        self.client_closed = threading.Event()
+        """Set when a client closed a connection held open (``hang``, ``stall_after``)."""
         self._replies: deque[Reply] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.Server | None = None
@@ -298,7 +312,7 @@ class OpenAIServer:
                         name, value = line.split(":", 1)
                         headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
-                if not await self._respond(method, path, body, writer):
+                if not await self._respond(method, path, body, reader, writer):
                     return
         except ConnectionError:
             return
@@ -307,7 +321,12 @@ class OpenAIServer:
                 writer.close()
 
     async def _respond(
-        self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter
+        self,
+        method: str,
+        path: str,
+        body: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
     ) -> bool:
         """Answer one request; False when the connection must not be reused."""
         if method != "POST" or not path.endswith("/chat/completions"):
@@ -323,8 +342,13 @@ class OpenAIServer:
         if reply is None:
             await _send_json(writer, 500, {"error": {"message": "no scripted reply"}})
             return True
+        if reply.hang:
+            await self._hold(reader)
+            return False
         if reply.status != 200:
             extra = {"retry-after-ms": "5"} if reply.status == 429 else {}
+            if reply.retry_after is not None:
+                extra = {"retry-after": reply.retry_after}
             message = f"scripted failure {reply.status}"
             await _send_json(
                 writer, reply.status, {"error": {"message": message, "type": "test"}}, extra
@@ -334,10 +358,21 @@ class OpenAIServer:
             await _send_json(writer, 200, reply.completion())
             return True
         include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
-        return await self._stream(reply, include_usage, writer)
+        return await self._stream(reply, include_usage, reader, writer)
+
+    async def _hold(self, reader: asyncio.StreamReader) -> None:
+        """Say nothing more until the client closes the connection."""
+        with contextlib.suppress(ConnectionError):
+            while await reader.read(65536):
+                pass
+        self.client_closed.set()
 
     async def _stream(
-        self, reply: Reply, include_usage: bool, writer: asyncio.StreamWriter
+        self,
+        reply: Reply,
+        include_usage: bool,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
     ) -> bool:
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
@@ -347,6 +382,10 @@ class OpenAIServer:
             if reply.drop_after is not None and sent >= reply.drop_after:
                 await writer.drain()
                 writer.transport.abort()  # the connection dies mid-stream
+                return False
+            if reply.stall_after is not None and sent >= reply.stall_after:
+                await writer.drain()
+                await self._hold(reader)
                 return False
             if reply.error_after is not None and sent >= reply.error_after:
                 error = {"error": {"message": "scripted stream error", "type": "server_error"}}
@@ -361,6 +400,10 @@ class OpenAIServer:
             if sent % 64 == 63:
                 await writer.drain()
         else:
+            if reply.cut_before_done:
+                await writer.drain()
+                writer.transport.abort()
+                return False
             if reply.send_done:
                 writer.write(_frame(b"[DONE]"))
         writer.write(b"0\r\n\r\n")

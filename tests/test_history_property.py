@@ -70,7 +70,7 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
         raise AssertionError("never called")
 
     def respond(request: ModelRequest) -> gu.ScriptedReply:
-        step = plan[len(model.requests) % len(plan)]
+        step = plan[model.request_count % len(plan)]
         if step == "text":
             return gu.ScriptedReply(text="All done here.")
         calls = []
@@ -86,7 +86,7 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
                 calls.append(gu.ScriptedCall(kind, {"n": n}))
         return gu.ScriptedReply(text="Working.", tool_calls=calls)
 
-    model = gu.ScriptedModel(respond, chunk_size=5)
+    model = gu.ScriptedModel(respond, chunk_size=5, record=True)  # every request is checked
     rt = gu.Runtime(model=model, tools=[safe, gated, human], max_steps=4)
     run: gu.Run | None = None
 

@@ -1,22 +1,21 @@
-"""OpenAIModel through the real openai client against a local SSE server."""
+"""OpenAIModel through the real openai client against a local SSE server.
+
+The network faults (HTTP errors, retries, drops, stalls, garbage) are in
+tests/faults/test_network.py."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import openai
 import pytest
 
 from ipygenui.models.base import (
     FinishDelta,
     ModelDelta,
-    ModelError,
     ModelRequest,
     ReasoningDelta,
-    TextDelta,
     ToolCallDelta,
     UsageDelta,
 )
@@ -24,35 +23,10 @@ from ipygenui.models.openai import OpenAIModel
 from ipygenui.standard_params import split_standard_arguments, with_standard_parameters
 from ipygenui.streaming.partial_json import PartialJSONParser
 from ipygenui.tool_choice import resolve_tool_choice
+from openai_helpers import HI, ModelFactory, collect, make_model, text_of
 from openai_server import OpenAIServer, Reply, ToolCall, openai_server, table_args
 
-__all__ = ["openai_server"]  # the fixture, imported for pytest
-
-HI = [{"role": "user", "content": "hi"}]
-
-
-ModelFactory = Callable[..., OpenAIModel]
-
-
-@pytest.fixture
-async def make_model(openai_server: OpenAIServer) -> AsyncIterator[ModelFactory]:
-    """OpenAIModel over a real openai client aimed at the test server; the
-    clients are closed before the test's event loop ends."""
-    clients: list[openai.AsyncOpenAI] = []
-
-    def make(**options: Any) -> OpenAIModel:
-        client = openai.AsyncOpenAI(
-            base_url=openai_server.base_url,
-            api_key="test-key",
-            max_retries=options.pop("max_retries", 2),
-            timeout=options.pop("timeout", 10.0),
-        )
-        clients.append(client)
-        return OpenAIModel("test-model", client=client, **options)
-
-    yield make
-    for client in clients:
-        await client.close()
+__all__ = ["make_model", "openai_server"]  # the fixtures, imported for pytest
 
 
 def tool(name: str, **properties: Any) -> dict[str, Any]:
@@ -61,25 +35,6 @@ def tool(name: str, **properties: Any) -> dict[str, Any]:
         "type": "function",
         "function": {"name": name, "parameters": with_standard_parameters(schema)},
     }
-
-
-async def collect(model: OpenAIModel, request: ModelRequest | None = None) -> list[ModelDelta]:
-    request = request or ModelRequest(messages=HI)
-    return [delta async for delta in model.stream(request)]
-
-
-async def collect_until_error(
-    model: OpenAIModel, request: ModelRequest | None = None
-) -> tuple[list[ModelDelta], ModelError]:
-    seen: list[ModelDelta] = []
-    with pytest.raises(ModelError) as info:
-        async for delta in model.stream(request or ModelRequest(messages=HI)):
-            seen.append(delta)
-    return seen, info.value
-
-
-def text_of(deltas: list[ModelDelta]) -> str:
-    return "".join(d.text for d in deltas if isinstance(d, TextDelta))
 
 
 def calls_of(deltas: list[ModelDelta]) -> dict[int, dict[str, Any]]:
@@ -220,101 +175,6 @@ async def test_stop_after_tool_calls_reads_as_tool_calls(
     openai_server.script(Reply.calls(ToolCall("f", {}), finish_reason="stop"))
     deltas = await collect(make_model())
     assert deltas[-1] == FinishDelta("tool_calls")
-
-
-# --- failures -------------------------------------------------------------------
-
-
-async def test_http_500_after_the_clients_retries(
-    make_model: ModelFactory, openai_server: OpenAIServer
-) -> None:
-    openai_server.script(Reply(status=500), Reply(status=500))
-    seen, error = await collect_until_error(make_model(max_retries=1))
-    assert seen == []
-    assert "HTTP 500" in str(error)
-    assert "scripted failure 500" in str(error)
-    assert len(openai_server.requests) == 2  # the client retried once
-
-
-async def test_http_429_is_retried_by_the_client(
-    make_model: ModelFactory, openai_server: OpenAIServer
-) -> None:
-    openai_server.script(Reply(status=429), Reply.text_reply("after the retry"))
-    deltas = await collect(make_model(max_retries=2))
-    assert text_of(deltas) == "after the retry"
-    assert len(openai_server.requests) == 2
-
-
-async def test_http_429_without_retries_left_is_an_error(
-    make_model: ModelFactory, openai_server: OpenAIServer
-) -> None:
-    openai_server.script(Reply(status=429))
-    _, error = await collect_until_error(make_model(max_retries=0))
-    assert "HTTP 429" in str(error)
-
-
-@pytest.mark.parametrize("typed", [False, True])
-async def test_connection_dropped_mid_stream_keeps_the_text(
-    make_model: ModelFactory, openai_server: OpenAIServer, typed: bool
-) -> None:
-    openai_server.script(Reply.text_reply("one two three four five", drop_after=4))
-    seen, error = await collect_until_error(make_model(typed_stream=typed))
-    assert text_of(seen) == "one two thre"  # 3 text frames after the role frame
-    assert not any(isinstance(d, FinishDelta) for d in seen)
-    assert "incomplete" in str(error)
-
-
-async def test_stream_without_finish_reason_is_an_error(
-    make_model: ModelFactory, openai_server: OpenAIServer
-) -> None:
-    openai_server.script(Reply.text_reply("partial", finish_reason=None))
-    seen, error = await collect_until_error(make_model())
-    assert text_of(seen) == "partial"
-    assert "without a finish reason" in str(error)
-
-
-async def test_finish_reason_without_done_still_completes(
-    make_model: ModelFactory, openai_server: OpenAIServer
-) -> None:
-    openai_server.script(Reply.text_reply("whole", send_done=False))
-    deltas = await collect(make_model())
-    assert deltas[-1] == FinishDelta("stop")
-
-
-async def test_slow_stream_completes(make_model: ModelFactory, openai_server: OpenAIServer) -> None:
-    openai_server.script(Reply.text_reply("slow but fine", delay=0.01))
-    assert text_of(await collect(make_model())) == "slow but fine"
-
-
-async def test_read_timeout_mid_stream_is_an_error(
-    make_model: ModelFactory, openai_server: OpenAIServer
-) -> None:
-    openai_server.script(Reply.text_reply("abcdefgh", delay=1.0))
-    _, error = await collect_until_error(make_model(timeout=0.2, max_retries=0))
-    assert "timed out" in str(error)
-
-
-async def test_error_frame_mid_stream(
-    make_model: ModelFactory, openai_server: OpenAIServer
-) -> None:
-    openai_server.script(Reply.text_reply("abcdefgh", error_after=2))
-    seen, error = await collect_until_error(make_model())
-    assert text_of(seen) == "abcd"
-    assert "scripted stream error" in str(error)
-
-
-async def test_frame_that_is_not_json(
-    make_model: ModelFactory, openai_server: OpenAIServer
-) -> None:
-    openai_server.script(Reply.text_reply("abcdefgh", garbage_after=2))
-    _, error = await collect_until_error(make_model())
-    assert "not JSON" in str(error)
-
-
-async def test_unreachable_server() -> None:
-    client = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0)
-    _, error = await collect_until_error(OpenAIModel("m", client=client))
-    assert "could not reach" in str(error)
 
 
 # --- cancel, tool_choice, construction --------------------------------------------

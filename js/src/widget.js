@@ -24,6 +24,14 @@ const PHASE_TEXT = {
   waiting: "Waiting for you",
 };
 
+/** The header's status line: the tools running, or what a thinking model waits for
+ * ("Rate limited by …: retrying in 118 s", "No answer from … for 30 s"). */
+export function phaseText(phase, detail) {
+  if (detail && phase === "running-tool") return `Running ${detail}…`;
+  if (detail && phase === "thinking") return detail;
+  return PHASE_TEXT[phase] ?? "";
+}
+
 /** Extract a widget model id from an ipywidgets reference. */
 export function modelRef(value) {
   if (typeof value === "string" && value.startsWith("IPY_MODEL_")) return value.slice(10);
@@ -229,9 +237,7 @@ export class ChatView {
     this.root.dataset.phase = phase;
     setText(this.modelName, m.get("model_name") || "");
     show(this.badge, !!m.get("offline"));
-    const detail = m.get("phase_detail");
-    const text = phase === "running-tool" && detail ? `Running ${detail}…` : (PHASE_TEXT[phase] ?? "");
-    setText(this.phase, text);
+    setText(this.phase, phaseText(phase, m.get("phase_detail")));
     // Frames that arrived since the last render change only their messages.
     const dirty = this.dirty;
     this.dirty = new Set();

@@ -9,19 +9,31 @@ for the user, when the model answers in text, or when a limit is hit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 from .accumulator import Accumulator
 from .ending import end_message
 from .history import assistant_messages, to_openai_messages
 from .messages import Complete, Incomplete, Message, RequiresAction, Running, Thread, Usage
-from .models.base import Model, ModelError, ModelRequest
+from .models.base import Model, ModelDelta, ModelError, ModelRequest
 from .prompts import system_prompt
 from .run_events import RunEvents
 from .tool_runner import ToolRunner
 from .tools import Tool
+
+
+@contextlib.asynccontextmanager
+async def _closing(stream: AsyncIterator[ModelDelta]) -> AsyncIterator[AsyncIterator[ModelDelta]]:
+    """``stream``, closed on the way out when it can be (an async generator can)."""
+    try:
+        yield stream
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
 
 
 class RunSettings(Protocol):
@@ -124,12 +136,20 @@ class RunLoop:
         self._events.set_phase("thinking")
         steps: list[dict[str, Any]] = message.metadata["steps"]
         dynamic = self._update_tools()
+        streaming = True
+
+        def status(text: str) -> None:
+            # What the model waits for, as the phase detail; never after its step.
+            if streaming and not cancel.is_set():
+                self._events.set_phase("thinking", text)
+
         request = ModelRequest(
             messages=self._history(message),
             tools=self._schemas
             + [t.openai_schema(standard_parameters=True) for t in dynamic.values()],
             tool_choice=self._tool_choice if not steps else "auto",
             cancel=cancel,
+            status=status,
         )
         taken = (p.tool_call_id for m in self._settings.thread.messages for p in m.tool_calls)
         accumulator = Accumulator(message, {**self._tools.tools, **dynamic}, taken_ids=taken)
@@ -139,15 +159,19 @@ class RunLoop:
         patch = self._events.patch  # the hot path: one bound method per delta
         self._streaming = accumulator
         try:
-            async for delta in self._settings.model.stream(request):
-                ops = accumulator.apply(delta)
-                if ops:
-                    patch(message, ops)
+            # aclosing: a stopped run closes the stream (its connection, its
+            # watchdog) now, not whenever the generator is collected
+            async with _closing(self._settings.model.stream(request)) as deltas:
+                async for delta in deltas:
+                    ops = accumulator.apply(delta)
+                    if ops:
+                        patch(message, ops)
         except ModelError as exc:
             error = str(exc) or type(exc).__name__
         except Exception as exc:  # provider bugs and network errors reach the user too
             error = f"{type(exc).__name__}: {exc}"
         finally:  # cancelled too: the message keeps every streamed character
+            streaming = False
             accumulator.materialize()
             self._streaming = None
         ops = accumulator.finish()

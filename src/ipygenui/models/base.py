@@ -8,7 +8,7 @@ The loop owns everything else: accumulation, partial parsing, tools, status.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -66,6 +66,10 @@ class ModelRequest:
     """OpenAI ``{"type": "function", "function": {...}}`` tool schemas."""
     tool_choice: str | dict[str, Any] = "auto"
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    status: Callable[[str], None] = field(default=lambda text: None)
+    """Tell the user what the model waits for ("Rate limited by ...: retrying in
+    118 s", "No answer from ... for 30 s"); ``""`` clears it. The runtime shows
+    it as the run's phase detail; it must return at once."""
 
 
 @runtime_checkable

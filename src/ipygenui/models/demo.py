@@ -165,7 +165,10 @@ def demo_reply(request: ModelRequest) -> ScriptedReply:
 
 
 class DemoModel(ScriptedModel):
-    """Offline demo: ~45 tokens a second by default (``delay`` per 4-character chunk)."""
+    """Offline demo: ~45 tokens a second by default (``delay`` per 4-character chunk).
 
-    def __init__(self, *, delay: float = 0.022) -> None:
-        super().__init__(demo_reply, chunk_size=4, delay=delay, name="offline demo")
+    Like :class:`ScriptedModel` it keeps only its last few requests unless ``record=True``.
+    """
+
+    def __init__(self, *, delay: float = 0.022, record: bool = False) -> None:
+        super().__init__(demo_reply, chunk_size=4, delay=delay, name="offline demo", record=record)

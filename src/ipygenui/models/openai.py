@@ -1,15 +1,23 @@
 """OpenAIModel: streaming chat completions from any OpenAI-compatible server.
 
-The official ``openai`` async client does auth, base URL, retries and typed
-HTTP errors. The stream itself is read raw (``with_streaming_response``) and
-each SSE ``data:`` frame decoded with ``json.loads``: iterating the client's
-typed stream builds a pydantic object per frame, which costs several times
+The official ``openai`` async client does auth, base URL and typed HTTP
+errors. Retries are ours (the client we make has ``max_retries=0``), so the
+chat can say what it waits for: "Rate limited by http://...: retrying in
+118 s", and, while a request gets no byte, "No answer from http://... for
+30 s" (``waits.py``). A ``Retry-After`` beyond ``max_retry_wait`` is an error
+at once, not an hour of "Thinking…". Our client's timeouts are
+:data:`DEFAULT_TIMEOUT` (the client's own default waits 600 s per attempt).
+A client you pass is used as it is (its own retries and timeouts).
+
+The stream itself is read raw (``with_streaming_response``) and each SSE
+``data:`` frame decoded with ``json.loads``: iterating the client's typed
+stream builds a pydantic object per frame, which costs several times
 more CPU on the kernel's event loop (see benchmarks/bench_openai_ingest.py).
 ``typed_stream=True`` keeps the typed path for comparing a server's quirks.
 
 Nothing ends silently: a stream without a finish reason, a dropped
-connection, a timeout, an HTTP error after the client's own retries or an
-error frame raises :class:`~ipygenui.models.base.ModelError` with a message
+connection, a timeout, an HTTP error after the retries or an error frame
+raises :class:`~ipygenui.models.base.ModelError` with a message
 a user can read; the loop keeps the text streamed so far.
 """
 
@@ -35,8 +43,17 @@ from .base import (
     ToolCallDelta,
     UsageDelta,
 )
+from .waits import SilenceWatch, backoff, countdown, retry_after, retryable, seconds_text
+from .waits import unless_cancelled as _unless_cancelled
 
-__all__ = ["OpenAIModel"]
+__all__ = ["DEFAULT_TIMEOUT", "OpenAIModel"]
+
+DEFAULT_TIMEOUT = openai.Timeout(120.0, connect=10.0, write=30.0, pool=30.0)
+"""Timeouts of the clients OpenAIModel makes: 10 s to connect, 120 s without a
+byte (waiting for the first one included). A local server loading a model or
+a reasoning model can be silent for a minute or more; the chat says so after
+``silence_notice`` seconds, and Stop works at any time. Raise it with
+``timeout=`` for slower servers."""
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -69,6 +86,17 @@ class OpenAIModel:
     ``parallel_tool_calls=True``, ``max_completion_tokens=...``). Usage is
     requested with ``stream_options={"include_usage": True}``; pass
     ``stream_options=None`` for a server that refuses it.
+
+    Waiting: ``timeout`` (seconds, or an ``openai.Timeout``) configures the
+    client we make (default :data:`DEFAULT_TIMEOUT`) or, with a given
+    ``client``, every request. ``max_retries`` retries a refused request
+    (HTTP 408, 409, 429, 5xx, no connection) after the server's
+    ``Retry-After`` or a backoff, saying so in the chat; default 2, or 0 with
+    a given client (it retries by itself: give it ``max_retries=0`` and us
+    ``max_retries=N`` to see its retries). A ``Retry-After`` longer than
+    ``max_retry_wait`` seconds fails at once with a clear error.
+    ``silence_notice``: seconds without a byte before the chat says
+    "No answer from ... for N s".
     """
 
     offline = False
@@ -81,8 +109,16 @@ class OpenAIModel:
         client: openai.AsyncOpenAI | None = None,
         *,
         typed_stream: bool = False,
+        timeout: float | openai.Timeout | None = None,
+        max_retries: int | None = None,
+        max_retry_wait: float = 120.0,
+        silence_notice: float = 10.0,
         **request_options: Any,
     ) -> None:
+        if max_retries is not None and (not isinstance(max_retries, int) or max_retries < 0):
+            raise ValueError(f"max_retries must be a whole number >= 0, got {max_retries!r}")
+        if not max_retry_wait >= 0 or not silence_notice > 0:
+            raise ValueError("max_retry_wait must be >= 0 and silence_notice > 0 (seconds)")
         if client is None and api_key is None and not os.environ.get("OPENAI_API_KEY"):
             if base_url is None:
                 raise ValueError(
@@ -94,8 +130,17 @@ class OpenAIModel:
         self.name = model
         self.typed_stream = typed_stream
         self.request_options = request_options
+        self.max_retries = max_retries if max_retries is not None else (2 if client is None else 0)
+        self.max_retry_wait = max_retry_wait
+        self.silence_notice = silence_notice
+        self._timeout = timeout
         self._client = client
-        self._client_options = {"base_url": base_url, "api_key": api_key}
+        self._client_options = {
+            "base_url": base_url,
+            "api_key": api_key,
+            "max_retries": 0,  # ours, said aloud (see stream)
+            "timeout": DEFAULT_TIMEOUT if timeout is None else timeout,
+        }
         self._own_client: openai.AsyncOpenAI | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
@@ -127,42 +172,74 @@ class OpenAIModel:
         }
         if kwargs["stream_options"] is None:
             del kwargs["stream_options"]
+        if self._client is not None and self._timeout is not None:
+            kwargs["timeout"] = self._timeout
         if request.tools:  # some servers refuse tool_choice without tools
             kwargs["tools"] = request.tools
             kwargs["tool_choice"] = request.tool_choice
         return kwargs
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
-        """Stream one reply as deltas; raise ModelError on any failure."""
-        state = _StreamState()
+        """Stream one reply as deltas; raise ModelError on any failure.
+
+        A refused request is retried (up to ``max_retries``) before anything
+        streamed; the waits and silences are reported through ``request.status``.
+        """
         kwargs = self._request_kwargs(request)
-        where = f"{self.name} at {self.client.base_url}"
-        try:
-            if self.typed_stream:
-                async for delta in self._typed(kwargs, request.cancel, state):
-                    yield delta
-            else:
-                async for delta in self._raw(kwargs, request.cancel, state):
-                    yield delta
-        except openai.APIStatusError as error:
-            raise ModelError(
-                f"{where} answered HTTP {error.status_code}: {_error_text(error)}"
-            ) from error
-        except openai.APITimeoutError as error:
-            raise ModelError(f"{where} timed out: no answer in time") from error
-        except openai.APIConnectionError as error:
-            raise ModelError(f"could not reach {where}: {_cause_text(error)}") from error
-        except ModelError:
-            raise
-        except _TRANSPORT_ERRORS as error:
-            if request.cancel.is_set():
-                return  # closing the response on cancel ends the read this way
-            kind = "timed out" if "timeout" in type(error).__name__.lower() else "lost"
-            raise ModelError(
-                f"the connection to {where} {kind} mid-stream ({_cause_text(error)}); "
-                "the reply is incomplete"
-            ) from error
-        if request.cancel.is_set():
+        url = str(self.client.base_url).rstrip("/")
+        where = f"{self.name} at {url}"
+        cancel = request.cancel
+        retries = 0
+        while True:
+            state = _StreamState()
+            try:
+                async with SilenceWatch(url, self.silence_notice, request.status, cancel) as watch:
+                    read = self._typed if self.typed_stream else self._raw
+                    async for delta in read(kwargs, cancel, state, watch):
+                        yield delta
+                break
+            except openai.APIStatusError as error:
+                wait = self._retry_wait(error, retries, where)
+                if wait is None:
+                    raise ModelError(
+                        f"{where} answered HTTP {error.status_code}: {_error_text(error)}"
+                    ) from error
+                code = error.status_code
+                lead = f"Rate limited by {url}" if code == 429 else f"HTTP {code} from {url}"
+            except openai.APITimeoutError as error:
+                limit = _read_timeout(self._timeout or self.client.timeout)
+                within = f" in {seconds_text(limit)}" if limit else ""
+                raise ModelError(
+                    f"no answer from {where}{within} (the read timeout: set timeout= "
+                    "to wait longer)"
+                ) from error
+            except openai.APIConnectionError as error:
+                if retries >= self.max_retries or cancel.is_set():
+                    raise ModelError(f"could not reach {where}: {_cause_text(error)}") from error
+                wait, lead = backoff(retries + 1), f"Could not reach {url}"
+            except ModelError:
+                raise
+            except _TRANSPORT_ERRORS as error:
+                if cancel.is_set():
+                    return  # closing the response on cancel ends the read this way
+                if state.finish is not None:
+                    break  # cut after the finish reason (before [DONE]): the reply is whole
+                kind = "timed out" if "timeout" in type(error).__name__.lower() else "lost"
+                raise ModelError(
+                    f"the connection to {where} {kind} mid-stream ({_cause_text(error)}); "
+                    "the reply is incomplete"
+                ) from error
+            retries += 1
+            of = f"retry {retries} of {self.max_retries}"
+
+            def say(remaining: float, lead: str = lead, of: str = of) -> None:
+                request.status(f"{lead}: retrying in {seconds_text(remaining)} ({of})")
+
+            waited = await countdown(wait, cancel, say)
+            request.status("")
+            if not waited:
+                return  # stopped while waiting
+        if cancel.is_set():
             return
         if state.finish is None:
             raise ModelError(
@@ -171,16 +248,41 @@ class OpenAIModel:
             )
         yield FinishDelta(state.finish)
 
+    def _retry_wait(self, error: openai.APIStatusError, retries: int, where: str) -> float | None:
+        """Seconds to wait before retrying ``error``'s request; None: do not retry."""
+        if retries >= self.max_retries or not retryable(error.status_code):
+            return None
+        asked = retry_after(error.response.headers)
+        if asked is None:
+            return backoff(retries + 1)
+        if asked > self.max_retry_wait:
+            raise ModelError(
+                f"{where} answered HTTP {error.status_code} ({_error_text(error)}) and asks "
+                f"to wait {seconds_text(asked)} before retrying, longer than max_retry_wait "
+                f"({seconds_text(self.max_retry_wait)}): try again later"
+            ) from error
+        return asked
+
     async def _raw(
-        self, kwargs: dict[str, Any], cancel: asyncio.Event, state: _StreamState
+        self,
+        kwargs: dict[str, Any],
+        cancel: asyncio.Event,
+        state: _StreamState,
+        watch: SilenceWatch,
     ) -> AsyncIterator[ModelDelta]:
         create = self.client.chat.completions.with_streaming_response.create
-        async with create(**kwargs) as response:
+        async with contextlib.AsyncExitStack() as stack:
+            # Stop must work before the first byte too (a server that never answers).
+            response = await _unless_cancelled(stack.enter_async_context(create(**kwargs)), cancel)
+            if response is None:
+                return
+            watch.heard()
             watcher = asyncio.ensure_future(_close_when_set(cancel, response))
             try:
                 buffer = b""
                 data: list[bytes] = []
                 async for raw in response.iter_bytes():
+                    watch.heard()
                     if cancel.is_set():
                         return
                     lines = (buffer + raw).split(b"\n")
@@ -202,12 +304,20 @@ class OpenAIModel:
                 watcher.cancel()
 
     async def _typed(
-        self, kwargs: dict[str, Any], cancel: asyncio.Event, state: _StreamState
+        self,
+        kwargs: dict[str, Any],
+        cancel: asyncio.Event,
+        state: _StreamState,
+        watch: SilenceWatch,
     ) -> AsyncIterator[ModelDelta]:
-        stream = await self.client.chat.completions.create(**kwargs)
+        stream = await _unless_cancelled(self.client.chat.completions.create(**kwargs), cancel)
+        if stream is None:
+            return
+        watch.heard()
         watcher = asyncio.ensure_future(_close_when_set(cancel, stream))
         try:
             async for chunk in stream:
+                watch.heard()
                 if cancel.is_set():
                     return
                 for delta in state.deltas(chunk.to_dict()):
@@ -296,6 +406,14 @@ async def _close_when_set(cancel: asyncio.Event, response: Any) -> None:
     await cancel.wait()
     with contextlib.suppress(Exception):
         await response.close()
+
+
+def _read_timeout(timeout: Any) -> float | None:
+    """The seconds a client waits for a byte, from a number or an ``openai.Timeout``."""
+    if isinstance(timeout, int | float):
+        return float(timeout)
+    read = getattr(timeout, "read", None)
+    return float(read) if isinstance(read, int | float) else None
 
 
 def _message(error: Any) -> str:

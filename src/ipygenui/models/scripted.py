@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,6 +83,10 @@ def _chunks(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
+KEPT_REQUESTS = 10
+"""Requests a model keeps without ``record=True``: each holds the whole history,
+so keeping every one grows memory with the square of the chat's length."""
+
 _UNPACED_BURST = 16
 """With no delay, deltas come in bursts of this many between loop turns: a
 network stream also delivers several deltas per read."""
@@ -93,7 +98,9 @@ class ScriptedModel:
     ``script`` is a sequence (one reply per model request, in order), a
     mapping (the first key found in the last user message, case-insensitive,
     picks the reply; ``default`` otherwise), or a function of the request.
-    Every request is kept in ``requests`` so tests can check what the model saw.
+    ``requests`` holds the last :data:`KEPT_REQUESTS` requests so tests can
+    check what the model saw; ``record=True`` keeps every one (for a test that
+    checks them all). ``request_count`` counts every request.
     """
 
     offline = True
@@ -106,6 +113,7 @@ class ScriptedModel:
         chunk_size: int = 4,
         delay: float = 0.0,
         name: str = "scripted",
+        record: bool = False,
     ) -> None:
         if chunk_size < 1:
             raise ValueError("chunk_size must be at least 1")
@@ -114,7 +122,9 @@ class ScriptedModel:
         self.chunk_size = chunk_size
         self.delay = delay
         self.name = name
-        self.requests: list[ModelRequest] = []
+        self.record = record
+        self.requests: deque[ModelRequest] = deque(maxlen=None if record else KEPT_REQUESTS)
+        self.request_count = 0
         self._next = 0
 
     def pick(self, request: ModelRequest) -> ScriptedReply:
@@ -155,6 +165,7 @@ class ScriptedModel:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
         self.requests.append(request)
+        self.request_count += 1
         reply = self.pick(request)
         deltas = self.deltas(reply)
         fail_at = None
