@@ -13,6 +13,7 @@
 import { createComponentContext } from "./components/slot.js";
 import { createComposer } from "./composer.js";
 import { h, setText, show } from "./dom.js";
+import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
 import { ThreadStore } from "./sync.js";
 import { createThreadView } from "./thread-view.js";
@@ -54,9 +55,16 @@ export class ChatView {
     this.destroyed = false;
     this.noticeTimer = null;
 
-    this.components = createComponentContext({ model, send: (msg) => this.send(msg) });
+    // URLs the user chose to load in this chat: shared by its views.
+    this.resources = resourcesFor(model);
+    this.components = createComponentContext({
+      model,
+      send: (msg) => this.send(msg),
+      resources: this.resources,
+    });
     const ctx = {
       components: this.components,
+      resources: this.resources,
       send: (msg) => this.send(msg),
       notify: (text) => this.notice(text),
       isHuman: (name) => (this.model.get("human_tools") ?? []).includes(name),
@@ -99,6 +107,7 @@ export class ChatView {
       this.noticeEl,
       this.composer.el,
     );
+    this.stopLoads = listenForLoads(this.root, this.resources);
     el.classList.add("gu-widget");
     el.replaceChildren(this.root);
   }
@@ -137,6 +146,7 @@ export class ChatView {
     for (const { off } of this.children.values()) off();
     this.children.clear();
     this.unsubscribe?.();
+    this.stopLoads();
     this.components.destroy();
   }
 
