@@ -41,6 +41,7 @@ from ..runtime import Run, Runtime
 from .components import ComponentBridge
 from .message_model import MessageModel
 from .protocol import (
+    MAX_REF,
     AlwaysMsg,
     ApproveMsg,
     CancelMsg,
@@ -331,6 +332,11 @@ class Chat(anywidget.AnyWidget):
             self._snapshot()
         elif isinstance(msg, SendMsg):
             self._start(msg.text)
+            # The view clears its box only now: a refused send keeps the text.
+            accepted: dict[str, Any] = {"type": "accepted", "request": "send"}
+            if msg.ref is not None:
+                accepted["ref"] = msg.ref
+            super().send(accepted)
         elif isinstance(msg, SuggestionMsg):
             if msg.text not in self.suggestions:
                 raise ProtocolError("that suggestion is no longer offered")
@@ -371,6 +377,9 @@ class Chat(anywidget.AnyWidget):
         reply: dict[str, Any] = {"type": "error", "message": text[:2000]}
         if isinstance(kind, str):
             reply["request"] = kind[:40]
+        ref = content.get("ref") if isinstance(content, dict) else None
+        if isinstance(ref, str) and len(ref) <= MAX_REF:
+            reply["ref"] = ref  # the view that sent it keeps its text
         try:
             super().send(reply)
         except Exception:
