@@ -236,6 +236,7 @@ async def test_two_chats_do_not_share_state(wire: list[Any]) -> None:
     await settle(a)
     await settle(b)
     assert [m.message["parts"][0]["text"] for m in a.messages] == ["1", "from a"]
+    assert a._chat_key and a._chat_key != b._chat_key  # what one allows to load, not the other
     assert [m.message["parts"][0]["text"] for m in b.messages] == ["2", "from b"]
     a_frames = customs(wire, "frame", a.comm.comm_id)
     assert all(p["id"] in {m.id for m in a.thread.messages} for f in a_frames for p in f["patches"])

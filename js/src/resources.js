@@ -16,9 +16,10 @@
 //
 // A click allows that exact URL, not its origin (after allowing example.com
 // once, a model could still write `https://example.com/?secret=…`). The
-// allowed set belongs to the chat (one per widget model): every view of the
-// chat, and every re-render of a message that streams, shows that URL
-// directly.
+// allowed set belongs to the chat (one per widget model, found by the Chat's
+// `_chat_key` trait: anywidget gives each view its own proxy of the model):
+// every view of the chat, and every re-render of a message that streams,
+// shows that URL directly. It lives in the page only: a reload asks again.
 
 const HELD = ["src", "poster"];
 const MEDIA = new Set(["img", "video", "audio", "source", "track"]);
@@ -49,15 +50,20 @@ export function createResources() {
   };
 }
 
-/** @type {WeakMap<object, Resources>} */
+/** @type {Map<string, Resources>} by chat key */
+const perChat = new Map();
+/** @type {WeakMap<object, Resources>} models without a key (tests, older kernels) */
 const perModel = new WeakMap();
 
 /** The allowed set of the chat `model` stands for, shared by all its views. */
 export function resourcesFor(model) {
-  let resources = perModel.get(model);
+  const key = model?.get?.("_chat_key");
+  const table = typeof key === "string" && key ? perChat : perModel;
+  const id = table === perChat ? key : model;
+  let resources = table.get(id);
   if (!resources) {
     resources = createResources();
-    perModel.set(model, resources);
+    table.set(id, resources);
   }
   return resources;
 }
@@ -91,7 +97,8 @@ function cssFetches(value) {
  * @param {Element} node @param {Resources | null} resources
  */
 export function gateAttributes(node, resources) {
-  if (node.nodeType !== 1) return;
+  // Most elements of a reply (p, li, strong, ...) carry no attribute at all.
+  if (node.nodeType !== 1 || !node.hasAttributes()) return;
   // Our own markers are ours: a model writing them gets them removed.
   for (const name of node.getAttributeNames()) {
     if (name.startsWith("data-gu-")) node.removeAttribute(name);
@@ -210,6 +217,7 @@ export function listenForLoads(root, resources) {
   const onClick = (event) => {
     const button = event.target?.closest?.("button[data-gu-load]");
     if (!button || !root.contains(button) || button.hidden) return;
+    event.preventDefault(); // inside a link, the click loads; it does not navigate
     loadHeld(button, resources);
     for (const other of root.querySelectorAll("button[data-gu-load]:not([hidden])")) {
       const media = other.nextElementSibling;

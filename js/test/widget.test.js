@@ -44,7 +44,7 @@ function setup() {
   const user = child("c1", { id: "u1", role: "user", parts: [{ type: "text", text: "hi" }], status: { type: "complete" } });
   const bot = child("c2", { id: "a1", role: "assistant", parts: [], status: { type: "running" }, metadata: {} });
   const model = new FakeModel(
-    { messages: ["IPY_MODEL_c1", "IPY_MODEL_c2"], phase: "thinking", running: true, offline: true, model_name: "demo", suggestions: [], human_tools: [] },
+    { _chat_key: `chat-${Math.random()}`, messages: ["IPY_MODEL_c1", "IPY_MODEL_c2"], phase: "thinking", running: true, offline: true, model_name: "demo", suggestions: [], human_tools: [] },
     manager,
   );
   return { model, user, bot, child };
@@ -254,7 +254,9 @@ describe("model images in the thread", () => {
     expect(button.textContent).toBe("Load image from 127.0.0.1:9");
     button.click();
     expect(img().getAttribute("src")).toBe(REMOTE);
-    const b = await view(model); // a second output of the same chat
+    // A second output of the same chat: anywidget hands each view its own
+    // proxy of the model, so the chat is known by its key, not by identity.
+    const b = await view(Object.create(model));
     expect(b.el.querySelector('[data-message-id="a1"] img').getAttribute("src")).toBe(REMOTE);
     expect(b.el.querySelector("button.gu-load-resource")).toBeNull();
   });

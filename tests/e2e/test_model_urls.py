@@ -151,6 +151,7 @@ def test_model_images_load_only_the_one_the_user_clicks(
     expect(buttons).to_have_count(3)  # markdown, <img>, <picture>'s <img>
     expect(message.get_by_role("button", name=f"Load video from {recorder.host}")).to_be_visible()
     buttons.first.click()
+    expect(buttons).to_have_count(2)  # the clicked one is gone
     recorder.wait_for("/md.png?secret=s1")
     second = recorder.barrier(lab)
     assert recorder.seen() == [first, "/md.png?secret=s1", second]
@@ -168,6 +169,12 @@ def test_model_images_load_only_the_one_the_user_clicks(
         time.sleep(0.1)
     third = recorder.barrier(lab)
     assert recorder.seen() == [first, "/md.png?secret=s1", second, third]
+
+    # The chat remembers: a second view of it shows the allowed image at once.
+    lab.run_code("display(chat)")
+    again = assistant(lab.chat(lab.chats().count() - 1))
+    expect(again.locator(f'img[src="{r}/md.png?secret=s1"]')).to_be_visible(timeout=LONG_WAIT)
+    expect(again.get_by_role("button", name=f"Load image from {recorder.host}")).to_have_count(2)
 
 
 def test_a_frameset_block_does_not_hide_the_rest_of_the_reply(

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import pathlib
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -121,6 +122,8 @@ class Chat(anywidget.AnyWidget):
     human_tools = List(Unicode()).tag(sync=True)
     component_specs = List(Dict()).tag(sync=True)
     component_outputs = Dict().tag(sync=True)
+    _chat_key = Unicode("").tag(sync=True)
+    """Names this chat to its views: what the user allowed to load is kept per chat."""
 
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
         widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
@@ -142,6 +145,7 @@ class Chat(anywidget.AnyWidget):
             model_name=str(getattr(runtime.model, "name", "") or ""),
             offline=bool(getattr(runtime.model, "offline", False)),
             human_tools=list(runtime.human_tool_names),
+            _chat_key=uuid.uuid4().hex,
             suggestions=list(runtime.current_suggestions),
             messages=[self._new_model(m) for m in runtime.thread.messages],
             phase=runtime.phase,
