@@ -147,9 +147,11 @@ def test_model_images_load_only_the_one_the_user_clicks(
     assert message.locator("img[src], video[src], video[poster], source[srcset]").count() == 0
 
     # Placeholders name the host; a click loads exactly that image.
-    buttons = message.get_by_role("button", name=f"Load image from {recorder.host}")
+    buttons = message.get_by_role("button", name=f"Load image from {recorder.host}", exact=True)
     expect(buttons).to_have_count(3)  # markdown, <img>, <picture>'s <img>
-    expect(message.get_by_role("button", name=f"Load video from {recorder.host}")).to_be_visible()
+    expect(
+        message.get_by_role("button", name=f"Load video from {recorder.host}", exact=True)
+    ).to_be_visible()
     buttons.first.click()
     expect(buttons).to_have_count(2)  # the clicked one is gone
     recorder.wait_for("/md.png?secret=s1")
@@ -162,7 +164,7 @@ def test_model_images_load_only_the_one_the_user_clicks(
     # The same-origin one too only on its click (the server log shows it then).
     assert same_origin not in lab_server.log_tail(400)
     host = lab.page.evaluate("() => location.host")
-    message.get_by_role("button", name=f"Load image from {host}").click()
+    message.get_by_role("button", name=f"Load image from {host}", exact=True).click()
     deadline = time.monotonic() + LONG_WAIT / 1000
     while same_origin not in lab_server.log_tail(400):
         assert time.monotonic() < deadline, "the clicked same-origin image was never requested"
@@ -174,7 +176,9 @@ def test_model_images_load_only_the_one_the_user_clicks(
     lab.run_code("display(chat)")
     again = assistant(lab.chat(lab.chats().count() - 1))
     expect(again.locator(f'img[src="{r}/md.png?secret=s1"]')).to_be_visible(timeout=LONG_WAIT)
-    expect(again.get_by_role("button", name=f"Load image from {recorder.host}")).to_have_count(2)
+    expect(
+        again.get_by_role("button", name=f"Load image from {recorder.host}", exact=True)
+    ).to_have_count(2)
 
 
 def test_a_frameset_block_does_not_hide_the_rest_of_the_reply(
