@@ -9,68 +9,14 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Iterator
-from typing import Any, ClassVar
-
-import comm
-import pytest
-from comm.base_comm import BaseComm
+from typing import Any
 
 import ipygenui as gu
+from comm_helpers import click, customs, nbytes, settle, wire
 from ipygenui.widget.chat import Chat
 from ipygenui.widget.message_model import MessageModel
 
-
-class RecordingComm(BaseComm):
-    """Keeps every message the kernel would send to the browser."""
-
-    log: ClassVar[list[tuple[str, str | None, dict[str, Any]]]] = []
-
-    def publish_msg(
-        self,
-        msg_type: str,
-        data: Any = None,
-        metadata: Any = None,
-        buffers: Any = None,
-        **keys: Any,
-    ) -> None:
-        self.log.append((msg_type, self.comm_id, data or {}))
-
-
-@pytest.fixture
-def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str | None, dict[str, Any]]]]:
-    log: ClassVar[list[tuple[str, str | None, dict[str, Any]]]] = []
-    monkeypatch.setattr(RecordingComm, "log", log)
-    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: RecordingComm(*a, **k))
-    yield log
-
-
-def customs(log: list[Any], kind: str, comm_id: str | None = None) -> list[dict[str, Any]]:
-    return [
-        d["content"]
-        for t, cid, d in log
-        if t == "comm_msg"
-        and d.get("method") == "custom"
-        and d["content"].get("type") == kind
-        and (comm_id is None or cid == comm_id)
-    ]
-
-
-def nbytes(obj: Any) -> int:
-    return len(json.dumps(obj, separators=(",", ":")))
-
-
-def click(chat: Chat, content: Any) -> None:
-    """What the comm does with a message from the browser."""
-    chat._on_comm_msg(chat, content, [])
-
-
-async def settle(chat: Chat) -> None:
-    for _ in range(5):
-        await asyncio.sleep(0)
-    while chat.runtime.running:
-        await asyncio.sleep(0.005)
-    await asyncio.sleep(0.05)  # let the last frame timer fire
+__all__ = ["wire"]  # the fixture, imported for pytest
 
 
 @gu.tool(requires_approval=True)
@@ -195,34 +141,6 @@ async def test_hello_answers_with_the_live_message_mid_stream(wire: list[Any]) -
     assert final.text == "Hello world"
 
 
-@pytest.mark.parametrize(
-    "content",
-    [
-        None,
-        "approve",
-        {"type": "nope"},
-        {"type": "send", "text": ""},
-        {"type": "approve", "tool_call_id": "call_missing"},
-        {"type": "reject", "tool_call_id": "call_missing", "reason": "x"},
-        {"type": "tool_result", "tool_call_id": "call_missing", "result": 1},
-        {"type": "cancel"},
-        {"type": "suggestion", "text": "never offered"},
-    ],
-)
-async def test_bad_clicks_change_nothing_and_get_an_error(wire: list[Any], content: Any) -> None:
-    chat = Chat(model=gu.ScriptedModel(["ok"]))
-    await chat.send("hi")
-    await settle(chat)
-    before = chat.thread.model_dump_json()
-    wire.clear()
-    click(chat, content)
-    await asyncio.sleep(0)
-    [error] = customs(wire, "error")
-    assert error["message"]
-    assert chat.thread.model_dump_json() == before
-    assert not chat.runtime.running
-
-
 async def test_approve_click_resumes_the_loop_and_runs_the_tool_once(wire: list[Any]) -> None:
     chat = approval_chat()
     await chat.send("drop it")
@@ -318,6 +236,7 @@ async def test_two_chats_do_not_share_state(wire: list[Any]) -> None:
     await settle(a)
     await settle(b)
     assert [m.message["parts"][0]["text"] for m in a.messages] == ["1", "from a"]
+    assert a._chat_key and a._chat_key != b._chat_key  # what one allows to load, not the other
     assert [m.message["parts"][0]["text"] for m in b.messages] == ["2", "from b"]
     a_frames = customs(wire, "frame", a.comm.comm_id)
     assert all(p["id"] in {m.id for m in a.thread.messages} for f in a_frames for p in f["patches"])

@@ -1,15 +1,10 @@
-"""Frontend messages are untrusted: every bad one becomes a ProtocolError with a reason."""
+"""Frontend messages parse to their types (the forged ones: tests/faults/test_comm.py)."""
 
 from __future__ import annotations
-
-from typing import Any
-
-import pytest
 
 from ipygenui.widget.protocol import (
     AlwaysMsg,
     ApproveMsg,
-    ProtocolError,
     RejectMsg,
     SendMsg,
     ToolResultMsg,
@@ -28,29 +23,3 @@ def test_valid_messages_parse_to_their_types() -> None:
     assert isinstance(result, ToolResultMsg) and result.result == [1]
     for kind in ("cancel", "retry", "hello"):
         assert parse_client_message({"type": kind}).type == kind
-
-
-@pytest.mark.parametrize(
-    ("content", "fragment"),
-    [
-        (None, "not an object"),
-        ("send", "not an object"),
-        ({}, "unknown message type"),
-        ({"type": "rm -rf"}, "unknown message type"),
-        ({"type": "send"}, "text"),
-        ({"type": "send", "text": ""}, "text"),
-        ({"type": "send", "text": 5}, "text"),
-        ({"type": "send", "text": "x" * 100_001}, "text"),
-        ({"type": "approve"}, "tool_call_id"),
-        ({"type": "approve", "tool_call_id": ""}, "tool_call_id"),
-        ({"type": "approve", "tool_call_id": "c", "args": [1, 2]}, "args"),
-        ({"type": "reject", "tool_call_id": "c", "reason": {"x": 1}}, "reason"),
-        ({"type": "hello", "extra": 1}, "extra"),
-        ({"type": "tool_result", "tool_call_id": "c"}, "result"),
-    ],
-)
-def test_bad_messages_raise_a_readable_protocol_error(content: Any, fragment: str) -> None:
-    with pytest.raises(ProtocolError) as info:
-        parse_client_message(content)
-    assert fragment in str(info.value)
-    assert isinstance(info.value, ValueError)

@@ -1,11 +1,12 @@
 // The composer: a text box (Enter sends, Shift+Enter adds a line), a send
-// button, and a stop button while a run streams.
+// button, and a stop button while a run streams. Sending never empties the
+// box by itself: the chat calls `clear` once the kernel took the message,
+// so a refused or unanswered send keeps what the user typed.
 
 import { h, show } from "./dom.js";
 
 /**
- * @param {{onSend: (text: string) => boolean, onStop: () => void}} actions
- *   onSend returns false when the text was not sent (the box keeps it)
+ * @param {{onSend: (text: string) => void, onStop: () => void}} actions
  */
 export function createComposer({ onSend, onStop }) {
   const input = h("textarea.gu-input", {
@@ -23,8 +24,7 @@ export function createComposer({ onSend, onStop }) {
   function submit() {
     const text = input.value.trim();
     if (!text || send.disabled) return;
-    if (onSend(text) !== false) input.value = "";
-    autosize();
+    onSend(text);
   }
 
   function autosize() {
@@ -48,6 +48,12 @@ export function createComposer({ onSend, onStop }) {
   return {
     el,
     input,
+    /** Empty the box after `text` was taken, unless the user changed it since. */
+    clear(text) {
+      if (input.value.trim() !== text) return;
+      input.value = "";
+      autosize();
+    },
     /** @param {boolean} running */
     update(running) {
       send.disabled = running;

@@ -1,7 +1,9 @@
 // Model text -> safe HTML. Everything the model writes is untrusted: marked
 // renders GitHub-flavoured markdown (tables, fenced code), highlight.js colours
 // code, and DOMPurify strips scripts, event handlers and javascript: URLs
-// before anything reaches the DOM. Links open in a new tab.
+// before anything reaches the DOM. Links open in a new tab; images and other
+// resources wait behind a "Load image from …" button (see resources.js).
+// Rendering never throws: a block that fails shows as its escaped source.
 
 import DOMPurify from "dompurify";
 import hljs from "highlight.js/lib/core";
@@ -14,6 +16,7 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 import { Marked } from "marked";
+import { addPlaceholders, gateAttributes } from "./resources.js";
 
 for (const [name, lang] of Object.entries({
   bash,
@@ -68,54 +71,96 @@ const PURIFY_CONFIG = {
   ADD_ATTR: ["target"],
   FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object"],
   FORBID_ATTR: ["style"],
+  RETURN_DOM_FRAGMENT: true,
 };
 
-/** @type {Map<boolean, any>} one purifier per output kind (string or DOM fragment) */
-const purifiers = new Map();
+/** @type {import("./resources.js").Resources | null} the chat's allowed URLs, during a sanitize */
+let activeResources = null;
+/** Set by the hook when an element's source was held back (then placeholders are due). */
+let sawHeld = false;
+
+let purifier = null;
 
 /**
- * A DOMPurify instance with the config set once (`setConfig`): passing it
+ * The DOMPurify instance, with the config set once (`setConfig`): passing it
  * to every `sanitize` call would parse it again each time, a cost paid on
  * every streamed frame.
  */
-function getPurifier(fragment = false) {
-  let purifier = purifiers.get(fragment);
+function getPurifier() {
   if (purifier) return purifier;
   purifier = DOMPurify(window);
-  purifier.setConfig({ ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: fragment });
+  purifier.setConfig(PURIFY_CONFIG);
   purifier.addHook("afterSanitizeAttributes", (node) => {
-    if (node.tagName === "A" && node.hasAttribute("href")) {
-      node.setAttribute("target", "_blank");
-      node.setAttribute("rel", "noopener noreferrer nofollow");
-    }
+    gateAttributes(node, activeResources);
+    if (node.hasAttribute?.("data-gu-held")) sawHeld = true;
   });
-  purifiers.set(fragment, purifier);
   return purifier;
+}
+
+/**
+ * Sanitized DOM nodes for untrusted HTML, held resources behind placeholders.
+ * Throws when the parser gives up (a `<frameset>` leaves no body to read).
+ * @returns {DocumentFragment}
+ */
+function sanitizeToFragment(html, resources) {
+  activeResources = resources ?? null;
+  sawHeld = false;
+  try {
+    const fragment = getPurifier().sanitize(html);
+    if (sawHeld) addPlaceholders(fragment);
+    return fragment;
+  } finally {
+    activeResources = null;
+  }
+}
+
+function serialize(fragment) {
+  const box = document.createElement("div");
+  box.append(fragment);
+  return box.innerHTML;
+}
+
+/** Source shown as text: what a block that cannot be rendered becomes. */
+function rawBlock(text) {
+  const p = document.createElement("p");
+  p.className = "gu-raw";
+  p.textContent = String(text).replace(/\n+$/, "");
+  return p;
 }
 
 /**
  * Sanitize untrusted HTML.
  * @param {string} html
+ * @param {{resources?: import("./resources.js").Resources}} [opts] the chat's
+ *   allowed URLs: those load directly, the rest wait behind a button
  * @returns {string}
  */
-export function sanitize(html) {
-  return getPurifier().sanitize(html);
+export function sanitize(html, { resources } = {}) {
+  try {
+    return serialize(sanitizeToFragment(html, resources));
+  } catch {
+    return rawBlock(html).outerHTML;
+  }
 }
 
 /**
  * Render untrusted markdown to sanitized HTML.
  * @param {string} text
+ * @param {{resources?: import("./resources.js").Resources}} [opts]
  * @returns {string}
  */
-export function renderMarkdown(text) {
+export function renderMarkdown(text, { resources } = {}) {
   if (!text) return "";
-  let html;
   try {
-    html = marked.parse(text, { async: false });
+    return serialize(sanitizeToFragment(marked.parse(text, { async: false }), resources));
   } catch {
-    html = `<p>${escapeHtml(text)}</p>`;
+    // Block by block, so only the block that fails shows as text.
+    const box = document.createElement("div");
+    for (const token of lexBlocks(text) ?? [{ type: "paragraph", raw: text }]) {
+      box.append(...renderBlock(token, false, resources));
+    }
+    return box.innerHTML;
   }
-  return sanitize(html);
 }
 
 /** A top-level block's identity: same type and source give the same DOM. */
@@ -209,20 +254,24 @@ function hasLinks(tokens) {
  * renders a token list by concatenating each token's HTML, so rendering
  * block by block gives the same markup as one `renderMarkdown` call.
  */
-function renderBlock(token, plain) {
+function renderBlock(token, plain, resources) {
   let html;
   plainCode = plain;
   try {
     html = marked.parser([token]);
   } catch {
-    html = `<p>${escapeHtml(token.raw)}</p>`;
+    return [rawBlock(token.raw)];
   } finally {
     plainCode = false;
   }
   if (!html) return []; // blank lines, link definitions
   // Straight to DOM nodes: sanitized exactly like `sanitize`, without a
   // serialize + re-parse round trip.
-  return [...getPurifier(true).sanitize(html).childNodes];
+  try {
+    return [...sanitizeToFragment(html, resources).childNodes];
+  } catch {
+    return [rawBlock(token.raw)];
+  }
 }
 
 /**
@@ -273,8 +322,10 @@ function sameAttributes(a, b) {
  * DOM nodes of the others stay as they are. The result equals
  * `el.innerHTML = renderMarkdown(text)`.
  * @param {HTMLElement} el container this view owns
+ * @param {{resources?: import("./resources.js").Resources}} [opts] the
+ *   chat's allowed URLs (see `sanitize`)
  */
-export function createMarkdownView(el) {
+export function createMarkdownView(el, { resources } = {}) {
   /** @type {Array<{key: string, nodes: Node[]}>} */
   let blocks = [];
   let links = "{}";
@@ -298,43 +349,53 @@ export function createMarkdownView(el) {
      *   may still grow: its code is highlighted only once it is complete
      */
     update(text, { streaming = false } = {}) {
-      // Marked reads \r\n and \r as \n; doing it first keeps offsets true.
-      let source = text ?? "";
-      if (source.includes("\r")) source = source.replace(/\r\n?/g, "\n");
-      if (source === lastText && streaming === lastStreaming) return;
-      lastText = source;
-      lastStreaming = streaming;
-      const tokens = lex(source);
-      if (tokens === null) {
-        rebuild(source);
-        return;
+      try {
+        render(text, streaming);
+      } catch {
+        // Never throw into the thread: show the text as it is.
+        lastText = null;
+        rebuild(text ?? "");
       }
-      // Link definitions anywhere resolve references in every block.
-      const nextLinks = JSON.stringify(tokens.links ?? {});
-      if (nextLinks !== links) {
-        links = nextLinks;
-        for (const block of blocks) block.key = "";
-      }
-      const next = [];
-      // The node the next block's DOM goes before: blocks fill `el` in order.
-      let cursor = el.firstChild;
-      for (let i = 0; i < tokens.length; i++) {
-        const plain = streaming && i === tokens.length - 1;
-        const key = blockKey(tokens[i], plain);
-        const old = blocks[i];
-        if (old && old.key === key) {
-          if (old.nodes.length) cursor = old.nodes[old.nodes.length - 1].nextSibling;
-          next.push(old);
-          continue;
-        }
-        if (old?.nodes.length) cursor = old.nodes[old.nodes.length - 1].nextSibling;
-        const nodes = patchNodes(el, old?.nodes ?? [], renderBlock(tokens[i], plain), cursor);
-        next.push({ key, nodes });
-      }
-      for (const block of blocks.slice(tokens.length)) {
-        for (const node of block.nodes) node.remove();
-      }
-      blocks = next;
     },
   };
+
+  function render(text, streaming) {
+    // Marked reads \r\n and \r as \n; doing it first keeps offsets true.
+    let source = text ?? "";
+    if (source.includes("\r")) source = source.replace(/\r\n?/g, "\n");
+    if (source === lastText && streaming === lastStreaming) return;
+    lastText = source;
+    lastStreaming = streaming;
+    const tokens = lex(source);
+    if (tokens === null) {
+      rebuild(source);
+      return;
+    }
+    // Link definitions anywhere resolve references in every block.
+    const nextLinks = JSON.stringify(tokens.links ?? {});
+    if (nextLinks !== links) {
+      links = nextLinks;
+      for (const block of blocks) block.key = "";
+    }
+    const next = [];
+    // The node the next block's DOM goes before: blocks fill `el` in order.
+    let cursor = el.firstChild;
+    for (let i = 0; i < tokens.length; i++) {
+      const plain = streaming && i === tokens.length - 1;
+      const key = blockKey(tokens[i], plain);
+      const old = blocks[i];
+      if (old && old.key === key) {
+        if (old.nodes.length) cursor = old.nodes[old.nodes.length - 1].nextSibling;
+        next.push(old);
+        continue;
+      }
+      if (old?.nodes.length) cursor = old.nodes[old.nodes.length - 1].nextSibling;
+      const nodes = patchNodes(el, old?.nodes ?? [], renderBlock(tokens[i], plain, resources), cursor);
+      next.push({ key, nodes });
+    }
+    for (const block of blocks.slice(tokens.length)) {
+      for (const node of block.nodes) node.remove();
+    }
+    blocks = next;
+  }
 }

@@ -11,7 +11,7 @@ function createTextPart(ctx, role) {
   // What the user typed is shown as typed; only model text is markdown.
   const plain = role === "user";
   const el = h(plain ? "div.gu-text.gu-plain" : "div.gu-text");
-  const markdown = plain ? null : createMarkdownView(el);
+  const markdown = plain ? null : createMarkdownView(el, { resources: ctx.resources });
   let last = null;
   return {
     el,
@@ -24,11 +24,11 @@ function createTextPart(ctx, role) {
   };
 }
 
-function createReasoningPart() {
+function createReasoningPart(ctx) {
   const body = h("div.gu-reasoning-text");
   const summary = h("summary", {}, "Reasoning");
   const el = h("details.gu-reasoning", {}, summary, body);
-  const markdown = createMarkdownView(body);
+  const markdown = createMarkdownView(body, { resources: ctx.resources });
   return {
     el,
     update(part, { streaming }) {
@@ -40,7 +40,7 @@ function createReasoningPart() {
 
 const PART_FACTORIES = {
   text: (ctx, role) => createTextPart(ctx, role),
-  reasoning: () => createReasoningPart(),
+  reasoning: (ctx) => createReasoningPart(ctx),
   "tool-call": (ctx) => createToolCard(ctx),
 };
 
@@ -58,7 +58,9 @@ export function errorText(status) {
 }
 
 /**
- * @param {{send: (msg:any) => void, notify: (t:string) => void, isHuman: (n:string) => boolean}} ctx
+ * @param {{send: (msg:any) => void, notify: (t:string) => void, isHuman: (n:string) => boolean,
+ *          resources?: import("./resources.js").Resources}} ctx the chat's actions, and
+ *   the URLs it allowed to load
  */
 export function createMessageView(ctx) {
   const parts = h("div.gu-parts");

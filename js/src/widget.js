@@ -8,11 +8,14 @@
 // - `snapshot` custom messages: the live state, sent in answer to this
 //   view's `hello` so a view opened mid-stream catches up.
 // Everything the user does goes to the kernel as a custom message; the
-// kernel validates it and answers `error` when it changes nothing.
+// kernel validates it and answers `error` when it changes nothing. A send
+// carries a `ref` (unique to this view) that the kernel's answer echoes:
+// `accepted` clears the composer, `error` leaves the text in it.
 
 import { createComponentContext } from "./components/slot.js";
 import { createComposer } from "./composer.js";
 import { h, setText, show } from "./dom.js";
+import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
 import { ThreadStore } from "./sync.js";
 import { createThreadView } from "./thread-view.js";
@@ -62,9 +65,16 @@ export class ChatView {
     this.destroyed = false;
     this.noticeTimer = null;
 
-    this.components = createComponentContext({ model, send: (msg) => this.send(msg) });
+    // URLs the user chose to load in this chat: shared by its views.
+    this.resources = resourcesFor(model);
+    this.components = createComponentContext({
+      model,
+      send: (msg) => this.send(msg),
+      resources: this.resources,
+    });
     const ctx = {
       components: this.components,
+      resources: this.resources,
       send: (msg) => this.send(msg),
       notify: (text) => this.notice(text),
       isHuman: (name) => (this.model.get("human_tools") ?? []).includes(name),
@@ -72,21 +82,15 @@ export class ChatView {
     this.thread = createThreadView(ctx);
     /** Whether a kernel has answered this view (a saved or exported copy has none). */
     this.kernelSeen = false;
-    /** Text sent before any kernel answered: kept in the box until one does. */
-    this.unanswered = null;
+    /** Whether the notice says that no kernel answered yet. */
+    this.noKernelNotice = false;
+    /** Tags this view's sends, so only its own answers touch its composer. */
+    this.viewTag = Math.random().toString(36).slice(2, 10);
+    this.sends = 0;
+    /** @type {{ref: string, text: string} | null} the send waiting for the kernel's answer */
+    this.pendingSend = null;
     this.composer = createComposer({
-      onSend: (text) => {
-        this.send({ type: "send", text });
-        if (this.kernelSeen) return true;
-        // No kernel yet: a saved copy, or a busy kernel that will read it later.
-        // Keep the text rather than lose it; clear it once a kernel answers.
-        this.unanswered = text;
-        this.notice(
-          "No kernel has answered this chat yet (a saved copy, or a busy kernel): " +
-            "your text stays here until one does.",
-        );
-        return false;
-      },
+      onSend: (text) => this.sendText(text),
       onStop: () => this.send({ type: "cancel" }),
     });
     this.suggestions = createSuggestions((text) => this.send({ type: "suggestion", text }));
@@ -107,6 +111,7 @@ export class ChatView {
       this.noticeEl,
       this.composer.el,
     );
+    this.stopLoads = listenForLoads(this.root, this.resources);
     el.classList.add("gu-widget");
     el.replaceChildren(this.root);
   }
@@ -145,6 +150,7 @@ export class ChatView {
     for (const { off } of this.children.values()) off();
     this.children.clear();
     this.unsubscribe?.();
+    this.stopLoads();
     this.components.destroy();
   }
 
@@ -154,29 +160,48 @@ export class ChatView {
   }
 
   notice(text) {
+    this.noKernelNotice = false;
     setText(this.noticeEl, text);
     show(this.noticeEl, !!text);
+  }
+
+  /** The composer's text goes to the kernel; the box keeps it until taken. */
+  sendText(text) {
+    if (this.pendingSend?.text === text) return; // a second Enter: already on its way
+    const ref = `${this.viewTag}-${++this.sends}`;
+    this.pendingSend = { ref, text };
+    this.send({ type: "send", text, ref });
+    if (this.kernelSeen) return;
+    // No kernel yet: a saved copy, or a busy kernel that will read it later.
+    this.notice(
+      "No kernel has answered this chat yet (a saved copy, or a busy kernel): " +
+        "your text stays here until one does.",
+    );
+    this.noKernelNotice = true;
   }
 
   /** A message from the kernel arrived: sends from now on are read. */
   kernelAnswered() {
     if (this.kernelSeen) return;
     this.kernelSeen = true;
-    const input = this.composer.input;
-    if (this.unanswered !== null && input.value.trim() === this.unanswered) {
-      input.value = "";
-      this.notice("");
-    }
-    this.unanswered = null;
+    if (this.noKernelNotice) this.notice("");
   }
 
   handleCustom(msg) {
     if (!msg || typeof msg !== "object") return;
     this.kernelAnswered();
+    const mine = this.pendingSend !== null && msg.ref === this.pendingSend.ref;
     if (msg.type === "frame") this.store.applyFrame(msg);
     else if (msg.type === "snapshot") {
       for (const item of msg.messages ?? []) this.store.setSnapshot(item.message, item.rev);
-    } else if (msg.type === "error") this.notice(String(msg.message ?? "Something went wrong."));
+    } else if (msg.type === "accepted" && mine) {
+      this.composer.clear(this.pendingSend.text);
+      this.pendingSend = null;
+    } else if (msg.type === "error") {
+      const text = String(msg.message ?? "Something went wrong.");
+      this.notice(mine ? `${text.replace(/[.\s]+$/, "")}. Your text is still in the box.` : text);
+      if (mine) this.pendingSend = null;
+    }
   }
 
   /** Resolve the child message models and listen to their changes. */

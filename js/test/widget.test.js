@@ -44,7 +44,7 @@ function setup() {
   const user = child("c1", { id: "u1", role: "user", parts: [{ type: "text", text: "hi" }], status: { type: "complete" } });
   const bot = child("c2", { id: "a1", role: "assistant", parts: [], status: { type: "running" }, metadata: {} });
   const model = new FakeModel(
-    { messages: ["IPY_MODEL_c1", "IPY_MODEL_c2"], phase: "thinking", running: true, offline: true, model_name: "demo", suggestions: [], human_tools: [] },
+    { _chat_key: `chat-${Math.random()}`, messages: ["IPY_MODEL_c1", "IPY_MODEL_c2"], phase: "thinking", running: true, offline: true, model_name: "demo", suggestions: [], human_tools: [] },
     manager,
   );
   return { model, user, bot, child };
@@ -151,33 +151,113 @@ describe("ChatView", () => {
   });
 });
 
+/** Type `text` in the composer and click Send; returns the message sent. */
+function typeAndSend(el, model, text) {
+  el.querySelector("textarea.gu-input").value = text;
+  el.querySelector("button.gu-send").disabled = false;
+  el.querySelector("button.gu-send").click();
+  return model.sent.at(-1);
+}
+
 describe("sending with no kernel", () => {
   it("keeps the text and says why until a kernel answers", async () => {
     const { model } = setup();
     const { el } = await view(model);
     const input = el.querySelector("textarea.gu-input");
-    input.value = "hello?";
-    el.querySelector("button.gu-send").disabled = false;
-    el.querySelector("button.gu-send").click();
-    expect(model.sent.at(-1)).toEqual({ type: "send", text: "hello?" });
+    const sent = typeAndSend(el, model, "hello?");
+    expect(sent).toMatchObject({ type: "send", text: "hello?" });
     expect(input.value).toBe("hello?"); // nothing answered hello: a saved copy keeps the text
     const notice = el.querySelector(".gu-notice");
     expect(notice.hidden).toBe(false);
     expect(notice.textContent).toMatch(/No kernel has answered/);
     model.fire("msg:custom", { type: "snapshot", seq: 0, messages: [] }); // a busy kernel catches up
+    expect(notice.hidden).toBe(true);
+    model.fire("msg:custom", { type: "accepted", request: "send", ref: sent.ref }); // and takes the text
+    expect(input.value).toBe("");
+  });
+});
+
+describe("the composer clears only once the kernel took the message", () => {
+  async function live() {
+    const { model } = setup();
+    const { el } = await view(model);
+    model.fire("msg:custom", { type: "snapshot", seq: 0, messages: [] });
+    return { model, el, input: el.querySelector("textarea.gu-input"), notice: el.querySelector(".gu-notice") };
+  }
+
+  it("clears the box when the kernel accepts this view's send", async () => {
+    const { model, el, input, notice } = await live();
+    const sent = typeAndSend(el, model, "hi again");
+    expect(typeof sent.ref).toBe("string");
+    expect(input.value).toBe("hi again"); // not yet: the kernel may refuse it
+    model.fire("msg:custom", { type: "accepted", request: "send", ref: "another-view-1" });
+    expect(input.value).toBe("hi again"); // another view's send
+    model.fire("msg:custom", { type: "accepted", request: "send", ref: sent.ref });
     expect(input.value).toBe("");
     expect(notice.hidden).toBe(true);
   });
 
-  it("clears the box at once when a kernel has answered", async () => {
-    const { model } = setup();
-    const { el } = await view(model);
-    model.fire("msg:custom", { type: "snapshot", seq: 0, messages: [] });
-    const input = el.querySelector("textarea.gu-input");
-    input.value = "hi again";
-    el.querySelector("button.gu-send").disabled = false;
-    el.querySelector("button.gu-send").click();
+  it("keeps a refused message in the box with the kernel's reason", async () => {
+    const { model, el, input, notice } = await live();
+    const long = "x".repeat(1_000_001);
+    const sent = typeAndSend(el, model, long);
+    model.fire("msg:custom", {
+      type: "error",
+      request: "send",
+      ref: sent.ref,
+      message: "message too long: 1,000,001 characters, the chat takes at most 1,000,000; shorten it",
+    });
+    expect(input.value).toBe(long);
+    expect(notice.hidden).toBe(false);
+    expect(notice.textContent).toMatch(/too long.*still in the box/);
+    // Shortened and sent again: taken, so cleared.
+    const again = typeAndSend(el, model, "short now");
+    expect(again.ref).not.toBe(sent.ref);
+    model.fire("msg:custom", { type: "accepted", request: "send", ref: again.ref });
     expect(input.value).toBe("");
-    expect(el.querySelector(".gu-notice").hidden).toBe(true);
+  });
+
+  it("keeps what the user typed meanwhile", async () => {
+    const { model, el, input } = await live();
+    const sent = typeAndSend(el, model, "first");
+    input.value = "first, and more";
+    model.fire("msg:custom", { type: "accepted", request: "send", ref: sent.ref });
+    expect(input.value).toBe("first, and more");
+  });
+
+  it("a second Enter while the send is pending sends nothing more", async () => {
+    const { model, el } = await live();
+    typeAndSend(el, model, "once");
+    const count = model.sent.length;
+    el.querySelector("button.gu-send").click();
+    expect(model.sent).toHaveLength(count);
+  });
+});
+
+describe("model images in the thread", () => {
+  const REMOTE = "http://127.0.0.1:9/chart.png?secret=1";
+
+  it("wait behind a button; a click loads them in every view of the chat", async () => {
+    const { model, bot } = setup();
+    const a = await view(model);
+    bot.set("message", {
+      id: "a1",
+      role: "assistant",
+      parts: [{ type: "text", text: `Here: ![chart](${REMOTE})` }],
+      status: { type: "complete" },
+      metadata: {},
+    });
+    a.v.renderNow();
+    const img = () => a.el.querySelector('[data-message-id="a1"] img');
+    expect(img().getAttribute("src")).toBeNull();
+    const button = a.el.querySelector('[data-message-id="a1"] button.gu-load-resource');
+    expect(button.textContent).toBe("Load image from 127.0.0.1:9");
+    button.click();
+    expect(img().getAttribute("src")).toBe(REMOTE);
+    // A second output of the same chat: anywidget hands each view its own
+    // proxy of the model, so the chat is known by its key, not by identity.
+    const b = await view(Object.create(model));
+    expect(b.el.querySelector('[data-message-id="a1"] img').getAttribute("src")).toBe(REMOTE);
+    expect(b.el.querySelector("button.gu-load-resource")).toBeNull();
   });
 });

@@ -7,6 +7,8 @@
 // Component contract (same for built-ins and user ESM):
 //   export function render({ props, status, el, state, setState }) -> cleanup?
 //   export function update({ props, status, el, state, setState })  (optional)
+// Built-ins also get `resources`, the URLs the chat allowed to load (model
+// images wait behind a "Load image" button until the user allows them).
 // Without `update`, `render` runs again on a cleared `el` when props change.
 
 import * as chart from "./chart.js";
@@ -74,11 +76,22 @@ function describe(err) {
 /**
  * @param {{el: HTMLElement, spec: any, props: any, status: any, state?: any,
  *          setState?: (state: any, opts?: {flush?: boolean}) => void, output?: any,
- *          importer?: (url: string) => Promise<any>}} opts
+ *          importer?: (url: string) => Promise<any>,
+ *          resources?: import("../resources.js").Resources}} opts
  * @returns {{update: (props: any, status: any, extra?: {state?: any, output?: any}) => void,
  *           destroy: () => void, ready: Promise<void>}}
  */
-export function mountComponent({ el, spec, props, status, state, setState, output: out, importer }) {
+export function mountComponent({
+  el,
+  spec,
+  props,
+  status,
+  state,
+  setState,
+  output: out,
+  importer,
+  resources,
+}) {
   const body = document.createElement("div");
   body.className = "gu-component-body";
   el.replaceChildren(body);
@@ -104,6 +117,7 @@ export function mountComponent({ el, spec, props, status, state, setState, outpu
     el: body,
     state: current.state,
     output: current.output,
+    resources,
     setState: (next, opts) => {
       const value = typeof next === "function" ? next(current.state) : next;
       current.state = { ...current.state, ...value };

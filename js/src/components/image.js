@@ -1,6 +1,10 @@
 // Built-in Image. The kernel validates `src` (http, https or data:image);
 // the browser checks again and sets it only once the URL finished streaming,
-// so a half-written URL never triggers a request.
+// so a half-written URL never triggers a request. The model chose the URL:
+// an http(s) one waits behind a "Load image from …" button until the user
+// allows it (resources.js); a data: image shows at once (nothing to fetch).
+
+import { addPlaceholders, hold, isInline } from "../resources.js";
 
 const SAFE = /^(https?:\/\/\S+|data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=\s]+)$/i;
 
@@ -8,7 +12,7 @@ export function isSafeSrc(src) {
   return typeof src === "string" && SAFE.test(src.trim());
 }
 
-export function render({ props, status, el }) {
+export function render({ props, status, el, resources }) {
   const p = props ?? {};
   const figure = document.createElement("figure");
   figure.className = "gu-c-image";
@@ -16,8 +20,15 @@ export function render({ props, status, el }) {
   img.alt = String(p.alt ?? "");
   if (typeof p.width === "number" && p.width > 0) img.width = Math.min(p.width, 4000);
   const ready = !status?.isStreaming?.("src");
-  if (ready && isSafeSrc(p.src)) img.src = p.src.trim();
-  else if (ready && p.src) {
+  let held = false;
+  if (ready && isSafeSrc(p.src)) {
+    const src = p.src.trim();
+    if (isInline(src) || resources?.allows(src)) img.src = src;
+    else {
+      hold(img, src);
+      held = true;
+    }
+  } else if (ready && p.src) {
     const bad = document.createElement("div");
     bad.className = "gu-component-error";
     bad.textContent = "Image not shown: its address is not http(s) or a data:image URI.";
@@ -29,5 +40,6 @@ export function render({ props, status, el }) {
     caption.textContent = String(p.caption);
     figure.append(caption);
   }
+  if (held) addPlaceholders(figure);
   el.append(figure);
 }

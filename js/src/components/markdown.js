@@ -2,18 +2,18 @@
 
 import { renderMarkdown } from "../markdown.js";
 
-export function render({ props, el }) {
+export function render({ props, el, resources }) {
   const box = document.createElement("div");
   box.className = "gu-c-markdown gu-text-like";
   el.append(box);
-  update({ props, el });
+  update({ props, el, resources });
 }
 
-export function update({ props, el }) {
+export function update({ props, el, resources }) {
   const box = el.querySelector(".gu-c-markdown");
   const text = typeof props?.text === "string" ? props.text : "";
   if (box && box.dataset.source !== text) {
     box.dataset.source = text;
-    box.innerHTML = renderMarkdown(text);
+    box.innerHTML = renderMarkdown(text, { resources });
   }
 }

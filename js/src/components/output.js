@@ -11,8 +11,13 @@ function utf8Base64(text) {
   return btoa(binary);
 }
 
-/** The element showing a MIME bundle (richest type first), or null. */
-export function bundleElement(bundle) {
+/**
+ * The element showing a MIME bundle (richest type first), or null. Images
+ * the kernel rendered (PNG, JPEG, SVG) are data: URLs and show directly;
+ * HTML and markdown name URLs the props (model output) may have chosen, so
+ * theirs wait for the user like a message's.
+ */
+export function bundleElement(bundle, resources) {
   if (!bundle || typeof bundle !== "object") return null;
   const png = bundle["image/png"];
   const jpeg = bundle["image/jpeg"];
@@ -29,12 +34,12 @@ export function bundleElement(bundle) {
   const div = document.createElement("div");
   if (typeof bundle["text/html"] === "string") {
     div.className = "gu-c-output-html";
-    div.innerHTML = sanitize(bundle["text/html"]);
+    div.innerHTML = sanitize(bundle["text/html"], { resources });
     return div;
   }
   if (typeof bundle["text/markdown"] === "string") {
     div.className = "gu-c-output-markdown";
-    div.innerHTML = renderMarkdown(bundle["text/markdown"]);
+    div.innerHTML = renderMarkdown(bundle["text/markdown"], { resources });
     return div;
   }
   if (typeof bundle["text/plain"] === "string") {
@@ -46,11 +51,11 @@ export function bundleElement(bundle) {
   return null;
 }
 
-export function render({ output, el }) {
-  update({ output, el });
+export function render({ output, el, resources }) {
+  update({ output, el, resources });
 }
 
-export function update({ output, el }) {
+export function update({ output, el, resources }) {
   if (!output) {
     if (!el.firstChild) {
       const wait = document.createElement("div");
@@ -71,6 +76,6 @@ export function update({ output, el }) {
     el.replaceChildren(box);
     return;
   }
-  const shown = bundleElement(output.bundle);
+  const shown = bundleElement(output.bundle, resources);
   if (shown) el.replaceChildren(shown);
 }

@@ -40,9 +40,17 @@ export function updateTarget(part) {
 }
 
 /**
- * @param {{model?: any, send: (msg: any) => void, setTimer?: Function, clearTimer?: Function}} opts
+ * @param {{model?: any, send: (msg: any) => void, setTimer?: Function, clearTimer?: Function,
+ *          resources?: import("../resources.js").Resources}} opts `resources`: the URLs
+ *   the chat allowed to load (built-ins showing model images or markdown use it)
  */
-export function createComponentContext({ model, send, setTimer = setTimeout, clearTimer = clearTimeout }) {
+export function createComponentContext({
+  model,
+  send,
+  setTimer = setTimeout,
+  clearTimer = clearTimeout,
+  resources,
+}) {
   /** @type {Map<string, any>} tool call id -> latest kernel output */
   const outputs = new Map();
   /** @type {Map<string, Map<string, any>>} component id -> update call id -> props */
@@ -84,6 +92,7 @@ export function createComponentContext({ model, send, setTimer = setTimeout, cle
   model?.on?.("change:component_outputs", readOutputs);
 
   return {
+    resources,
     spec: (name) => specs.get(name) ?? null,
     output: (toolCallId) => outputs.get(toolCallId) ?? null,
     setOutput,
@@ -195,6 +204,7 @@ export function createComponentSlot(cctx) {
           status,
           state,
           output: out,
+          resources: cctx.resources,
           setState: (value, opts) => cctx.sendState(id, value, opts),
         });
       } else {

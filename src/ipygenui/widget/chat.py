@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import pathlib
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +43,7 @@ from ..runtime import Run, Runtime
 from .components import ComponentBridge
 from .message_model import MessageModel
 from .protocol import (
+    MAX_REF,
     AlwaysMsg,
     ApproveMsg,
     CancelMsg,
@@ -121,6 +123,8 @@ class Chat(anywidget.AnyWidget):
     human_tools = List(Unicode()).tag(sync=True)
     component_specs = List(Dict()).tag(sync=True)
     component_outputs = Dict().tag(sync=True)
+    _chat_key = Unicode("").tag(sync=True)
+    """Names this chat to its views: what the user allowed to load is kept per chat."""
 
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
         widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
@@ -147,6 +151,7 @@ class Chat(anywidget.AnyWidget):
             model_name=str(getattr(runtime.model, "name", "") or ""),
             offline=bool(getattr(runtime.model, "offline", False)),
             human_tools=list(runtime.human_tool_names),
+            _chat_key=uuid.uuid4().hex,
             suggestions=list(runtime.current_suggestions),
             messages=[self._new_model(m) for m in runtime.thread.messages],
             phase=runtime.phase,
@@ -337,6 +342,11 @@ class Chat(anywidget.AnyWidget):
             self._snapshot()
         elif isinstance(msg, SendMsg):
             self._start(msg.text)
+            # The view clears its box only now: a refused send keeps the text.
+            accepted: dict[str, Any] = {"type": "accepted", "request": "send"}
+            if msg.ref is not None:
+                accepted["ref"] = msg.ref
+            super().send(accepted)
         elif isinstance(msg, SuggestionMsg):
             if msg.text not in self.suggestions:
                 raise ProtocolError("that suggestion is no longer offered")
@@ -377,6 +387,9 @@ class Chat(anywidget.AnyWidget):
         reply: dict[str, Any] = {"type": "error", "message": text[:2000]}
         if isinstance(kind, str):
             reply["request"] = kind[:40]
+        ref = content.get("ref") if isinstance(content, dict) else None
+        if isinstance(ref, str) and len(ref) <= MAX_REF:
+            reply["ref"] = ref  # the view that sent it keeps its text
         try:
             super().send(reply)
         except Exception:

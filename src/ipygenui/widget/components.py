@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from ..components.component import Component
 from ..components.live import ComponentHost, ComponentOutput
 from ..runtime import Runtime
+from .protocol import ToolCallId
 
 __all__ = ["ComponentBridge"]
 
@@ -32,7 +33,7 @@ class _Widget(Protocol):
 class ComponentStateMsg(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     type: str
-    tool_call_id: str = Field(min_length=1, max_length=200)
+    tool_call_id: ToolCallId
     state: dict[str, JsonValue]
 
 

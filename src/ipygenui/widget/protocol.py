@@ -5,6 +5,10 @@ Everything a browser sends is untrusted: it may be malformed, unknown, late
 frontend. :func:`parse_client_message` turns a raw comm payload into one of
 the typed messages below or raises :class:`ProtocolError` with a sentence a
 user can read; the widget answers such errors, it never raises them.
+
+Limits never strand a call: a tool_call id has no length limit of its own
+(the kernel put it in the thread, the runtime looks it up there and refuses
+an unknown one), only the message text has one.
 """
 
 from __future__ import annotations
@@ -13,10 +17,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
-MAX_TEXT = 100_000
-"""Longest message text accepted from the browser (characters)."""
+MAX_TEXT = 1_000_000
+"""Longest message text accepted from the browser (characters): about 250,000
+tokens, beyond the context of the models we know, so a longer paste is a
+mistake, refused with a clear error (the view keeps the text in the box)."""
 
-ToolCallId = Annotated[str, Field(min_length=1, max_length=200)]
+MAX_REF = 64
+"""Longest ``ref`` a view may tag a send with (it is echoed back)."""
+
+ToolCallId = Annotated[str, Field(min_length=1)]
+Ref = Annotated[str, Field(max_length=MAX_REF)]
 
 
 class ProtocolError(ValueError):
@@ -30,6 +40,9 @@ class _Msg(BaseModel):
 class SendMsg(_Msg):
     type: Literal["send"]
     text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+    ref: Ref | None = None
+    """The view's tag for this send: the answer (``accepted`` or ``error``)
+    carries it, so the view that sent it clears its box only once taken."""
 
 
 class ApproveMsg(_Msg):
@@ -113,8 +126,14 @@ def parse_client_message(content: Any) -> ClientMessage:
     if not isinstance(content, dict):
         raise ProtocolError("message from the browser is not an object")
     kind = content.get("type")
-    if kind not in KNOWN_TYPES:
+    if not isinstance(kind, str) or kind not in KNOWN_TYPES:
         raise ProtocolError(f"unknown message type {str(kind)[:40]!r} from the browser")
+    text = content.get("text")
+    if kind in ("send", "suggestion") and isinstance(text, str) and len(text) > MAX_TEXT:
+        raise ProtocolError(
+            f"message too long: {len(text):,} characters, the chat takes at most "
+            f"{MAX_TEXT:,}; shorten it"
+        )
     try:
         return _adapter.validate_python(content)
     except ValidationError as exc:
