@@ -327,6 +327,9 @@ class Chat(anywidget.AnyWidget):
 
     def _handle(self, msg: ClientMessage) -> None:
         rt = self._runtime
+        if not isinstance(msg, HelloMsg) and _current_loop() is None:
+            # the runtime would keep the run until an await that never comes
+            raise ProtocolError("no event loop runs for this chat: it cannot start or resume a run")
         if isinstance(msg, HelloMsg):
             self._snapshot()
         elif isinstance(msg, SendMsg):
