@@ -8,7 +8,8 @@ call waits for the user (approval or a human tool), when the model answers in
 text, or when a limit is hit. Approving, rejecting or answering a call
 resumes the loop when nothing else is pending (``should_continue``).
 
-Everything here runs on one asyncio event loop (the kernel's in a notebook);
+Everything here runs on one asyncio event loop (the kernel's in a notebook,
+one of its own per ``run_sync`` or ``asyncio.run`` in a script);
 sync tools run in worker threads so the loop never blocks.
 
 This module is the façade and the run lifecycle (start, finish, cancel);
@@ -21,10 +22,13 @@ user's approve / reject / answer), ``ending`` (final statuses),
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Generator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,39 +76,99 @@ __all__ = ["CANCELLED", "MAX_IDENTICAL_CALLS", "DecisionError", "Run", "Runtime"
 logger = logging.getLogger("ipygenui")
 
 
-class Run:
+class Run(Coroutine[Any, Any, Message]):
     """A handle on one run: ``await run`` gives the assistant message when the
-    run ends (complete, incomplete, or requires-action)."""
+    run ends (complete, incomplete, or requires-action).
 
-    def __init__(self, message_id: str, run_id: str, future: asyncio.Future[Message]) -> None:
+    With an event loop running (a notebook cell, async code) the run starts at
+    once and runs in the background. With none (a plain script) it starts on
+    the loop that first awaits it, so ``asyncio.run(rt.send("hi"))`` works: a
+    Run is a coroutine for ``asyncio.run`` and tasks, and can be awaited again.
+    """
+
+    def __init__(self, message_id: str, run_id: str) -> None:
         self.message_id = message_id
         self.run_id = run_id
-        self._future = future
+        self._future: asyncio.Future[Message] | None = None
+        """Created on the loop the run starts on, when it starts."""
+        self._result: Message | None = None
+        self._starter: Callable[[], None] | None = None
+        """Set while the run waits for a loop: starts it on the running one."""
+        self._driver: Coroutine[Any, Any, Message] | None = None
 
     def done(self) -> bool:
-        return self._future.done()
+        return self._result is not None
 
     def result(self) -> Message:
-        """The final message; raises ``asyncio.InvalidStateError`` while running."""
-        return self._future.result()
+        """The final message; raises ``asyncio.InvalidStateError`` until the run ends."""
+        if self._result is None:
+            raise asyncio.InvalidStateError(f"{self!r} has not ended")
+        return self._result
+
+    def _resolve(self, message: Message) -> None:
+        self._result = message
+        if self._future is not None and not self._future.done():
+            self._future.set_result(message)
+
+    async def _wait(self) -> Message:
+        starter, self._starter = self._starter, None
+        if starter is not None:
+            starter()
+        if self._result is not None:  # also when the loop it ran on is closed by now
+            return self._result
+        if self._future is None:
+            raise RuntimeError(f"{self!r} was never started")
+        # shield: a caller that stops waiting must not cancel the run itself
+        return await asyncio.shield(self._future)
 
     def __await__(self) -> Generator[Any, None, Message]:
-        # shield: a caller that stops waiting must not cancel the run itself
-        return asyncio.shield(self._future).__await__()
+        return self._wait().__await__()
+
+    # The coroutine protocol, so asyncio.run(run) and create_task(run) accept it.
+
+    def send(self, value: Any) -> Any:
+        if self._driver is None:
+            self._driver = self._wait()
+        try:
+            return self._driver.send(value)
+        except BaseException:
+            self._driver = None  # ended: a later drive starts afresh
+            raise
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        if self._driver is None:
+            self._driver = self._wait()
+        try:
+            return self._driver.throw(typ if val is None else val)
+        except BaseException:
+            self._driver = None
+            raise
+
+    def close(self) -> None:
+        if self._driver is not None:
+            self._driver.close()
+            self._driver = None
 
     def __repr__(self) -> str:
-        state = "done" if self.done() else "running"
+        state = "done" if self.done() else "pending" if self._starter else "running"
         return f"<Run {self.run_id} message={self.message_id} {state}>"
 
 
-def _running_loop(what: str) -> asyncio.AbstractEventLoop:
+@dataclass
+class _PendingRun:
+    """A run created with no event loop running: it starts when awaited."""
+
+    run: Run
+    message: Message
+    prepare: Callable[[], None]
+    """Puts ``message`` in the thread, ready to run (done at start or cancel)."""
+
+
+def _loop_or_none() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
-        raise RuntimeError(
-            f"{what} needs a running asyncio event loop: call it from a notebook cell "
-            "(the kernel runs one) or from async code (asyncio.run)"
-        ) from None
+        return None
 
 
 class Runtime:
@@ -119,6 +183,10 @@ class Runtime:
     steps use ``"auto"`` so a forced tool cannot loop. A tool result longer
     than ``max_result_chars`` reaches the model cut there, with a notice of
     how much was left out (``None``: no limit); the thread keeps it whole.
+
+    Where no event loop runs (a plain script), ``send``, ``retry`` and the
+    decisions return a Run that starts when awaited
+    (``asyncio.run(rt.send("hi"))``), and ``run_sync`` runs one reply.
     """
 
     def __init__(
@@ -184,6 +252,7 @@ class Runtime:
         )
         self._task: asyncio.Task[None] | None = None
         self._run: Run | None = None
+        self._pending: _PendingRun | None = None
         self._run_message: Message | None = None
         self._generation = 0
         """Bumped by every start and cancel: a task of an older generation is stale."""
@@ -256,53 +325,126 @@ class Runtime:
     # --- starting runs ------------------------------------------------------
 
     def send(self, text: str) -> Run:
-        """Add a user message and start a run answering it."""
+        """Add a user message and start a run answering it.
+
+        With no event loop running (a plain script) the text is kept at once
+        and the run starts when the returned Run is awaited:
+        ``asyncio.run(rt.send("hi"))``.
+        """
         if not isinstance(text, str) or not text.strip():
             raise ValueError("send() needs a non-empty text")
-        _running_loop("send()")
         self._stop_suggestions()
-        if self.running:
+        if self.running or self._pending is not None:
             self.cancel()
         last = self.thread.last_assistant
         if last is not None and isinstance(last.status, RequiresAction):
             self._end(last, Incomplete(reason="cancelled", error="The user sent a new message."))
             self._events.replace(last)
         self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
-        message = Message(role="assistant", status=Running(), metadata=self._fresh_metadata())
-        self._add(message)
+        message = Message(role="assistant", status=Running())
+        run = self._launch(message, functools.partial(self._add_reply, message))
         self._autosave()
-        return self._start(message)
+        return run
+
+    def run_sync(self, text: str) -> Message:
+        """``send(text)`` and wait for the run's end: for plain scripts.
+
+        Runs on a private event loop and returns the final assistant message
+        (complete, incomplete, or requires-action), after the suggestions the
+        run asked for. Not for a notebook cell or async code, where a loop
+        already runs: ``await`` the Run of ``send`` there.
+        """
+        if _loop_or_none() is not None:
+            raise RuntimeError(
+                "run_sync() cannot run while an event loop runs in this thread (a notebook "
+                "cell or async code): use `await rt.send(...)` there, "
+                "`await chat.send(...)` in a notebook"
+            )
+        return asyncio.run(self._send_and_settle(text))
+
+    async def _send_and_settle(self, text: str) -> Message:
+        message = await self.send(text)
+        suggesting = self._suggest_task
+        if suggesting is not None:  # the private loop closes next: let them arrive
+            with contextlib.suppress(asyncio.CancelledError):
+                await suggesting
+        return message
 
     def retry(self) -> Run:
         """Answer the last user message again, replacing the last assistant reply."""
-        _running_loop("retry()")
-        if self.running:
+        if self.running or self._pending is not None:
             self.cancel()
         self._stop_suggestions()
         if not self.thread.messages:
             raise ValueError("nothing to retry: the thread is empty")
         last = self.thread.messages[-1]
         if last.role == "assistant":
-            last.parts = []
-            last.status = Running()
-            last.metadata = self._fresh_metadata()
-            self._events.replace(last)
-            message = last
-        else:
-            message = Message(role="assistant", status=Running(), metadata=self._fresh_metadata())
-            self._add(message)
-        return self._start(message)
+            return self._launch(last, functools.partial(self._reset_reply, last))
+        message = Message(role="assistant", status=Running())
+        return self._launch(message, functools.partial(self._add_reply, message))
+
+    def _add_reply(self, message: Message) -> None:
+        message.created_at = time.time()
+        message.metadata = self._fresh_metadata()
+        self._add(message)
+
+    def _reset_reply(self, message: Message) -> None:
+        message.parts = []
+        message.status = Running()
+        message.metadata = self._fresh_metadata()
+        self._events.replace(message)
 
     @staticmethod
     def _fresh_metadata() -> dict[str, Any]:
         return {"steps": [], "started_at": time.time()}
 
-    def _start(self, message: Message) -> Run:
-        loop = _running_loop("starting a run")
+    def _launch(self, message: Message, prepare: Callable[[], None] | None = None) -> Run:
+        """A run on ``message``: started now when a loop runs, else when awaited.
+
+        ``prepare`` puts the message in the thread, ready to run; a run that
+        waits for a loop changes nothing until it starts (or is cancelled).
+        """
+        run = Run(message.id, new_id("run"))
+        prepare = prepare or (lambda: None)
+        loop = _loop_or_none()
+        if loop is None:
+            self._pending = _PendingRun(run, message, prepare)
+            run._starter = functools.partial(self._start_pending, run)
+            return run
+        prepare()
+        self._start(message, run, loop)
+        return run
+
+    def _start_pending(self, run: Run) -> None:
+        """Start a waiting run on the loop that awaits it, unless it ended meanwhile."""
+        pending = self._pending
+        if pending is None or pending.run is not run:
+            return  # cancelled or replaced before it started: the Run has its message
+        self._pending = None
+        if self.running:
+            self.cancel()
+        pending.prepare()
+        self._start(pending.message, run, asyncio.get_running_loop())
+
+    def _end_pending(self) -> None:
+        """A run that never started ends as if it had started and been cancelled."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        pending.prepare()
+        message = pending.message
+        self._end(message, Incomplete(reason="cancelled", error=CANCELLED))
+        message.metadata["ended_at"] = time.time()
+        self._events.replace(message)
+        self._events.set_phase("idle")
+        self._autosave()
+        pending.run._resolve(message)
+
+    def _start(self, message: Message, run: Run, loop: asyncio.AbstractEventLoop) -> None:
         self._generation += 1
         generation = self._generation
         self._cancel_event = asyncio.Event()
-        run = Run(message.id, new_id("run"), loop.create_future())
+        run._future = loop.create_future()
         self._run = run
         self._run_message = message
         if not isinstance(message.status, Running):
@@ -311,7 +453,6 @@ class Runtime:
         message.metadata.pop("ended_at", None)
         self._events.agui.run_started(run.run_id)
         self._task = loop.create_task(self._drive(message, generation, run, self._cancel_event))
-        return run
 
     async def _drive(
         self, message: Message, generation: int, run: Run, cancel: asyncio.Event
@@ -344,8 +485,7 @@ class Runtime:
         self._events.set_phase("waiting" if isinstance(message.status, RequiresAction) else "idle")
         self._autosave()
         self._events.agui.run_finished(run.run_id, message)
-        if not run._future.done():
-            run._future.set_result(message)
+        run._resolve(message)
         if self.suggestions and isinstance(message.status, Complete):
             self._suggest_task = asyncio.get_running_loop().create_task(self._suggest())
 
@@ -357,6 +497,7 @@ class Runtime:
         user. Does nothing when there is nothing to cancel.
         """
         self._stop_suggestions()
+        self._end_pending()
         task, run, message = self._task, self._run, self._run_message
         if task is None or run is None or message is None:
             last = self.thread.last_assistant
@@ -385,19 +526,16 @@ class Runtime:
         Returns the run that continues the loop, or None while other calls
         still wait for the user.
         """
-        _running_loop("approve()")
         message = approve_call(self.thread, self._tools, tool_call_id, args, always)
         return self._decided(message)
 
     def reject(self, tool_call_id: str, reason: str | None = None) -> Run | None:
         """Reject a pending call: the model gets an error result with the reason."""
-        _running_loop("reject()")
         message = reject_call(self.thread, tool_call_id, reason, self._events.answer)
         return self._decided(message)
 
     def add_tool_result(self, tool_call_id: str, result: Any, is_error: bool = False) -> Run | None:
         """Answer a call (a human tool's) with ``result``; resumes the loop when it can."""
-        _running_loop("add_tool_result()")
         message = answer_call(
             self.thread,
             tool_call_id,
@@ -419,8 +557,10 @@ class Runtime:
         self._autosave()
         if self.running:
             return self._run  # the active loop picks the decision up
+        if self._pending is not None:
+            return self._pending.run  # so does the run about to start
         if should_continue(message, self.human_tool_names):
-            return self._start(message)
+            return self._launch(message)
         return None
 
     # --- suggestions ----------------------------------------------------------

@@ -23,7 +23,7 @@ import os
 import pathlib
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import anywidget
 from ipywidgets import widget_serialization
@@ -99,6 +99,36 @@ def _derivable(part: ToolCallPart) -> bool:
     return {k: v for k, v in parsed.items() if not k.startswith("_")} == part.args
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class _FromRuntime(Generic[P, R]):
+    """A Chat method that is its runtime's: ``chat.approve`` is
+    ``chat.runtime.approve``, with its signature and docstring, so the two
+    cannot drift (what a click does goes through the same method)."""
+
+    def __init__(self, method: Callable[Concatenate[Runtime, P], R]) -> None:
+        self.__wrapped__ = method  # inspect.signature and help() read the runtime's
+        self.__name__ = method.__name__
+        self.__doc__ = method.__doc__
+
+    @overload
+    def __get__(self, chat: None, owner: type[Any]) -> _FromRuntime[P, R]: ...
+    @overload
+    def __get__(self, chat: Chat, owner: type[Any]) -> Callable[P, R]: ...
+    def __get__(self, chat: Chat | None, owner: type[Any]) -> Any:
+        if chat is None:
+            return self
+        method: Callable[P, R] = getattr(chat.runtime, self.__name__)
+        return method
+
+    def __call__(self, chat: Chat, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """``Chat.approve(chat, ...)``, as for a plain method."""
+        method: Callable[P, R] = getattr(chat.runtime, self.__name__)
+        return method(*args, **kwargs)
+
+
 class Chat(anywidget.AnyWidget):
     """A chat thread in the notebook: an LLM tool loop with a live view.
 
@@ -106,7 +136,9 @@ class Chat(anywidget.AnyWidget):
     suggestions=..., persist=...)`` takes the same arguments as
     :class:`~ipygenui.runtime.Runtime` (or an existing ``runtime=``). Display it
     to get the thread, a composer and approval buttons; drive it from code
-    with the same methods as the runtime (``send``, ``approve``, ...).
+    with the runtime's own methods (``send``, ``approve``, ...: the same
+    objects, not copies). Listeners and ``run_sync`` (a notebook always runs
+    an event loop: ``await chat.send(...)``) stay on ``chat.runtime``.
     """
 
     _esm = _STATIC / "widget.js"
@@ -174,49 +206,35 @@ class Chat(anywidget.AnyWidget):
         """The pydantic thread (live: it changes as runs stream)."""
         return self._runtime.thread
 
-    def send(self, text: str, buffers: Any = None) -> Run:
-        """Start a run answering ``text`` in the background; ``await`` the Run
-        for its final message. (A dict is ipywidgets' ``send(content)``: a
-        custom message to the frontend.)"""
+    @overload
+    def send(self, text: str) -> Run: ...
+    @overload
+    def send(self, content: dict[str, Any], /, buffers: list[Any] | None = None) -> None: ...
+    def send(self, text: str | dict[str, Any], buffers: list[Any] | None = None) -> Run | None:
+        """:meth:`Runtime.send`: start a run answering ``text``; ``await`` the
+        Run for its final message. A dict is ipywidgets' ``send(content,
+        buffers)``: a custom message to the frontend (returns None)."""
         if isinstance(text, dict):
             super().send(text, buffers)
             return None
+        if buffers is not None:
+            raise TypeError("buffers go with a dict (a custom message to the frontend), not text")
         return self._runtime.send(text)
 
-    def approve(
-        self, tool_call_id: str, args: dict[str, Any] | None = None, always: bool = False
-    ) -> Run | None:
-        """Approve a pending call (optionally with edited ``args``); resumes the loop."""
-        return self._runtime.approve(tool_call_id, args=args, always=always)
-
-    def reject(self, tool_call_id: str, reason: str | None = None) -> Run | None:
-        """Reject a pending call; the model reads the reason."""
-        return self._runtime.reject(tool_call_id, reason=reason)
-
-    def add_tool_result(self, tool_call_id: str, result: Any) -> Run | None:
-        """Answer a human tool's call."""
-        return self._runtime.add_tool_result(tool_call_id, result)
-
-    def cancel(self) -> None:
-        """Stop the streaming run (or the one waiting for the user)."""
-        self._runtime.cancel()
-
-    def retry(self) -> Run:
-        """Answer the last user message again."""
-        return self._runtime.retry()
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        self._runtime.save(path)
+    approve = _FromRuntime(Runtime.approve)
+    reject = _FromRuntime(Runtime.reject)
+    add_tool_result = _FromRuntime(Runtime.add_tool_result)
+    revoke_always = _FromRuntime(Runtime.revoke_always)
+    cancel = _FromRuntime(Runtime.cancel)
+    retry = _FromRuntime(Runtime.retry)
+    shown_components = _FromRuntime(Runtime.shown_components)
+    set_component_state = _FromRuntime(Runtime.set_component_state)
+    save = _FromRuntime(Runtime.save)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> Chat:
         """A chat showing the thread saved at ``path`` (kwargs as for ``Chat``)."""
         return cls(runtime=Runtime.load(path, **kwargs))
-
-    def shown_components(self) -> list[Any]:
-        """The components shown so far as typed objects (name, validated props
-        model instance, user state): ``Runtime.shown_components``."""
-        return self._runtime.shown_components()
 
     def close(self) -> None:
         if hasattr(self, "_components"):
@@ -338,6 +356,9 @@ class Chat(anywidget.AnyWidget):
 
     def _handle(self, msg: ClientMessage) -> None:
         rt = self._runtime
+        if not isinstance(msg, HelloMsg) and _current_loop() is None:
+            # the runtime would keep the run until an await that never comes
+            raise ProtocolError("no event loop runs for this chat: it cannot start or resume a run")
         if isinstance(msg, HelloMsg):
             self._snapshot()
         elif isinstance(msg, SendMsg):

@@ -1,0 +1,162 @@
+"""``gu.Chat`` drives its runtime with the runtime's own methods.
+
+Faults tried:
+- a Chat method re-declared by hand that drifts from the Runtime's (a lost
+  keyword such as ``add_tool_result(..., is_error=)``, another default, a
+  stale docstring);
+- a new public Runtime method that Chat silently lacks (every one is either
+  on Chat or listed below as runtime-only, with the reason);
+- ``Chat.send`` typed as returning a Run while its dict form (ipywidgets'
+  custom message) returns None.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+import comm
+import pytest
+from comm.base_comm import BaseComm
+
+import ipygenui as gu
+from ipygenui.widget.chat import Chat
+
+RUNTIME_ONLY = {
+    "run_sync": "a notebook always runs an event loop, so Chat.run_sync could only raise: "
+    "await chat.send(...) there, or chat.runtime.run_sync(...) in a script",
+    "subscribe": "listener plumbing: chat.runtime.subscribe(...)",
+    "subscribe_agui": "listener plumbing: chat.runtime.subscribe_agui(...)",
+    "agui_events": "listener plumbing: chat.runtime.agui_events()",
+}
+"""Public Runtime methods Chat deliberately leaves to ``chat.runtime``."""
+
+RUNTIME_ONLY_PROPERTIES = {
+    "tools",
+    "always_approved",
+    "current_suggestions",  # Chat's synced trait is ``suggestions``
+    "human_tool_names",  # Chat's synced trait is ``human_tools``
+}
+"""Public Runtime properties read through ``chat.runtime``."""
+
+RETURNS_OWN_CLASS = {"load"}
+
+
+def public_methods(cls: type) -> dict[str, Any]:
+    return {
+        name: getattr(cls, name)
+        for name, raw in vars(cls).items()
+        if not name.startswith("_")
+        and not isinstance(raw, property)
+        and callable(getattr(cls, name))
+    }
+
+
+def public_properties(cls: type) -> set[str]:
+    return {
+        n for n, raw in vars(cls).items() if not n.startswith("_") and isinstance(raw, property)
+    }
+
+
+def parameters(func: Any) -> list[inspect.Parameter]:
+    """The parameters after ``self`` / ``cls``."""
+    params = list(inspect.signature(func).parameters.values())
+    bound = inspect.ismethod(func)  # a classmethod read from its class has cls bound
+    return params if bound else params[1:]
+
+
+class QuietComm(BaseComm):
+    sent: typing.ClassVar[list[Any]] = []
+
+    def publish_msg(self, msg_type: str, data: Any = None, *args: Any, **kwargs: Any) -> None:
+        self.sent.append(data or {})
+
+
+@pytest.fixture
+def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
+    sent: list[Any] = []
+    monkeypatch.setattr(QuietComm, "sent", sent)
+    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: QuietComm(*a, **k))
+    yield sent
+
+
+def test_every_public_runtime_method_is_on_chat_with_the_same_signature(wire: Any) -> None:
+    runtime_methods = public_methods(gu.Runtime)
+    assert {"send", "approve", "add_tool_result", "run_sync"} <= set(runtime_methods)
+    chat = Chat(model=gu.ScriptedModel(["ok"]))
+    for name, method in runtime_methods.items():
+        if name in RUNTIME_ONLY:
+            continue
+        assert hasattr(Chat, name), f"Chat lacks Runtime.{name}"
+        if name == "send":  # Chat.send also carries ipywidgets' dict form: see below
+            chat_side: Any = typing.get_overloads(Chat.send)[0]
+        else:
+            chat_side = getattr(Chat, name)
+        assert parameters(chat_side) == parameters(method), name
+        if name not in RETURNS_OWN_CLASS:
+            assert (
+                inspect.signature(chat_side).return_annotation
+                == inspect.signature(method).return_annotation
+            ), name
+        if name not in {"send", *RETURNS_OWN_CLASS}:  # what chat.<name>? shows in a notebook
+            bound = getattr(chat, name)
+            assert inspect.signature(bound) == inspect.signature(getattr(chat.runtime, name)), name
+            assert inspect.getdoc(bound) == inspect.getdoc(method), name
+    chat.close()
+
+
+def test_runtime_only_methods_are_a_listed_decision() -> None:
+    runtime_methods = public_methods(gu.Runtime)
+    for name in RUNTIME_ONLY:
+        assert name in runtime_methods, f"{name} is no Runtime method: drop it from the list"
+        assert not hasattr(Chat, name), f"Chat.{name} exists: drop it from RUNTIME_ONLY"
+
+
+def test_every_public_runtime_property_is_on_chat_or_listed() -> None:
+    chat_names = set(dir(Chat)) | set(Chat.class_traits())
+    for name in public_properties(gu.Runtime):
+        if name in RUNTIME_ONLY_PROPERTIES:
+            assert name not in chat_names, name
+        else:
+            assert name in chat_names, f"Chat lacks Runtime.{name}"
+
+
+@gu.tool(human=True)
+def ask_user(question: str) -> str:
+    """Ask the user."""
+    raise AssertionError("a human tool's body never runs")
+
+
+async def test_chat_add_tool_result_can_answer_with_an_error(wire: Any) -> None:
+    chat = Chat(
+        model=gu.ScriptedModel([gu.ScriptedCall("ask_user", {"question": "sure?"}), "Fine."]),
+        tools=[ask_user],
+    )
+    waiting = await chat.send("go")
+    part = waiting.tool_calls[0]
+    run = chat.add_tool_result(part.tool_call_id, "the user walked away", is_error=True)
+    assert run is not None
+    message = await run
+    assert part.is_error and part.result == "the user walked away"
+    assert message.text == "Fine."
+    chat.close()
+
+
+async def test_chat_send_has_a_str_form_and_a_dict_form(wire: Any) -> None:
+    text_form, dict_form = typing.get_overloads(Chat.send)
+    hints = typing.get_type_hints(text_form)
+    assert hints["text"] is str and hints["return"] is gu.Run
+    hints = typing.get_type_hints(dict_form)
+    assert typing.get_origin(hints["content"]) is dict and hints["return"] is type(None)
+
+    chat = Chat(model=gu.ScriptedModel(["ok"]))
+    assert chat.send({"type": "custom"}) is None
+    assert {"method": "custom", "content": {"type": "custom"}} in wire
+    run = chat.send("hi")
+    assert isinstance(run, gu.Run)
+    assert (await run).text == "ok"
+    with pytest.raises(TypeError, match="buffers"):
+        chat.send("hi", [b"x"])  # type: ignore[call-overload]
+    chat.close()
