@@ -104,7 +104,7 @@ def test_send_with_no_loop_records_the_text_and_starts_when_awaited(tmp_path: Pa
     run = rt.send("hi")
     assert [m.text for m in rt.thread.messages] == ["hi"]  # the user's text, kept at once
     assert [m.text for m in gu.Runtime.load(tmp_path / "chat.json").thread.messages] == ["hi"]
-    assert not run.done() and not rt.running and model.requests == []
+    assert not run.done() and not rt.running and list(model.requests) == []
     assert "pending" in repr(run)
     with pytest.raises(asyncio.InvalidStateError):
         run.result()
@@ -157,7 +157,7 @@ def test_cancel_of_a_run_not_yet_started_resolves_it() -> None:
     assert message.status.type == "incomplete" and message.status.reason == "cancelled"
     assert rt.thread.messages[-1] is message and message.id == run.message_id
     assert asyncio.run(run) is message
-    assert model.requests == [] and not rt.running and rt.phase == "idle"
+    assert list(model.requests) == [] and not rt.running and rt.phase == "idle"
 
 
 def test_retry_with_no_loop_changes_nothing_until_awaited() -> None:
