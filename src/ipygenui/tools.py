@@ -19,6 +19,7 @@ import pydantic
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, create_model
 
+from .sanitize import json_safe
 from .standard_params import with_standard_parameters
 
 ApprovalRule = bool | Callable[[dict[str, Any]], bool]
@@ -137,7 +138,10 @@ def to_jsonable(value: Any) -> Any:
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
-    return pydantic_core.to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+    try:
+        return pydantic_core.to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+    except UnicodeEncodeError:  # a lone surrogate, which pydantic's UTF-8 strings refuse
+        return json_safe(value)
 
 
 # --- the tool ---------------------------------------------------------------
