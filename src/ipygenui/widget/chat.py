@@ -33,11 +33,13 @@ from ..events import (
     MessagePatched,
     MessageReplaced,
     RunChanged,
+    SaveStatusChanged,
     SuggestionsChanged,
     ThreadEvent,
 )
 from ..messages import Message, Thread, ToolCallPart
 from ..runtime import Run, Runtime
+from ..sanitize import json_safe
 from .components import ComponentBridge
 from .message_model import MessageModel
 from .protocol import (
@@ -120,6 +122,9 @@ class Chat(anywidget.AnyWidget):
     human_tools = List(Unicode()).tag(sync=True)
     component_specs = List(Dict()).tag(sync=True)
     component_outputs = Dict().tag(sync=True)
+    save_error = Unicode("").tag(sync=True)
+    """Why the last save to ``persist`` failed ("" once a save succeeds): a
+    trait, so a view opened later (or a reload) still shows it."""
 
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
         widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
@@ -145,6 +150,7 @@ class Chat(anywidget.AnyWidget):
             messages=[self._new_model(m) for m in runtime.thread.messages],
             phase=runtime.phase,
             running=runtime.running,
+            save_error=runtime.save_error or "",
             **widget_kwargs,
         )
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
@@ -248,6 +254,8 @@ class Chat(anywidget.AnyWidget):
             self._on_run_changed(event.phase, event.detail)
         elif isinstance(event, SuggestionsChanged):
             self.suggestions = list(event.suggestions)
+        elif isinstance(event, SaveStatusChanged):
+            self.save_error = event.error or ""
         if not isinstance(event, MessagePatched):  # patches never start or end a run
             self.running = self._runtime.running
 
@@ -260,10 +268,14 @@ class Chat(anywidget.AnyWidget):
         if model is None:
             self.messages = [*self.messages, self._new_model(message)]
         else:
-            model.set_snapshot(_dump(message), self._coalescer.seq)
+            seq = self._coalescer.seq
+            _send_safely(lambda data: model.set_snapshot(data, seq), message)
 
     def _new_model(self, message: Message) -> MessageModel:
-        model = MessageModel(message=_dump(message), rev=self._coalescer.seq)
+        seq = self._coalescer.seq
+        model: MessageModel = _send_safely(
+            lambda data: MessageModel(message=data, rev=seq), message
+        )
         self._models[message.id] = model
         return model
 
@@ -291,13 +303,16 @@ class Chat(anywidget.AnyWidget):
             self._catch_up_timer = None
         for message_id in list(self._dirty):
             message = self._runtime.thread.message(message_id)
-            if message is not None:
-                self._write(message)
-            else:
+            if message is None:
                 self._dirty.discard(message_id)
+                continue
+            try:
+                self._write(message)
+            except Exception:  # one message that cannot be sent must not hold up the rest
+                log.exception("ipygenui widget could not sync message %s", message_id)
 
     def _send_frame(self, frame: dict[str, Any]) -> None:
-        super().send(frame)
+        _send_safely(super().send, frame)
 
     # --- frontend messages -------------------------------------------------------
 
@@ -316,6 +331,9 @@ class Chat(anywidget.AnyWidget):
         """Apply one frontend message on the kernel loop; answer errors."""
         if isinstance(content, dict) and content.get("kind") == "anywidget-command":
             return  # anywidget's own RPC, answered by its handler
+        # A lone surrogate ("\ud83d" in the browser's JSON) would fail validation
+        # and lose what the user typed: it becomes U+FFFD, as everywhere else.
+        content = json_safe(content)
         try:
             if not self._components.handles(content):  # component_state
                 self._handle(parse_client_message(content))
@@ -364,7 +382,7 @@ class Chat(anywidget.AnyWidget):
             message = self._runtime.thread.message(message_id)
             if message is not None:
                 items.append({"message": _dump(message), "rev": seq})
-        super().send({"type": "snapshot", "seq": seq, "messages": items})
+        _send_safely(super().send, {"type": "snapshot", "seq": seq, "messages": items})
 
     def _error(self, text: str, content: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
@@ -372,7 +390,7 @@ class Chat(anywidget.AnyWidget):
         if isinstance(kind, str):
             reply["request"] = kind[:40]
         try:
-            super().send(reply)
+            _send_safely(super().send, reply)
         except Exception:
             log.exception("ipygenui widget could not send an error to the frontend")
 
@@ -389,6 +407,18 @@ class Chat(anywidget.AnyWidget):
             return _NoTimer()
         self._loop = loop
         return loop.call_later(delay, fn)
+
+
+def _send_safely(send: Callable[[Any], Any], value: Any) -> Any:
+    """``send(value)`` (a message dumped first); if the kernel's serializer
+    refuses it (a lone surrogate, a huge int, NaN that got past the runtime's
+    checks), send its JSON-safe copy: an odd value never stops the sync."""
+    data = _dump(value) if isinstance(value, Message) else value
+    try:
+        return send(data)
+    except (ValueError, TypeError, RecursionError) as exc:
+        log.warning("ipygenui widget sends a cleaned copy: %s", exc)
+    return send(json_safe(value))
 
 
 class _NoTimer:
