@@ -138,10 +138,18 @@ def _lock_path(target: Path) -> Path:
 
 
 @contextlib.contextmanager
-def _locked(target: Path) -> Iterator[IO[str]]:
-    """Hold the path's sidecar lock file (created if missing), opened read-write."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(_lock_path(target), os.O_RDWR | os.O_CREAT, 0o644)
+def _locked(target: Path) -> Iterator[IO[str] | None]:
+    """Hold the path's sidecar lock file (created if missing), opened read-write.
+
+    Yields None when the lock file cannot be created (a read-only folder):
+    reading still works, and a save then fails on its own and says why.
+    """
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(_lock_path(target), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield None
+        return
     with os.fdopen(fd, "r+", encoding="utf-8") as handle:
         if fcntl is not None:
             deadline = time.monotonic() + LOCK_TIMEOUT
@@ -268,8 +276,9 @@ class ThreadFile:
         with _locked(self.path) as lock:
             thread = load_thread(self.path) if load and self.path.exists() else None
             self._seen = _stamp(self.path)
-            self._write_claim(lock)
-            remove_stale_temps(self.path)
+            if lock is not None:
+                self._write_claim(lock)
+                remove_stale_temps(self.path)
         return thread
 
     def save(self, thread: Thread) -> None:
@@ -277,7 +286,7 @@ class ThreadFile:
         over or changed the file: then :class:`PersistenceConflictError`."""
         data = encode_thread(thread)
         with _locked(self.path) as lock:
-            claim = _read_claim(lock)
+            claim = _read_claim(lock) if lock is not None else None
             if claim is not None and claim.get("writer") != self.writer:
                 raise PersistenceConflictError(
                     f"{self.path} was taken over by {_who(claim)}; this chat no longer "
@@ -293,7 +302,7 @@ class ThreadFile:
                 )
             _write_atomic(self.path, data)
             self._seen = _stamp(self.path)
-            if claim is None:  # the lock file was removed: claim the path again
+            if claim is None and lock is not None:  # the lock file was removed: claim again
                 self._write_claim(lock)
 
     def _write_claim(self, lock: IO[str]) -> None:

@@ -382,3 +382,24 @@ def test_load_errors_name_the_file(tmp_path: Path, content: bytes, what: str) ->
         assert str(path) in str(info.value) and what in str(info.value)
         assert isinstance(info.value, ValueError)
     assert path.read_bytes() == content  # a file that does not load is never overwritten
+
+
+async def test_a_folder_where_no_lock_file_can_be_made_still_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only folder (simulated: root ignores permissions) must not stop loading."""
+    from ipygenui import persistence
+
+    path = tmp_path / "t.json"
+    first = gu.Runtime(model=gu.ScriptedModel(["a"]), persist=path)
+    await done(first.send("one"))
+    real_open = persistence.os.open
+
+    def no_lock(name: Any, *args: Any, **kwargs: Any) -> int:
+        if str(name).endswith(".lock"):
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(persistence.os, "open", no_lock)
+    again = gu.Runtime(model=gu.ScriptedModel(["b"]), persist=path)
+    assert texts(path) == [m.text for m in again.thread.messages] == ["one", "a"]
