@@ -391,3 +391,18 @@ async def test_widget_sync_survives_a_value_behind_the_runtimes_back(wire: list[
     await done(chat.send("y"))
     await settle(chat)
     assert chat.messages[-1].message["parts"][0]["text"] == "b"
+
+
+async def test_a_frame_with_an_odd_value_is_sent_cleaned(wire: list[Any]) -> None:
+    """Mid-stream, parsed arguments may hold what an escape in the model's JSON
+    decoded to; the frame carrying them must still go out."""
+    chat = Chat(model=gu.ScriptedModel([]))
+    wire.clear()
+    frame = {"type": "frame", "seq": 1, "patches": [{"id": "m", "ops": [{"value": "\ud83d"}]}]}
+    chat._send_frame(frame)
+    chat._error("bad \ud83d request", {"type": "send"})
+    sent = [d["content"] for t, d in wire if t == "comm_msg" and d.get("method") == "custom"]
+    assert sent[0]["patches"][0]["ops"][0]["value"] == "\ufffd"
+    assert sent[1]["message"] == "bad \ufffd request"
+    for _, data in wire:
+        assert_wire_safe(data)
