@@ -205,7 +205,11 @@ class Chat(anywidget.AnyWidget):
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> Chat:
-        """A chat showing the thread saved at ``path`` (kwargs as for ``Chat``)."""
+        """A chat showing the thread saved at ``path`` (kwargs as for ``Chat``).
+
+        The file is untrusted (see ``Runtime.load``): calls it left approved
+        but not run ask again; ``restore_approvals=True`` keeps its "always
+        allow" grants."""
         return cls(runtime=Runtime.load(path, **kwargs))
 
     def shown_components(self) -> list[Any]:
