@@ -148,6 +148,8 @@ def _locked(target: Path) -> Iterator[IO[str] | None]:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(_lock_path(target), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
+        fd = -1
+    if fd < 0:
         yield None
         return
     with os.fdopen(fd, "r+", encoding="utf-8") as handle:
