@@ -153,7 +153,8 @@ async def test_persist_autosaves_atomically_and_resumes(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert data["format"] == "ipygenui.thread"
     assert data["thread"]["messages"][1]["parts"][0]["text"] == "saved"
-    assert [p.name for p in path.parent.iterdir()] == ["chat.json"]  # no temp files left
+    # no temp files left; the lock file holds the writers' claim on the path
+    assert sorted(p.name for p in path.parent.iterdir()) == [".chat.json.lock", "chat.json"]
     resumed = gu.Runtime(model=gu.ScriptedModel(["more"]), persist=path)
     assert resumed.thread == rt.thread
     await resumed.send("again")

@@ -251,6 +251,9 @@ async def test_save_and_load_show_the_same_thread(wire: list[Any], tmp_path: Any
     again = Chat.load(path, model=gu.ScriptedModel([]))
     assert [m.message for m in again.messages] == [m.message for m in chat.messages]
     assert "messages=2" in repr(again)
+    # the widget's own keywords go to the widget, the rest to the runtime
+    sized = Chat.load(path, model=gu.ScriptedModel([]), layout={"height": "300px"})
+    assert sized.layout.height == "300px" and len(sized.thread.messages) == 2
 
 
 async def test_anywidget_rpc_messages_are_left_to_anywidget(wire: list[Any]) -> None:

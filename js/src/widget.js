@@ -43,7 +43,7 @@ export function modelRef(value) {
 }
 
 // Traits that change the header, suggestions and composer, not the messages.
-const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline"];
+const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "save_error"];
 
 const nextFrame =
   typeof requestAnimationFrame === "function"
@@ -102,12 +102,16 @@ export class ChatView {
     );
     this.phase = h("span.gu-phase", { role: "status", "aria-live": "polite" });
     this.noticeEl = h("div.gu-notice", { role: "alert", hidden: true });
+    // A failed save of the persisted thread: a trait, so it survives a reload,
+    // and it stays until a save succeeds (the kernel clears it).
+    this.saveErrorEl = h("div.gu-save-error", { role: "alert", hidden: true });
     this.root = h(
       "div.gu-chat",
       { "data-phase": "idle" },
       h("div.gu-header", {}, this.modelName, this.badge, this.phase),
       this.thread.el,
       this.suggestions.el,
+      this.saveErrorEl,
       this.noticeEl,
       this.composer.el,
     );
@@ -263,6 +267,9 @@ export class ChatView {
     setText(this.modelName, m.get("model_name") || "");
     show(this.badge, !!m.get("offline"));
     setText(this.phase, phaseText(phase, m.get("phase_detail")));
+    const saveError = m.get("save_error") || "";
+    setText(this.saveErrorEl, saveError);
+    show(this.saveErrorEl, !!saveError);
     // Frames that arrived since the last render change only their messages.
     const dirty = this.dirty;
     this.dirty = new Set();

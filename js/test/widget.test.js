@@ -120,6 +120,22 @@ describe("ChatView", () => {
     expect(el.querySelector('[data-message-id="a1"] .gu-text').textContent.trim()).toBe("so far");
   });
 
+  it("a failed save shows until the kernel clears it, apart from passing notices", async () => {
+    const { model } = setup();
+    model.state.save_error = "Not saved: t.json was taken over by another chat";
+    const { v, el } = await view(model);
+    const box = el.querySelector(".gu-save-error");
+    expect(box.hidden).toBe(false);
+    expect(box.textContent).toContain("t.json was taken over");
+    v.send({ type: "cancel" }); // clears the passing notice, not the save failure
+    v.renderNow();
+    expect(box.hidden).toBe(false);
+    model.set("save_error", "");
+    v.renderNow();
+    expect(box.hidden).toBe(true);
+    expect(box.textContent).toBe("");
+  });
+
   it("errors from the kernel show in the notice; clicks go to the kernel", async () => {
     const { model } = setup();
     const { el } = await view(model);

@@ -28,6 +28,8 @@ _EXPORTS: dict[str, str] = {
     "Runtime": "runtime",
     "Run": "runtime",
     "DecisionError": "runtime",
+    "PersistenceConflictError": "persistence",
+    "ThreadFileError": "persistence",
     "ScriptedReply": "models.scripted",
     "ScriptedCall": "models.scripted",
     "Model": "models.base",
@@ -66,6 +68,7 @@ __all__ = [
     "ModelError",
     "ModelRequest",
     "OpenAIModel",
+    "PersistenceConflictError",
     "ReasoningPart",
     "Registry",
     "Run",
@@ -77,6 +80,7 @@ __all__ = [
     "Table",
     "TextPart",
     "Thread",
+    "ThreadFileError",
     "Tool",
     "ToolArgumentsError",
     "ToolCallPart",
@@ -129,6 +133,7 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.demo import DemoModel
     from .models.openai import OpenAIModel
     from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
+    from .persistence import PersistenceConflictError, ThreadFileError
     from .runtime import DecisionError, Run, Runtime
     from .tools import Tool, ToolArgumentsError, ToolDefinitionError, tool
     from .widget.chat import Chat

@@ -8,6 +8,7 @@ incremental partial-JSON parser, never re-parsed from the start.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -22,6 +23,7 @@ from .models.base import (
     ToolCallDelta,
     UsageDelta,
 )
+from .sanitize import REPLACEMENT, clean_text, json_safe
 from .standard_params import COMPLETION_PARAM, STATUS_PARAM, split_standard_arguments
 from .streaming.partial_json import PartialJSONError, PartialJSONParser
 from .tools import Tool
@@ -77,6 +79,9 @@ class Accumulator:
         ``part.text += delta`` copies the whole string on every delta (quadratic
         in a long reply); pieces are joined only when someone reads the message
         (:meth:`materialize`)."""
+        self._held: tuple[type[TextPart] | type[ReasoningPart], str] | None = None
+        """A high surrogate that ended the last text delta: the first half of a
+        character the next delta may complete (a stream split inside a pair)."""
 
     @property
     def tool_call_parts(self) -> list[ToolCallPart]:
@@ -119,11 +124,11 @@ class Accumulator:
     def apply(self, delta: ModelDelta) -> list[Op]:
         """Apply one delta; return the patch ops describing the change."""
         if isinstance(delta, TextDelta):
-            return self._extend(TextPart, delta.text) if delta.text else []
+            return self._text(TextPart, delta.text) if delta.text else []
         if isinstance(delta, ReasoningDelta):
-            return self._extend(ReasoningPart, delta.text) if delta.text else []
+            return self._text(ReasoningPart, delta.text) if delta.text else []
         if isinstance(delta, ToolCallDelta):
-            return self._tool_call(delta)
+            return self._release() + self._tool_call(_clean_call(delta))
         if isinstance(delta, UsageDelta):
             self.has_usage = True
             self.usage = self.usage + Usage(
@@ -134,6 +139,29 @@ class Accumulator:
             self.finish_reason = delta.reason
             return []
         raise TypeError(f"unknown model delta: {delta!r}")
+
+    def _text(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[Op]:
+        """Extend with model text made UTF-8-safe (lone surrogates to U+FFFD)."""
+        ops: list[Op] = []
+        if self._held is not None:
+            if self._held[0] is kind:
+                text = self._held[1] + text
+                self._held = None
+            else:
+                ops = self._release()
+        if not text.isascii():  # O(1): the check below runs on non-ASCII text only
+            if "\ud800" <= text[-1] <= "\udbff":
+                self._held = (kind, text[-1])
+                text = text[:-1]
+            text = clean_text(text)
+        return ops + self._extend(kind, text) if text else ops
+
+    def _release(self) -> list[Op]:
+        """A held half-character that no delta completed: U+FFFD."""
+        if self._held is None:
+            return []
+        kind, self._held = self._held[0], None
+        return self._extend(kind, REPLACEMENT)
 
     def _tool_call(self, delta: ToolCallDelta) -> list[Op]:
         ops: list[Op] = []
@@ -213,16 +241,30 @@ class Accumulator:
 
     def finish(self) -> list[Op]:
         """End the step: parse every call's full arguments once, mark them complete."""
+        ops: list[Op] = self._release()
         self.materialize()
-        ops: list[Op] = []
         for call in self._calls.values():
             part = self._call_part(call)
             try:
                 value = json.loads(part.args_text) if part.args_text.strip() else {}
             except ValueError:
                 value = None  # the tool phase reports the bad JSON to the model
+            else:  # escapes such as "\\ud83d" parse to lone surrogates; huge ints
+                value = json_safe(value)
             if value is not None:
                 ops.extend(self._update_args(call, part, value))
             part.args_complete = True
             ops.append({"op": "set", "part": call.index, "field": "args_complete", "value": True})
         return ops
+
+
+def _clean_call(delta: ToolCallDelta) -> ToolCallDelta:
+    """The delta with its id, name and argument text UTF-8-safe."""
+    fields: dict[str, Any] = {}
+    for name in ("id", "name", "arguments"):
+        value = getattr(delta, name)
+        if value and not value.isascii():
+            clean = clean_text(value)
+            if clean is not value:
+                fields[name] = clean
+    return dataclasses.replace(delta, **fields) if fields else delta

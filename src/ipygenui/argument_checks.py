@@ -122,9 +122,12 @@ def _optional_str(name: str) -> Callable[[str, Any], Any]:
     return check
 
 
-def _suggestions(owner: str, value: Any) -> bool:
-    check_type(owner, "suggestions", value, bool, "True or False")
-    return bool(value)
+def _flag(name: str) -> Callable[[str, Any], bool]:
+    def check(owner: str, value: Any) -> bool:
+        check_type(owner, name, value, bool, "True or False")
+        return bool(value)
+
+    return check
 
 
 def _persist(owner: str, value: Any) -> Any:
@@ -172,10 +175,11 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "tools": _tools,
     "components": _components,
     "instructions": _optional_str("instructions"),
-    "suggestions": _suggestions,
+    "suggestions": _flag("suggestions"),
     "persist": _persist,
     "max_steps": _max_steps,
     "thread": _thread,
     "tool_choice": _optional_str("tool_choice"),
     "max_result_chars": _max_result_chars,
+    "restore_approvals": _flag("restore_approvals"),
 }

@@ -7,11 +7,23 @@ stale notebook cell loses nothing. Resuming the loop is the runtime's job.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from .ending import Answer
-from .messages import Approval, Message, Thread, ToolCallPart
+from .accumulator import clean_arguments
+from .ending import Answer, end_message
+from .messages import (
+    Approval,
+    Complete,
+    Incomplete,
+    Message,
+    RequiresAction,
+    Running,
+    Thread,
+    ToolCallPart,
+)
+from .sanitize import json_safe
 from .tool_runner import show_validated
 from .tools import Tool, ToolArgumentsError, to_jsonable
 
@@ -32,6 +44,52 @@ def trusted_tools(thread: Thread) -> frozenset[str]:
 
 def set_trusted_tools(thread: Thread, names: Collection[str]) -> None:
     thread.metadata[ALWAYS_APPROVED] = sorted(names)
+
+
+NOT_RUN_FROM_FILE = "Not run: the saved thread left this call open."
+
+
+def distrust_loaded(thread: Thread, tools: Mapping[str, Tool], restore_approvals: bool) -> None:
+    """A thread read from a file is untrusted input: it grants nothing.
+
+    Its standing "always allow" grants are dropped unless the caller opts in
+    with ``restore_approvals``. In the last reply, every call that has no
+    result yet waits for the user again (an "approved" or "rejected" there was
+    never acted on, or was written by hand), shown with the arguments it
+    would run with: those parsed from its ``args_text``, the text the tool
+    phase validates. An open call in an earlier reply is answered "not run".
+    A reply saved mid-run is left to the runtime, which ends it cancelled.
+    """
+    if not restore_approvals:
+        thread.metadata.pop(ALWAYS_APPROVED, None)
+    last = thread.last_assistant
+    for message in thread.messages:
+        open_calls = [p for p in message.tool_calls if not p.has_result]
+        if not open_calls or isinstance(message.status, Running):
+            continue
+        if message is not last:
+            status = message.status
+            if not isinstance(status, Complete | Incomplete):
+                status = Incomplete(reason="cancelled", error=NOT_RUN_FROM_FILE)
+            end_message(message, status, _answer_not_run)
+            continue
+        for part in open_calls:
+            tool = tools.get(part.tool_name)
+            try:
+                raw = json.loads(part.args_text) if part.args_text.strip() else {}
+            except ValueError:
+                raw = None  # the tool phase answers bad JSON with an error
+            part.args = json_safe(clean_arguments(raw, tool.declared if tool else None)[0])
+            part.args_complete = True
+            if part.approval is not None:
+                part.approval = Approval(status="pending")
+        message.status = RequiresAction()
+
+
+def _answer_not_run(part: ToolCallPart, result: Any, is_error: bool) -> None:
+    part.result = {"error": NOT_RUN_FROM_FILE}
+    part.has_result = True
+    part.is_error = True
 
 
 def find_call(thread: Thread, tool_call_id: str) -> tuple[Message, ToolCallPart]:

@@ -51,5 +51,20 @@ class SuggestionsChanged:
     suggestions: list[str] = field(default_factory=list)
 
 
-ThreadEvent = MessageAdded | MessagePatched | MessageReplaced | RunChanged | SuggestionsChanged
+@dataclass(frozen=True, slots=True)
+class SaveStatusChanged:
+    """Saving to the persist path failed (``error`` says why and names the
+    file), or, with ``error=None``, a save succeeded again after a failure."""
+
+    error: str | None
+
+
+ThreadEvent = (
+    MessageAdded
+    | MessagePatched
+    | MessageReplaced
+    | RunChanged
+    | SuggestionsChanged
+    | SaveStatusChanged
+)
 ThreadListener = Callable[[ThreadEvent], None]

@@ -1,28 +1,190 @@
-"""Save and load a thread as JSON, atomically (temp file, then rename)."""
+"""Save and load a thread as JSON, atomically (temp file, then rename).
+
+A persist path has one owner at a time (:class:`ThreadFile`): a runtime that
+persists to it claims it when it opens it, and every save checks, under an
+OS file lock on a sidecar ``.<name>.lock`` file, that the claim is still its
+own and that the file is still the one it last wrote. A newer owner (a
+notebook cell run again, another process) or a writer that changed the file
+in between makes the save fail with :class:`PersistenceConflictError`, so
+two writers never silently overwrite each other's thread. The file format is
+unchanged (version 1): older loaders read these files.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
-from .messages import Thread
+from pydantic import ValidationError
+
+from .messages import Thread, new_id
+from .sanitize import json_safe
+
+try:  # POSIX; elsewhere the claim and the file check still work, without a lock
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 FORMAT = "ipygenui.thread"
 VERSION = 1
 
+STALE_TEMP_SECONDS = 60.0
+"""A temp file of this path older than this is left over from an interrupted save."""
 
-def save_thread(thread: Thread, path: str | os.PathLike[str]) -> None:
-    """Write ``thread`` to ``path`` so a crash never leaves a half-written file."""
-    target = Path(path)
-    data = {"format": FORMAT, "version": VERSION, "thread": thread.model_dump(mode="json")}
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+LOCK_TIMEOUT = 10.0
+"""Seconds to wait for another writer's save to finish before giving up."""
+
+_NEW_TEMP = re.compile(r"(\d+)-[a-z0-9_]{8}")
+"""The middle of ``.<name>.<pid>-<random>.tmp``: a temp file with its writer's pid."""
+_OLD_TEMP = re.compile(r"[a-z0-9_]{8}")
+"""The middle of ``.<name>.<random>.tmp`` (older versions' temp files)."""
+
+
+class ThreadFileError(ValueError):
+    """A thread file that cannot be read; the message names the file and the problem."""
+
+
+class PersistenceConflictError(RuntimeError):
+    """Another writer took over the persist path, or changed the file since this
+    writer last saved it: nothing was written, so no thread was overwritten."""
+
+
+# --- encoding -----------------------------------------------------------------
+
+
+def encode_thread(thread: Thread) -> bytes:
+    """The file's bytes: UTF-8 JSON; odd values (lone surrogates, huge ints,
+    NaN, objects pydantic cannot dump) are written as text rather than fail."""
+    data: dict[str, Any] = {"format": FORMAT, "version": VERSION}
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        data["thread"] = thread.model_dump(mode="json")
+        return _dumps(data)
+    except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
+        data["thread"] = json_safe(thread)
+        return _dumps(data)
+
+
+def _dumps(data: Any) -> bytes:
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.encode("utf-8")
+
+
+def _int_or_text(digits: str) -> int | str:
+    try:
+        return int(digits)
+    except ValueError:  # past Python's int-to-text limit: keep the digits as text
+        return digits
+
+
+def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
+    """Read a thread file's bytes; any problem raises :class:`ThreadFileError`."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ThreadFileError(
+            f"{path}: not a thread file: it is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
+    try:
+        data = json.loads(text, parse_int=_int_or_text)
+    except json.JSONDecodeError as exc:
+        raise ThreadFileError(
+            f"{path}: not a thread file: invalid JSON at line {exc.lineno} column {exc.colno} "
+            f"({exc.msg}); the file may be truncated or corrupt"
+        ) from None
+    except RecursionError:
+        raise ThreadFileError(f"{path}: not a thread file: JSON nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ThreadFileError(
+            f"{path}: not an ipygenui thread file (the JSON is a {type(data).__name__}, "
+            "not an object)"
+        )
+    if "format" in data:  # without it: a bare thread object, as Thread.model_dump gives
+        if data["format"] != FORMAT:
+            raise ThreadFileError(
+                f"{path}: not an ipygenui thread file (format {data['format']!r}, "
+                f"expected {FORMAT!r})"
+            )
+        if data.get("version") != VERSION:
+            raise ThreadFileError(
+                f"{path}: unsupported thread file version {data.get('version')!r} "
+                f"(this ipygenui reads version {VERSION})"
+            )
+        if "thread" not in data:
+            raise ThreadFileError(f"{path}: the file has no thread")
+        data = data["thread"]
+    try:
+        return Thread.model_validate(json_safe(data))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in error['loc']) or 'thread'}: {error['msg']}"
+            for error in exc.errors()[:3]
+        )
+        more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
+        raise ThreadFileError(f"{path}: the thread does not validate: {problems}{more}") from None
+
+
+# --- the file on disk -----------------------------------------------------------
+
+
+def _lock_path(target: Path) -> Path:
+    return target.with_name(f".{target.name}.lock")
+
+
+@contextlib.contextmanager
+def _locked(target: Path) -> Iterator[IO[str] | None]:
+    """Hold the path's sidecar lock file (created if missing), opened read-write.
+
+    Yields None when the lock file cannot be created (a read-only folder):
+    reading still works, and a save then fails on its own and says why.
+    """
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(_lock_path(target), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        fd = -1
+    if fd < 0:
+        yield None
+        return
+    with os.fdopen(fd, "r+", encoding="utf-8") as handle:
+        if fcntl is not None:
+            deadline = time.monotonic() + LOCK_TIMEOUT
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise PersistenceConflictError(
+                            f"{target}: another writer has held its lock for over "
+                            f"{LOCK_TIMEOUT:.0f} s; not saved"
+                        ) from None
+                    time.sleep(0.005)
+        yield handle  # closing the file releases the lock
+
+
+def _stamp(target: Path) -> tuple[int, int, int] | None:
+    """What identifies one version of the file (a rename makes a new inode)."""
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.{os.getpid()}-", suffix=".tmp", dir=target.parent
+    )
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
@@ -31,12 +193,139 @@ def save_thread(thread: Thread, path: str | os.PathLike[str]) -> None:
         raise
 
 
+def _alive(pid: int) -> bool:
+    if os.name == "nt":  # pragma: no cover - os.kill would end the process there
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temps(target: Path) -> list[Path]:
+    """Remove temp files of ``target`` left by interrupted saves: those whose
+    writer process is gone, and those older than ``STALE_TEMP_SECONDS``.
+    A live writer's fresh temp file is kept. Returns what was removed."""
+    prefix = f".{target.name}."
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        middle = name[len(prefix) : -len(".tmp")]
+        new = _NEW_TEMP.fullmatch(middle)
+        if new is None and _OLD_TEMP.fullmatch(middle) is None:
+            continue  # another file's temp (``t.json.bak``'s), or not a temp file
+        try:
+            old = now - entry.stat().st_mtime > STALE_TEMP_SECONDS
+            if old or (new is not None and not _alive(int(new.group(1)))):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
+
+
+def save_thread(thread: Thread, path: str | os.PathLike[str]) -> None:
+    """Write ``thread`` to ``path`` so a crash never leaves a half-written file.
+
+    A one-off write: it takes the path's lock but claims nothing, so a chat
+    persisting to ``path`` sees the change and refuses to overwrite it.
+    """
+    target = Path(path)
+    data = encode_thread(thread)
+    with _locked(target):
+        _write_atomic(target, data)
+
+
 def load_thread(path: str | os.PathLike[str]) -> Thread:
-    """Read a thread saved by :func:`save_thread` (or a bare thread JSON object)."""
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        if data.get("version") != VERSION:
-            raise ValueError(f"{path}: unsupported thread file version {data.get('version')!r}")
-        data = data["thread"]
-    return Thread.model_validate(data)
+    """Read a thread saved by :func:`save_thread` (or a bare thread JSON object).
+
+    The file is untrusted: odd values are made safe, and any problem raises
+    :class:`ThreadFileError` naming the file. (Approvals it records are the
+    runtime's concern: see ``decisions.distrust_loaded``.)
+    """
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    return decode_thread(raw, path)
+
+
+class ThreadFile:
+    """A persist path as one writer sees it: opened (claimed), then saved to."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.writer = new_id("writer")
+        self._seen: tuple[int, int, int] | None = None
+        """The file as this writer last read or wrote it (None: absent)."""
+
+    def same_path(self, other: str | os.PathLike[str]) -> bool:
+        return Path(other).resolve() == self.path.resolve()
+
+    def open(self, load: bool) -> Thread | None:
+        """Claim the path for this writer and return the saved thread (if
+        ``load`` and the file exists). A newer claim wins: a cell run again
+        makes a new owner, and the old one's saves are refused from then on.
+        Removes temp files of interrupted saves."""
+        with _locked(self.path) as lock:
+            thread = load_thread(self.path) if load and self.path.exists() else None
+            self._seen = _stamp(self.path)
+            if lock is not None:
+                self._write_claim(lock)
+                remove_stale_temps(self.path)
+        return thread
+
+    def save(self, thread: Thread) -> None:
+        """Replace the file with ``thread``, unless another writer took the path
+        over or changed the file: then :class:`PersistenceConflictError`."""
+        data = encode_thread(thread)
+        with _locked(self.path) as lock:
+            claim = _read_claim(lock) if lock is not None else None
+            if claim is not None and claim.get("writer") != self.writer:
+                raise PersistenceConflictError(
+                    f"{self.path} was taken over by {_who(claim)}; this chat no longer "
+                    "saves there, so nothing was overwritten. Keep this chat's thread "
+                    "with .save(another_path), or load the file again."
+                )
+            current = _stamp(self.path)
+            if current is not None and current != self._seen:
+                raise PersistenceConflictError(
+                    f"{self.path} was changed by another writer since this chat last "
+                    "saved it; not overwritten. Keep this chat's thread with "
+                    ".save(another_path), or load the file again."
+                )
+            _write_atomic(self.path, data)
+            self._seen = _stamp(self.path)
+            if claim is None and lock is not None:  # the lock file was removed: claim again
+                self._write_claim(lock)
+
+    def _write_claim(self, lock: IO[str]) -> None:
+        claim = {"writer": self.writer, "pid": os.getpid(), "claimed_at": time.time()}
+        lock.seek(0)
+        lock.truncate()
+        lock.write(json.dumps(claim))
+        lock.flush()
+
+
+def _read_claim(lock: IO[str]) -> dict[str, Any] | None:
+    lock.seek(0)
+    try:
+        claim = json.loads(lock.read() or "null")
+    except ValueError:
+        return None
+    return claim if isinstance(claim, dict) else None
+
+
+def _who(claim: dict[str, Any]) -> str:
+    pid = claim.get("pid")
+    if pid == os.getpid():
+        return "another chat in this process"
+    return f"another chat in process {pid}" if isinstance(pid, int) else "another chat"

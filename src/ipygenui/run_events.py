@@ -23,6 +23,7 @@ from .events import (
     ThreadListener,
 )
 from .messages import Message, ToolCallPart
+from .sanitize import json_safe
 
 logger = logging.getLogger("ipygenui")
 
@@ -69,8 +70,9 @@ class RunEvents:
 
     def answer(self, part: ToolCallPart, result: Any, is_error: bool) -> None:
         """Give a call its result. AG-UI hears it now; thread views with the
-        next ``replace`` of its message, so several answers cost one event."""
-        part.result = result
+        next ``replace`` of its message, so several answers cost one event.
+        The result is made JSON-safe here, the one door every result goes through."""
+        part.result = json_safe(result)
         part.has_result = True
         part.is_error = is_error
         self.agui.tool_result(part)

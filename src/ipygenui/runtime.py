@@ -44,12 +44,13 @@ from .decisions import (
     DecisionError,
     answer_call,
     approve_call,
+    distrust_loaded,
     reject_call,
     set_trusted_tools,
     trusted_tools,
 )
 from .ending import CANCELLED, end_message
-from .events import RunPhase, SuggestionsChanged, ThreadListener
+from .events import RunPhase, SaveStatusChanged, SuggestionsChanged, ThreadListener
 from .history import DEFAULT_MAX_RESULT_CHARS
 from .messages import (
     Complete,
@@ -63,15 +64,23 @@ from .messages import (
 )
 from .models.base import Model
 from .models.select import resolve_model
-from .persistence import load_thread, save_thread
+from .persistence import PersistenceConflictError, ThreadFile, load_thread, save_thread
 from .run_events import RunEvents
 from .run_loop import RunLoop
+from .sanitize import clean_text, json_safe
 from .suggestions import ask_for_suggestions
 from .tool_choice import resolve_tool_choice
 from .tool_runner import MAX_IDENTICAL_CALLS, ToolRunner
 from .tools import Tool, as_tool
 
-__all__ = ["CANCELLED", "MAX_IDENTICAL_CALLS", "DecisionError", "Run", "Runtime"]
+__all__ = [
+    "CANCELLED",
+    "MAX_IDENTICAL_CALLS",
+    "DecisionError",
+    "PersistenceConflictError",
+    "Run",
+    "Runtime",
+]
 
 logger = logging.getLogger("ipygenui")
 
@@ -178,7 +187,13 @@ class Runtime:
     does); a send while calls wait for the user answers them with a
     cancelled error, so the history stays valid. ``persist=path`` saves the
     thread atomically after every step, result and decision, and resumes
-    the saved thread when the file exists and no ``thread`` is given.
+    the saved thread when the file exists and no ``thread`` is given; the
+    newest runtime on a path owns it, and an older one's saves are refused
+    (``save_error`` says so). A failed save never stops a run.
+
+    A thread read from a file grants nothing: calls it left approved but not
+    run ask again, and its "always allow" grants are restored only with
+    ``restore_approvals=True``.
     ``tool_choice`` applies to the first model step of each run; later
     steps use ``"auto"`` so a forced tool cannot loop. A tool result longer
     than ``max_result_chars`` reaches the model cut there, with a notice of
@@ -201,6 +216,7 @@ class Runtime:
         thread: Thread | None = None,
         tool_choice: str | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        restore_approvals: bool = False,
     ) -> None:
         checked = check_runtime_arguments(
             "Runtime",
@@ -215,6 +231,7 @@ class Runtime:
                 "thread": thread,
                 "tool_choice": tool_choice,
                 "max_result_chars": max_result_chars,
+                "restore_approvals": restore_approvals,
             },
         )
         tools, components = checked["tools"], checked["components"]
@@ -234,8 +251,13 @@ class Runtime:
         self.suggestions = suggestions
         self.max_steps = max_steps
         self.persist = Path(persist) if persist is not None else None
-        if thread is None and self.persist is not None and self.persist.exists():
-            thread = load_thread(self.persist)
+        self._file = ThreadFile(self.persist) if self.persist is not None else None
+        self._save_error: str | None = None
+        if self._file is not None:
+            loaded = self._file.open(load=thread is None)
+            if loaded is not None:
+                distrust_loaded(loaded, self._tools, restore_approvals)
+                thread = loaded
         self._thread: Thread = thread if thread is not None else Thread()
         self._events = RunEvents(self._thread.id)
         self._tool_runner = ToolRunner(
@@ -286,6 +308,12 @@ class Runtime:
         return trusted_tools(self.thread)
 
     @property
+    def save_error(self) -> str | None:
+        """Why the last save to ``persist`` failed (naming the file), or None
+        when it succeeded (or nothing is persisted)."""
+        return self._save_error
+
+    @property
     def current_suggestions(self) -> list[str]:
         return list(self.thread.metadata.get("suggestions", ()))
 
@@ -312,12 +340,27 @@ class Runtime:
         self._events.added(message)
 
     def _autosave(self) -> None:
-        if self.persist is None:
+        """Save to ``persist``; a failure of any kind is reported, never raised:
+        the run goes on and the next save tries again."""
+        if self._file is None:
             return
         try:
-            save_thread(self.thread, self.persist)
-        except OSError:
-            logger.exception("could not save the thread to %s", self.persist)
+            self._file.save(self.thread)
+        except PersistenceConflictError as exc:
+            self._set_save_error(f"Not saved: {exc}")
+        except Exception as exc:
+            self._set_save_error(f"Not saved to {self.persist}: {type(exc).__name__}: {exc}", exc)
+        else:
+            self._set_save_error(None)
+
+    def _set_save_error(self, error: str | None, exc: BaseException | None = None) -> None:
+        """Record and announce a save failure (logged once while it lasts) or its end."""
+        if error == self._save_error:
+            return
+        if error is not None:
+            logger.warning("%s", error, exc_info=exc)
+        self._save_error = error
+        self._events.emit(SaveStatusChanged(error))
 
     def _end(self, message: Message, status: Incomplete | Complete) -> None:
         end_message(message, status, self._events.answer)
@@ -333,6 +376,7 @@ class Runtime:
         """
         if not isinstance(text, str) or not text.strip():
             raise ValueError("send() needs a non-empty text")
+        text = clean_text(text)  # a lone surrogate would make the thread unsavable
         self._stop_suggestions()
         if self.running or self._pending is not None:
             self.cancel()
@@ -464,28 +508,42 @@ class Runtime:
             await self._run_loop.run(message, is_current, cancel)
         except asyncio.CancelledError:
             if is_current():  # cancelled from outside, not by cancel()
-                self._end(message, Incomplete(reason="cancelled", error=CANCELLED))
+                self._end_safely(message, Incomplete(reason="cancelled", error=CANCELLED))
                 self._finish_run(message, run)
             raise
         except Exception as exc:  # a bug in the loop: keep the thread valid and say what broke
             if not is_current():
                 return
             logger.exception("run failed")
-            self._end(message, Incomplete(reason="error", error=f"{type(exc).__name__}: {exc}"))
+            error = f"{type(exc).__name__}: {exc}"
+            self._end_safely(message, Incomplete(reason="error", error=error))
         if is_current():
             self._finish_run(message, run)
 
+    def _end_safely(self, message: Message, status: Incomplete) -> None:
+        try:
+            self._end(message, status)
+        except Exception:  # the run must still end: at least its status
+            logger.exception("ending the run failed")
+            message.status = status
+
     def _finish_run(self, message: Message, run: Run) -> None:
+        """End the run; its future resolves whatever a view or a save does."""
         self._task = None
         self._run = None
         self._run_message = None
         self._tool_runner.executing.clear()
-        message.metadata["ended_at"] = time.time()
-        self._events.replace(message)
-        self._events.set_phase("waiting" if isinstance(message.status, RequiresAction) else "idle")
-        self._autosave()
-        self._events.agui.run_finished(run.run_id, message)
-        run._resolve(message)
+        try:
+            message.metadata["ended_at"] = time.time()
+            self._events.replace(message)
+            phase: RunPhase = "waiting" if isinstance(message.status, RequiresAction) else "idle"
+            self._events.set_phase(phase)
+            self._autosave()
+            self._events.agui.run_finished(run.run_id, message)
+        except Exception:  # a view or listener failing must not leave the run unresolved
+            logger.exception("finishing the run failed")
+        finally:
+            run._resolve(message)
         if self.suggestions and isinstance(message.status, Complete):
             self._suggest_task = asyncio.get_running_loop().create_task(self._suggest())
 
@@ -526,11 +584,15 @@ class Runtime:
         Returns the run that continues the loop, or None while other calls
         still wait for the user.
         """
+        if args is not None:
+            args = json_safe(args)  # what the file and the widget can hold
         message = approve_call(self.thread, self._tools, tool_call_id, args, always)
         return self._decided(message)
 
     def reject(self, tool_call_id: str, reason: str | None = None) -> Run | None:
         """Reject a pending call: the model gets an error result with the reason."""
+        if reason is not None:
+            reason = clean_text(str(reason))
         message = reject_call(self.thread, tool_call_id, reason, self._events.answer)
         return self._decided(message)
 
@@ -577,6 +639,7 @@ class Runtime:
         items = await ask_for_suggestions(self.model, self.thread, self.instructions)
         if items is None:
             return
+        items = [clean_text(item) for item in items]
         self.thread.metadata["suggestions"] = items
         self._suggest_task = None
         self._events.emit(SuggestionsChanged(items))
@@ -614,6 +677,7 @@ class Runtime:
         """Store the user's state for an interactable component (validated
         against its state model); the model reads it on its next turn.
         Raises ``ValueError`` (nothing changes) for an unknown call or bad state."""
+        state = json_safe(state)
         message, _, _ = apply_component_state(self.thread, self._components(), tool_call_id, state)
         self._events.replace(message)
         self._autosave()
@@ -629,10 +693,26 @@ class Runtime:
                 )
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the thread to ``path`` (atomically)."""
-        save_thread(self.thread, path)
+        """Write the thread to ``path`` (atomically). To the ``persist`` path this
+        is an autosave that raises: ``PersistenceConflictError`` when another
+        chat took the path over."""
+        if self._file is not None and self._file.same_path(path):
+            self._file.save(self.thread)
+            self._set_save_error(None)
+        else:
+            save_thread(self.thread, path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> Runtime:
-        """A runtime on the thread saved at ``path``; ``kwargs`` as for the constructor."""
-        return cls(thread=load_thread(path), **kwargs)
+    def load(
+        cls, path: str | os.PathLike[str], *, restore_approvals: bool = False, **kwargs: Any
+    ) -> Runtime:
+        """A runtime on the thread saved at ``path``; ``kwargs`` as for the constructor.
+
+        The file is untrusted: a call it left approved but not run asks again,
+        and its "always allow" grants are restored only with
+        ``restore_approvals=True``. A file that cannot be read raises
+        ``ThreadFileError`` naming it."""
+        thread = load_thread(path)
+        runtime = cls(thread=thread, restore_approvals=restore_approvals, **kwargs)
+        distrust_loaded(runtime._thread, runtime._tools, restore_approvals)
+        return runtime

@@ -20,6 +20,7 @@ import pydantic
 import pydantic_core
 from pydantic import BaseModel
 
+from .sanitize import json_safe
 from .standard_params import with_standard_parameters
 from .tool_signature import ToolDefinitionError, arguments_model
 from .tool_threads import call_in_thread
@@ -199,7 +200,10 @@ def _to_jsonable(value: Any) -> Any:
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
-    return pydantic_core.to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+    try:
+        return pydantic_core.to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+    except UnicodeEncodeError:  # a lone surrogate, which pydantic's UTF-8 strings refuse
+        return json_safe(value)
 
 
 # --- the tool ---------------------------------------------------------------

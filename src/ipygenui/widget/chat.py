@@ -35,11 +35,13 @@ from ..events import (
     MessagePatched,
     MessageReplaced,
     RunChanged,
+    SaveStatusChanged,
     SuggestionsChanged,
     ThreadEvent,
 )
 from ..messages import Message, Thread, ToolCallPart
 from ..runtime import Run, Runtime
+from ..sanitize import json_safe
 from .components import ComponentBridge
 from .message_model import MessageModel
 from .protocol import (
@@ -157,6 +159,9 @@ class Chat(anywidget.AnyWidget):
     component_outputs = Dict().tag(sync=True)
     _chat_key = Unicode("").tag(sync=True)
     """Names this chat to its views: what the user allowed to load is kept per chat."""
+    save_error = Unicode("").tag(sync=True)
+    """Why the last save to ``persist`` failed ("" once a save succeeds): a
+    trait, so a view opened later (or a reload) still shows it."""
 
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
         widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
@@ -188,6 +193,7 @@ class Chat(anywidget.AnyWidget):
             messages=[self._new_model(m) for m in runtime.thread.messages],
             phase=runtime.phase,
             running=runtime.running,
+            save_error=runtime.save_error or "",
             **widget_kwargs,
         )
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
@@ -232,9 +238,17 @@ class Chat(anywidget.AnyWidget):
     save = _FromRuntime(Runtime.save)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> Chat:
-        """A chat showing the thread saved at ``path`` (kwargs as for ``Chat``)."""
-        return cls(runtime=Runtime.load(path, **kwargs))
+    def load(
+        cls, path: str | os.PathLike[str], *, restore_approvals: bool = False, **kwargs: Any
+    ) -> Chat:
+        """A chat showing the thread saved at ``path`` (kwargs as for ``Chat``).
+
+        The file is untrusted (see ``Runtime.load``): calls it left approved
+        but not run ask again; ``restore_approvals=True`` keeps its "always
+        allow" grants."""
+        widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
+        runtime = Runtime.load(path, restore_approvals=restore_approvals, **kwargs)
+        return cls(runtime=runtime, **widget_kwargs)
 
     def close(self) -> None:
         if hasattr(self, "_components"):
@@ -277,6 +291,8 @@ class Chat(anywidget.AnyWidget):
             self._on_run_changed(event.phase, event.detail)
         elif isinstance(event, SuggestionsChanged):
             self.suggestions = list(event.suggestions)
+        elif isinstance(event, SaveStatusChanged):
+            self.save_error = event.error or ""
         if not isinstance(event, MessagePatched):  # patches never start or end a run
             self.running = self._runtime.running
 
@@ -289,10 +305,14 @@ class Chat(anywidget.AnyWidget):
         if model is None:
             self.messages = [*self.messages, self._new_model(message)]
         else:
-            model.set_snapshot(_dump(message), self._coalescer.seq)
+            seq = self._coalescer.seq
+            _send_safely(lambda data: model.set_snapshot(data, seq), message)
 
     def _new_model(self, message: Message) -> MessageModel:
-        model = MessageModel(message=_dump(message), rev=self._coalescer.seq)
+        seq = self._coalescer.seq
+        model: MessageModel = _send_safely(
+            lambda data: MessageModel(message=data, rev=seq), message
+        )
         self._models[message.id] = model
         return model
 
@@ -320,13 +340,16 @@ class Chat(anywidget.AnyWidget):
             self._catch_up_timer = None
         for message_id in list(self._dirty):
             message = self._runtime.thread.message(message_id)
-            if message is not None:
-                self._write(message)
-            else:
+            if message is None:
                 self._dirty.discard(message_id)
+                continue
+            try:
+                self._write(message)
+            except Exception:  # one message that cannot be sent must not hold up the rest
+                log.exception("ipygenui widget could not sync message %s", message_id)
 
     def _send_frame(self, frame: dict[str, Any]) -> None:
-        super().send(frame)
+        _send_safely(super().send, frame)
 
     # --- frontend messages -------------------------------------------------------
 
@@ -345,6 +368,9 @@ class Chat(anywidget.AnyWidget):
         """Apply one frontend message on the kernel loop; answer errors."""
         if isinstance(content, dict) and content.get("kind") == "anywidget-command":
             return  # anywidget's own RPC, answered by its handler
+        # A lone surrogate ("\ud83d" in the browser's JSON) would fail validation
+        # and lose what the user typed: it becomes U+FFFD, as everywhere else.
+        content = json_safe(content)
         try:
             if not self._components.handles(content):  # component_state
                 self._handle(parse_client_message(content))
@@ -401,7 +427,7 @@ class Chat(anywidget.AnyWidget):
             message = self._runtime.thread.message(message_id)
             if message is not None:
                 items.append({"message": _dump(message), "rev": seq})
-        super().send({"type": "snapshot", "seq": seq, "messages": items})
+        _send_safely(super().send, {"type": "snapshot", "seq": seq, "messages": items})
 
     def _error(self, text: str, content: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
@@ -412,7 +438,7 @@ class Chat(anywidget.AnyWidget):
         if isinstance(ref, str) and len(ref) <= MAX_REF:
             reply["ref"] = ref  # the view that sent it keeps its text
         try:
-            super().send(reply)
+            _send_safely(super().send, reply)
         except Exception:
             log.exception("ipygenui widget could not send an error to the frontend")
 
@@ -429,6 +455,18 @@ class Chat(anywidget.AnyWidget):
             return _NoTimer()
         self._loop = loop
         return loop.call_later(delay, fn)
+
+
+def _send_safely(send: Callable[[Any], Any], value: Any) -> Any:
+    """``send(value)`` (a message dumped first); if the kernel's serializer
+    refuses it (a lone surrogate, a huge int, NaN that got past the runtime's
+    checks), send its JSON-safe copy: an odd value never stops the sync."""
+    data = _dump(value) if isinstance(value, Message) else value
+    try:
+        return send(data)
+    except (ValueError, TypeError, RecursionError) as exc:
+        log.warning("ipygenui widget sends a cleaned copy: %s", exc)
+    return send(json_safe(value))
 
 
 class _NoTimer:
