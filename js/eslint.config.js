@@ -1,0 +1,27 @@
+// ESLint flat config: the recommended rules for the sources, tests and config.
+import js from "@eslint/js";
+import globals from "globals";
+
+export default [
+  { ignores: ["node_modules/"] },
+  js.configs.recommended,
+  {
+    files: ["**/*.js"],
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: "module",
+      globals: { ...globals.browser },
+    },
+    rules: {
+      // `_`-prefixed names mark an argument that is deliberately unused.
+      "no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrors: "none" }],
+      eqeqeq: ["error", "smart"],
+      "prefer-const": "error",
+      "no-var": "error",
+    },
+  },
+  {
+    files: ["test/**/*.js", "*.config.js"],
+    languageOptions: { globals: { ...globals.node } },
+  },
+];
