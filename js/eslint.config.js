@@ -13,8 +13,6 @@ export default [
       globals: { ...globals.browser },
     },
     rules: {
-      // `_`-prefixed names mark an argument that is deliberately unused.
-      "no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrors: "none" }],
       eqeqeq: ["error", "smart"],
       "prefer-const": "error",
       "no-var": "error",
