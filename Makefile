@@ -42,6 +42,7 @@ browser:
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
+	cd js && npm run lint
 
 typecheck: setup
 	$(VENV)/bin/mypy

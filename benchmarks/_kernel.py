@@ -12,22 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-for _path in (ROOT / "src", ROOT / "tests", ROOT / "benchmarks"):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
+import comm
+from comm.base_comm import BaseComm
 
-import comm  # noqa: E402
-from comm.base_comm import BaseComm  # noqa: E402
-
-from ipygenui.components.builtins import TableComponent  # noqa: E402
-from ipygenui.widget.chat import Chat  # noqa: E402
+import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
+from ipygenui.components.builtins import TableComponent
+from ipygenui.widget.chat import Chat
 
 CHUNK = 4
 """Characters per streamed piece (about one token)."""

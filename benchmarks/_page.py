@@ -12,19 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
+from playwright.sync_api import Page, sync_playwright
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
-
-from e2e.harness import CHROMIUM_ARGS, require_chromium  # noqa: E402
+from _paths import ROOT
+from e2e.harness import CHROMIUM_ARGS, require_chromium
 
 STATIC = ROOT / "src" / "ipygenui" / "static"
 ESBUILD = ROOT / "js" / "node_modules" / ".bin" / "esbuild"

@@ -24,13 +24,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "tests")]
-
-from openai_server import OpenAIServer, Reply, ToolCall, _frame, table_args  # noqa: E402
+import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
+from openai_server import OpenAIServer, Reply, ToolCall, _frame, table_args
 
 TABLE_TOOL = "show_component_Table"
 

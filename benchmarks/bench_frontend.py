@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from _kernel import ROOT  # noqa: F401  (puts src/ and tests/ on sys.path)
+import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
 from _page import cpu_profile_summary, stats, widget_page
 from _results import update_section
 from ipygenui.accumulator import Accumulator

@@ -38,7 +38,7 @@ from typing import Any
 import psutil
 from playwright.sync_api import Browser, WebSocket, sync_playwright
 
-from _kernel import ROOT  # noqa: F401  (puts src/ and tests/ on sys.path)
+import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
 from _page import stats
 from _results import update_section
 from _server import BenchServer

@@ -29,7 +29,8 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from _kernel import ROOT, WIRE, fmt_bytes, install_recording_comm
+from _kernel import WIRE, fmt_bytes, install_recording_comm
+from _paths import ROOT
 from _results import update_section
 from ipygenui import DemoModel, Runtime, tool
 from ipygenui.widget.chat import Chat

@@ -26,18 +26,15 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+import openai
 
-import openai  # noqa: E402
-
-from _results import update_section  # noqa: E402
-from ipygenui.models.base import ModelRequest, ToolCallDelta  # noqa: E402
-from ipygenui.models.openai import OpenAIModel  # noqa: E402
-from ipygenui.streaming.partial_json import PartialJSONParser  # noqa: E402
-from openai_server import Reply, ToolCall, table_args  # noqa: E402
+from _paths import ROOT
+from _results import update_section
+from ipygenui.models.base import ModelRequest, ToolCallDelta
+from ipygenui.models.openai import OpenAIModel
+from ipygenui.streaming.partial_json import PartialJSONParser
+from openai_server import Reply, ToolCall, table_args
 
 ROWS = 1_000
 REPEATS = 5

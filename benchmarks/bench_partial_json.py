@@ -17,20 +17,16 @@ Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_partial_json.py``
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+import jiter
+import partial_json_parser
 
-import jiter  # noqa: E402
-import partial_json_parser  # noqa: E402
-
-from _results import update_section  # noqa: E402
-from ipygenui.streaming.partial_json import PartialJSONParser  # noqa: E402
-from openai_server import table_args  # noqa: E402
+import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
+from _results import update_section
+from ipygenui.streaming.partial_json import PartialJSONParser
+from openai_server import table_args
 
 SIZES = (10, 100, 1_000, 10_000)
 CHUNK = 4

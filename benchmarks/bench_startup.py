@@ -17,8 +17,8 @@ import os
 import subprocess
 import sys
 
-from _kernel import ROOT
 from _page import widget_page
+from _paths import ROOT
 from _results import update_section
 
 RUNS = 5

@@ -2,7 +2,7 @@
 
 ``wire`` (a fixture) keeps every message the kernel sends; ``click`` delivers
 a payload as the browser would; ``customs`` reads custom messages back.
-Modules that use the fixture import it (``from comm_helpers import wire``).
+``tests/conftest.py`` registers the fixture: a test asks for ``wire`` by name.
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ stalls mid-stream (both hold the connection until the client closes it, which
 ``client_closed`` records). Every request body is recorded so tests can
 assert on what reached the model.
 
-In a test (the fixture below; import it into the test module)::
+In a test (``tests/conftest.py`` registers the fixture below)::
 
-    from openai_server import Reply, openai_server  # noqa: F401
+    from openai_server import Reply
 
     async def test_x(openai_server):
         openai_server.script(Reply.text("Hello"))

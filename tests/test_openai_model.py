@@ -23,10 +23,8 @@ from ipygenui.models.openai import OpenAIModel
 from ipygenui.standard_params import split_standard_arguments, with_standard_parameters
 from ipygenui.streaming.partial_json import PartialJSONParser
 from ipygenui.tool_choice import resolve_tool_choice
-from openai_helpers import HI, ModelFactory, collect, make_model, text_of
-from openai_server import OpenAIServer, Reply, ToolCall, openai_server, table_args
-
-__all__ = ["make_model", "openai_server"]  # the fixtures, imported for pytest
+from openai_helpers import HI, ModelFactory, collect, text_of
+from openai_server import OpenAIServer, Reply, ToolCall, table_args
 
 
 def tool(name: str, **properties: Any) -> dict[str, Any]:

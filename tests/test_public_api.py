@@ -1,4 +1,5 @@
-"""The public names of DESIGN §3 exist, load lazily, and stay in sync."""
+"""The public names (``ipygenui.__all__``, what the README documents) exist,
+load lazily, and stay in sync."""
 
 import subprocess
 import sys

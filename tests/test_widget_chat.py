@@ -12,11 +12,9 @@ import threading
 from typing import Any
 
 import ipygenui as gu
-from comm_helpers import click, customs, nbytes, settle, wire
+from comm_helpers import click, customs, nbytes, settle
 from ipygenui.widget.chat import Chat
 from ipygenui.widget.message_model import MessageModel
-
-__all__ = ["wire"]  # the fixture, imported for pytest
 
 
 @gu.tool(requires_approval=True)

@@ -1,10 +1,18 @@
 // Tiny DOM helper: h("button.gu-send", {type: "button"}, "Send").
 
 /**
- * @param {string} tag tag name with optional `.class` suffixes
+ * The element type `h(tag)` makes: `h("input.gu-x")` is an HTMLInputElement.
+ * @template {string} T
+ * @typedef {T extends `${infer N}.${string}` ? TagElement<N>
+ *   : T extends keyof HTMLElementTagNameMap ? HTMLElementTagNameMap[T] : HTMLElement} TagElement
+ */
+
+/**
+ * @template {string} T
+ * @param {T} tag tag name with optional `.class` suffixes
  * @param {Record<string, any>} [attrs] attributes; `on*` functions become listeners
  * @param {...(Node|string|null|undefined|false)} children
- * @returns {HTMLElement}
+ * @returns {TagElement<T>}
  */
 export function h(tag, attrs = {}, ...children) {
   const [name, ...classes] = tag.split(".");
@@ -24,21 +32,34 @@ export function h(tag, attrs = {}, ...children) {
     if (child === null || child === undefined || child === false) continue;
     el.append(child);
   }
-  return el;
+  return /** @type {TagElement<T>} */ (el);
 }
 
-/** Set an element's text only when it changed (keeps the DOM quiet). */
+/**
+ * Set an element's text only when it changed (keeps the DOM quiet).
+ * @param {Node} el
+ * @param {string | null | undefined} text
+ */
 export function setText(el, text) {
   const value = text ?? "";
   if (el.textContent !== value) el.textContent = value;
 }
 
-/** Show or hide an element with the `hidden` attribute. */
+/**
+ * Show or hide an element with the `hidden` attribute.
+ * @param {HTMLElement} el
+ * @param {boolean} visible
+ */
 export function show(el, visible) {
   if (el.hidden === visible) el.hidden = !visible;
 }
 
-/** Set a `data-*` attribute only when it changed (a write is DOM work even when equal). */
+/**
+ * Set a `data-*` attribute only when it changed (a write is DOM work even when equal).
+ * @param {HTMLElement} el
+ * @param {string} key
+ * @param {unknown} value
+ */
 export function setData(el, key, value) {
   const text = String(value ?? "");
   if (el.dataset[key] !== text) el.dataset[key] = text;

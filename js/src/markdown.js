@@ -16,6 +16,7 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 import { Marked } from "marked";
+import { h } from "./dom.js";
 import { addPlaceholders, gateAttributes } from "./resources.js";
 
 for (const [name, lang] of Object.entries({
@@ -115,17 +116,14 @@ function sanitizeToFragment(html, resources) {
 }
 
 function serialize(fragment) {
-  const box = document.createElement("div");
+  const box = h("div");
   box.append(fragment);
   return box.innerHTML;
 }
 
 /** Source shown as text: what a block that cannot be rendered becomes. */
 function rawBlock(text) {
-  const p = document.createElement("p");
-  p.className = "gu-raw";
-  p.textContent = String(text).replace(/\n+$/, "");
-  return p;
+  return h("p.gu-raw", { text: String(text).replace(/\n+$/, "") });
 }
 
 /**
@@ -155,7 +153,7 @@ export function renderMarkdown(text, { resources } = {}) {
     return serialize(sanitizeToFragment(marked.parse(text, { async: false }), resources));
   } catch {
     // Block by block, so only the block that fails shows as text.
-    const box = document.createElement("div");
+    const box = h("div");
     for (const token of lexBlocks(text) ?? [{ type: "paragraph", raw: text }]) {
       box.append(...renderBlock(token, false, resources));
     }
@@ -205,9 +203,12 @@ function restartIndex(tokens) {
  * the text did not just grow or link definitions are involved (they resolve
  * references anywhere in the text).
  */
+/** @typedef {any[] & {links?: Record<string, unknown>}} BlockTokens marked's tokens */
+
+/** @returns {(next: string) => BlockTokens | null} */
 function createBlockLexer() {
   let text = "";
-  /** @type {any[] | null} */
+  /** @type {BlockTokens | null} */
   let tokens = [];
   let starts = [0];
   // False when the last full lex's raws did not tile the text (then every
@@ -224,11 +225,14 @@ function createBlockLexer() {
   }
 
   return function lex(next) {
-    const j = tiled && next.startsWith(text) ? restartIndex(tokens) : 0;
+    const current = tokens;
+    if (!tiled || current === null || !next.startsWith(text)) return full(next);
+    const j = restartIndex(current);
     if (j === 0) return full(next);
     const rest = lexBlocks(next.slice(starts[j]));
     if (rest === null || hasLinks(rest)) return full(next);
-    const merged = tokens.slice(0, j);
+    /** @type {BlockTokens} */
+    const merged = current.slice(0, j);
     const offsets = starts.slice(0, j + 1);
     for (const token of rest) {
       merged.push(token);
@@ -281,7 +285,7 @@ function renderBlock(token, plain, resources) {
  * patched the same way), else the fresh node takes its place. The result is
  * the fresh DOM, but a paragraph that grew keeps its nodes, so the browser
  * re-lays out text instead of building the block again.
- * @returns {Node[]} the nodes now in place
+ * @returns {ChildNode[]} the nodes now in place
  */
 function patchNodes(parent, olds, freshes, before) {
   const out = [];
@@ -327,6 +331,7 @@ function sameAttributes(a, b) {
  */
 export function createMarkdownView(el, { resources } = {}) {
   /** @type {Array<{key: string, nodes: Node[]}>} */
+  /** @type {{key: string, nodes: ChildNode[]}[]} */
   let blocks = [];
   let links = "{}";
   let lastText = null;
@@ -335,8 +340,7 @@ export function createMarkdownView(el, { resources } = {}) {
 
   function rebuild(text) {
     // Marked gave up: the text as a plain paragraph, as renderMarkdown does.
-    const p = document.createElement("p");
-    p.textContent = text;
+    const p = h("p", { text });
     el.replaceChildren(p);
     blocks = [{ key: "\u0000fallback", nodes: [p] }];
   }

@@ -19,7 +19,7 @@ function createTextPart(ctx, role) {
       if (plain) {
         if (part.text !== last) el.textContent = part.text;
         last = part.text;
-      } else markdown.update(part.text, { streaming });
+      } else markdown?.update(part.text, { streaming });
     },
   };
 }
@@ -105,7 +105,7 @@ export function createMessageView(ctx) {
           canAct: status === "requires-action",
         });
       }
-      while (views.length > list.length) views.pop().view.el.remove();
+      while (views.length > list.length) views.pop()?.view.el.remove();
 
       const text = errorText(message.status);
       setText(errorLine, text);

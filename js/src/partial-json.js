@@ -139,6 +139,7 @@ class Prefix {
 }
 
 const ESCAPES = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+/** @type {[string, unknown][]} */
 const LITERALS = [
   ["true", true],
   ["false", false],

@@ -21,6 +21,8 @@
 // every view of the chat, and every re-render of a message that streams,
 // shows that URL directly. It lives in the page only: a reload asks again.
 
+import { h } from "./dom.js";
+
 const HELD = ["src", "poster"];
 const MEDIA = new Set(["img", "video", "audio", "source", "track"]);
 const DROPPED = ["srcset", "imagesrcset", "background", "lowsrc", "dynsrc", "ping", "action", "formaction"];
@@ -149,16 +151,16 @@ export function hold(el, url) {
 export function addPlaceholders(root) {
   for (const held of root.querySelectorAll("[data-gu-held]")) {
     // A <source>/<track> is loaded with its <video>/<audio>.
-    const media = held.closest("video, audio") ?? held;
+    const media = /** @type {HTMLElement} */ (held.closest("video, audio") ?? held);
     if (media.hasAttribute("data-gu-media") || !LABEL[media.localName]) continue;
     media.setAttribute("data-gu-media", "");
     const url = firstHeld(media);
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "gu-load-resource";
-    button.setAttribute("data-gu-load", "");
-    button.textContent = `Load ${LABEL[media.localName]} from ${hostOf(url)}`;
-    button.title = url;
+    const button = h("button.gu-load-resource", {
+      type: "button",
+      "data-gu-load": true,
+      title: url,
+      text: `Load ${LABEL[media.localName]} from ${hostOf(url)}`,
+    });
     media.hidden = true;
     media.before(button);
   }
@@ -191,7 +193,7 @@ function hostOf(url) {
  * @param {HTMLElement} button @param {Resources} resources
  */
 export function loadHeld(button, resources) {
-  const media = button.nextElementSibling;
+  const media = /** @type {HTMLElement | null} */ (button.nextElementSibling);
   if (!media || !media.hasAttribute("data-gu-media")) return;
   for (const el of heldIn(media)) {
     for (const name of HELD) {
@@ -220,6 +222,7 @@ export function listenForLoads(root, resources) {
     event.preventDefault(); // inside a link, the click loads; it does not navigate
     loadHeld(button, resources);
     for (const other of root.querySelectorAll("button[data-gu-load]:not([hidden])")) {
+      if (!(other instanceof HTMLElement)) continue;
       const media = other.nextElementSibling;
       if (media && heldIn(media).every((el) => heldUrls(el).every((u) => resources.allows(u)))) {
         loadHeld(other, resources);

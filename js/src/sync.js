@@ -98,7 +98,7 @@ export class ThreadStore {
   setOrder(ids) {
     this.order = ids.slice();
     for (const id of [...this.entries.keys()]) {
-      if (!ids.includes(id) && this.entries.get(id).base) this.entries.delete(id);
+      if (!ids.includes(id) && this.entries.get(id)?.base) this.entries.delete(id);
     }
     this.emit(["*order*"]);
   }

@@ -53,12 +53,13 @@ export function createThreadView(ctx) {
       const end = Math.min(visible.length, (c + 1) * CHUNK_SIZE);
       for (let i = c * CHUNK_SIZE; i < end; i++) {
         const view = views.get(visible[i].id);
+        if (!view) continue; // every visible message got its view in update()
         const wanted = previous ? previous.nextSibling : chunk.firstChild;
         if (wanted !== view.el) chunk.insertBefore(view.el, wanted);
         previous = view.el;
       }
     }
-    while (chunks.length > count) chunks.pop().remove();
+    while (chunks.length > count) chunks.pop()?.remove();
   }
 
   return {
@@ -81,12 +82,10 @@ export function createThreadView(ctx) {
       const runningChanged = running !== lastRunning;
       visible.forEach((message, index) => {
         const isLast = index === visible.length - 1;
-        let view = views.get(message.id);
-        const fresh = !view;
-        if (fresh) {
-          view = createMessageView(ctx);
-          views.set(message.id, view);
-        }
+        const existing = views.get(message.id);
+        const fresh = !existing;
+        const view = existing ?? createMessageView(ctx);
+        if (fresh) views.set(message.id, view);
         const stale =
           fresh ||
           dirty === null ||

@@ -56,7 +56,8 @@ function pretty(value) {
 }
 
 /**
- * @param {{send: (msg:any) => void, notify: (text:string) => void, isHuman: (name:string) => boolean}} ctx
+ * @param {{send: (msg:any) => void, notify: (text:string) => void, isHuman: (name:string) => boolean,
+ *          components?: ReturnType<typeof import("./components/slot.js").createComponentContext>}} ctx
  */
 export function createToolCard(ctx) {
   const status = h("span.gu-tool-status", { "aria-live": "polite" });

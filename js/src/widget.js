@@ -194,12 +194,13 @@ export class ChatView {
   handleCustom(msg) {
     if (!msg || typeof msg !== "object") return;
     this.kernelAnswered();
-    const mine = this.pendingSend !== null && msg.ref === this.pendingSend.ref;
+    const pending = this.pendingSend;
+    const mine = pending !== null && msg.ref === pending.ref;
     if (msg.type === "frame") this.store.applyFrame(msg);
     else if (msg.type === "snapshot") {
       for (const item of msg.messages ?? []) this.store.setSnapshot(item.message, item.rev);
     } else if (msg.type === "accepted" && mine) {
-      this.composer.clear(this.pendingSend.text);
+      this.composer.clear(pending.text);
       this.pendingSend = null;
     } else if (msg.type === "error") {
       const text = String(msg.message ?? "Something went wrong.");

@@ -1,4 +1,4 @@
-"""The thread state: messages, their parts and their status (DESIGN §4).
+"""The thread state: messages, their parts and their status.
 
 Everything here is plain pydantic so a thread round-trips through JSON with
 nothing lost, and the widget, the runtime and a saved file share one shape.

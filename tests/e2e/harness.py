@@ -34,8 +34,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Debian's Chromium; GU_CHROMIUM (set by `make e2e CHROMIUM=...`) points elsewhere.
 CHROMIUM = os.environ.get("GU_CHROMIUM") or "/usr/bin/chromium"
-# The closed network refuses Chromium's background connections; running as root
-# needs --no-sandbox (DESIGN.md §7).
+# The closed network refuses Chromium's background connections; Chromium will
+# not start as root with its sandbox on, so the sandbox is off.
 CHROMIUM_ARGS = [
     "--headless=new",
     "--no-sandbox",

@@ -26,12 +26,10 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from comm_helpers import Wire, click, customs, settle, wire
+from comm_helpers import Wire, click, customs, settle
 from ipygenui.models.scripted import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 from ipygenui.widget.protocol import MAX_TEXT, ApproveMsg, ProtocolError, parse_client_message
-
-__all__ = ["wire"]  # the fixture, imported for pytest
 
 # --- forged payloads, at the protocol -------------------------------------------
 

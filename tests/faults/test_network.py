@@ -40,10 +40,8 @@ from ipygenui.events import RunChanged, ThreadEvent
 from ipygenui.models.base import FinishDelta, ModelRequest
 from ipygenui.models.openai import DEFAULT_TIMEOUT, OpenAIModel
 from ipygenui.models.waits import retry_after
-from openai_helpers import HI, ModelFactory, collect, collect_until_error, make_model, text_of
-from openai_server import OpenAIServer, Reply, openai_server
-
-__all__ = ["make_model", "openai_server"]  # the fixtures, imported for pytest
+from openai_helpers import HI, ModelFactory, collect, collect_until_error, text_of
+from openai_server import OpenAIServer, Reply
 
 GUARD = 10.0
 """Seconds before a test gives up waiting for something that should be prompt

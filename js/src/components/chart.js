@@ -2,7 +2,7 @@
 // whole module is a few KB, where Vega-Lite would add ~800 KB to the bundle).
 // Series stream in: points appear as values arrive.
 
-import { div } from "./el.js";
+import { h } from "../dom.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const COLORS = ["#1976d2", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037"];
@@ -95,17 +95,15 @@ export function render({ props, el }) {
     root.append(svg("text", { x: 12, y: PAD.top + plotH / 2, transform: `rotate(-90 12 ${PAD.top + plotH / 2})`, "text-anchor": "middle" }, p.y_label));
   }
 
-  const wrap = div("gu-c-chart-wrap");
-  if (p.title) wrap.append(div("gu-c-title", p.title));
+  const wrap = h("div.gu-c-chart-wrap");
+  if (p.title) wrap.append(h("div.gu-c-title", { text: p.title }));
   wrap.append(root);
   if (series.length > 1 || series[0]?.name) {
-    const legend = div("gu-c-legend");
+    const legend = h("div.gu-c-legend");
     series.forEach((s, k) => {
-      const item = document.createElement("span");
-      const swatch = document.createElement("i");
+      const swatch = h("i");
       swatch.style.background = COLORS[k % COLORS.length];
-      item.append(swatch, document.createTextNode(String(s.name ?? `series ${k + 1}`)));
-      legend.append(item);
+      legend.append(h("span", {}, swatch, String(s.name ?? `series ${k + 1}`)));
     });
     wrap.append(legend);
   }

@@ -3,10 +3,10 @@
 // and marks it submitted). The form is rebuilt only when its fields change,
 // so typing never loses focus while other props stream.
 
-import { div } from "./el.js";
+import { h } from "../dom.js";
 
 function fieldValue(input, type) {
-  if (type === "checkbox") return input.checked;
+  if (input instanceof HTMLInputElement && type === "checkbox") return input.checked;
   if (type === "number") return input.value === "" ? null : Number(input.value);
   return input.value;
 }
@@ -14,30 +14,25 @@ function fieldValue(input, type) {
 function buildField(field, value, onInput) {
   const type = field.type ?? "text";
   const id = `gu-f-${Math.random().toString(36).slice(2, 9)}`;
-  const row = document.createElement("div");
-  row.className = "gu-c-form-row";
-  const label = document.createElement("label");
-  label.htmlFor = id;
-  label.textContent = String(field.label ?? field.name) + (field.required ? " *" : "");
+  const row = h("div.gu-c-form-row");
+  const label = h("label", {
+    for: id,
+    text: String(field.label ?? field.name) + (field.required ? " *" : ""),
+  });
+  /** @type {HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement} */
   let input;
-  if (type === "textarea") input = document.createElement("textarea");
+  if (type === "textarea") input = h("textarea");
   else if (type === "select") {
-    input = document.createElement("select");
-    for (const option of Array.isArray(field.options) ? field.options : []) {
-      const o = document.createElement("option");
-      o.value = String(option);
-      o.textContent = String(option);
-      input.append(o);
-    }
+    const options = Array.isArray(field.options) ? field.options : [];
+    input = h("select", {}, ...options.map((option) => h("option", { value: String(option), text: String(option) })));
   } else {
-    input = document.createElement("input");
-    input.type = ["number", "checkbox", "date"].includes(type) ? type : "text";
+    input = h("input", { type: ["number", "checkbox", "date"].includes(type) ? type : "text" });
   }
   input.id = id;
   input.name = String(field.name);
   input.dataset.field = String(field.name);
   if (field.required) input.required = true;
-  if (type === "checkbox") input.checked = !!value;
+  if (input instanceof HTMLInputElement && type === "checkbox") input.checked = !!value;
   else if (value !== undefined && value !== null) input.value = String(value);
   input.addEventListener(type === "select" || type === "checkbox" ? "change" : "input", () =>
     onInput(field.name, fieldValue(input, type)),
@@ -59,10 +54,9 @@ export function update({ props, status, el, state, setState }) {
   el.dataset.key = key;
   const values = { ...(state?.values ?? {}) };
   for (const f of fields) if (!(f.name in values) && f.default !== undefined && f.default !== null) values[f.name] = f.default;
-  const form = document.createElement("form");
-  form.className = "gu-c-form";
+  const form = h("form.gu-c-form");
   form.noValidate = false;
-  if (p.title) form.append(div("gu-c-title", p.title));
+  if (p.title) form.append(h("div.gu-c-title", { text: p.title }));
   const current = { ...values };
   for (const f of fields) {
     form.append(
@@ -72,16 +66,13 @@ export function update({ props, status, el, state, setState }) {
       }),
     );
   }
-  const submit = document.createElement("button");
-  submit.type = "submit";
-  submit.className = "gu-c-form-submit";
-  submit.textContent = String(p.submit_label ?? "Submit");
-  submit.disabled = !!status?.streaming;
-  form.append(submit);
-  const done = document.createElement("span");
-  done.className = "gu-c-form-done";
-  done.textContent = state?.submitted ? "Sent" : "";
-  form.append(done);
+  const submit = h("button.gu-c-form-submit", {
+    type: "submit",
+    disabled: !!status?.streaming,
+    text: String(p.submit_label ?? "Submit"),
+  });
+  const done = h("span.gu-c-form-done", { text: state?.submitted ? "Sent" : "" });
+  form.append(submit, done);
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     setState({ values: { ...current }, submitted: true }, { flush: true });

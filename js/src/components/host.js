@@ -11,6 +11,7 @@
 // images wait behind a "Load image" button until the user allows them).
 // Without `update`, `render` runs again on a cleared `el` when props change.
 
+import { h } from "../dom.js";
 import * as chart from "./chart.js";
 import * as form from "./form.js";
 import * as image from "./image.js";
@@ -23,12 +24,12 @@ export const BUILTINS = { markdown, table, metric, chart, image, form };
 
 /** A short stable hash of a string (FNV-1a), to key the module cache. */
 export function hashSource(text) {
-  let h = 0x811c9dc5;
+  let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
   }
-  return (h >>> 0).toString(16) + ":" + text.length;
+  return (hash >>> 0).toString(16) + ":" + text.length;
 }
 
 const moduleCache = new Map();
@@ -61,11 +62,7 @@ function resolveModule(spec, importer) {
 }
 
 function errorBox(text) {
-  const box = document.createElement("div");
-  box.className = "gu-component-error";
-  box.setAttribute("role", "alert");
-  box.textContent = text;
-  return box;
+  return h("div.gu-component-error", { role: "alert", text });
 }
 
 function describe(err) {
@@ -92,8 +89,7 @@ export function mountComponent({
   importer,
   resources,
 }) {
-  const body = document.createElement("div");
-  body.className = "gu-component-body";
+  const body = h("div.gu-component-body");
   el.replaceChildren(body);
   let mod = null;
   let cleanup = null;

@@ -4,6 +4,7 @@
 // an http(s) one waits behind a "Load image from …" button until the user
 // allows it (resources.js); a data: image shows at once (nothing to fetch).
 
+import { h } from "../dom.js";
 import { addPlaceholders, hold, isInline } from "../resources.js";
 
 const SAFE = /^(https?:\/\/\S+|data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=\s]+)$/i;
@@ -14,10 +15,8 @@ export function isSafeSrc(src) {
 
 export function render({ props, status, el, resources }) {
   const p = props ?? {};
-  const figure = document.createElement("figure");
-  figure.className = "gu-c-image";
-  const img = document.createElement("img");
-  img.alt = String(p.alt ?? "");
+  const figure = h("figure.gu-c-image");
+  const img = h("img", { alt: String(p.alt ?? "") });
   if (typeof p.width === "number" && p.width > 0) img.width = Math.min(p.width, 4000);
   const ready = !status?.isStreaming?.("src");
   let held = false;
@@ -29,17 +28,12 @@ export function render({ props, status, el, resources }) {
       held = true;
     }
   } else if (ready && p.src) {
-    const bad = document.createElement("div");
-    bad.className = "gu-component-error";
-    bad.textContent = "Image not shown: its address is not http(s) or a data:image URI.";
-    figure.append(bad);
+    figure.append(
+      h("div.gu-component-error", { text: "Image not shown: its address is not http(s) or a data:image URI." }),
+    );
   } else img.className = "gu-c-image-loading";
   figure.prepend(img);
-  if (p.caption) {
-    const caption = document.createElement("figcaption");
-    caption.textContent = String(p.caption);
-    figure.append(caption);
-  }
+  if (p.caption) figure.append(h("figcaption", { text: String(p.caption) }));
   if (held) addPlaceholders(figure);
   el.append(figure);
 }

@@ -1,11 +1,10 @@
 // Built-in Markdown: the model's text, sanitized like every message.
 
+import { h } from "../dom.js";
 import { renderMarkdown } from "../markdown.js";
 
 export function render({ props, el, resources }) {
-  const box = document.createElement("div");
-  box.className = "gu-c-markdown gu-text-like";
-  el.append(box);
+  el.append(h("div.gu-c-markdown.gu-text-like"));
   update({ props, el, resources });
 }
 

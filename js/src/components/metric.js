@@ -1,27 +1,27 @@
 // Built-in Metric: KPI cards (label, value with unit, change, caption).
 
-import { div } from "./el.js";
+import { h } from "../dom.js";
 
 function card(item) {
-  const el = div("gu-c-metric");
+  const el = h("div.gu-c-metric");
   const number = typeof item.value === "number" ? item.value.toLocaleString() : String(item.value ?? "…");
   el.append(
-    div("gu-c-metric-label", item.label ?? ""),
-    div("gu-c-metric-value", item.unit ? `${number} ${item.unit}` : number),
+    h("div.gu-c-metric-label", { text: item.label ?? "" }),
+    h("div.gu-c-metric-value", { text: item.unit ? `${number} ${item.unit}` : number }),
   );
   if (typeof item.delta === "number") {
     const up = item.delta >= 0;
     const delta = `${up ? "▲" : "▼"} ${Math.abs(item.delta).toLocaleString()}`;
-    el.append(div(`gu-c-metric-delta ${up ? "gu-up" : "gu-down"}`, delta));
+    el.append(h(`div.gu-c-metric-delta.${up ? "gu-up" : "gu-down"}`, { text: delta }));
   }
-  if (item.caption) el.append(div("gu-c-metric-caption", item.caption));
+  if (item.caption) el.append(h("div.gu-c-metric-caption", { text: item.caption }));
   return el;
 }
 
 export function render({ props, el }) {
   const p = props ?? {};
-  const wrap = div("gu-c-metrics");
-  if (p.title) el.append(div("gu-c-title", p.title));
+  const wrap = h("div.gu-c-metrics");
+  if (p.title) el.append(h("div.gu-c-title", { text: p.title }));
   for (const item of Array.isArray(p.metrics) ? p.metrics : []) {
     if (item && typeof item === "object") wrap.append(card(item));
   }

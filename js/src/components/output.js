@@ -2,6 +2,7 @@
 // from the function's return value. PNG and SVG become images (an <img>
 // runs no script), HTML and markdown are sanitized like model text.
 
+import { h } from "../dom.js";
 import { renderMarkdown, sanitize } from "../markdown.js";
 
 function utf8Base64(text) {
@@ -23,30 +24,25 @@ export function bundleElement(bundle, resources) {
   const jpeg = bundle["image/jpeg"];
   const svg = bundle["image/svg+xml"];
   if (typeof png === "string" || typeof jpeg === "string" || typeof svg === "string") {
-    const img = document.createElement("img");
-    img.className = "gu-c-output-image";
+    const img = h("img.gu-c-output-image");
     if (typeof png === "string") img.src = `data:image/png;base64,${png}`;
     else if (typeof jpeg === "string") img.src = `data:image/jpeg;base64,${jpeg}`;
     else img.src = `data:image/svg+xml;base64,${utf8Base64(svg)}`;
     img.alt = typeof bundle["text/plain"] === "string" ? bundle["text/plain"] : "output";
     return img;
   }
-  const div = document.createElement("div");
   if (typeof bundle["text/html"] === "string") {
-    div.className = "gu-c-output-html";
+    const div = h("div.gu-c-output-html");
     div.innerHTML = sanitize(bundle["text/html"], { resources });
     return div;
   }
   if (typeof bundle["text/markdown"] === "string") {
-    div.className = "gu-c-output-markdown";
+    const div = h("div.gu-c-output-markdown");
     div.innerHTML = renderMarkdown(bundle["text/markdown"], { resources });
     return div;
   }
   if (typeof bundle["text/plain"] === "string") {
-    const pre = document.createElement("pre");
-    pre.className = "gu-c-output-text";
-    pre.textContent = bundle["text/plain"];
-    return pre;
+    return h("pre.gu-c-output-text", { text: bundle["text/plain"] });
   }
   return null;
 }
@@ -57,23 +53,14 @@ export function render({ output, el, resources }) {
 
 export function update({ output, el, resources }) {
   if (!output) {
-    if (!el.firstChild) {
-      const wait = document.createElement("div");
-      wait.className = "gu-c-output-pending";
-      wait.textContent = "Rendering…";
-      el.append(wait);
-    }
+    if (!el.firstChild) el.append(h("div.gu-c-output-pending", { text: "Rendering…" }));
     return;
   }
   if (el.dataset.seq === String(output.seq) && el.dataset.final === String(!!output.final)) return;
   el.dataset.seq = String(output.seq);
   el.dataset.final = String(!!output.final);
   if (output.error) {
-    const box = document.createElement("div");
-    box.className = "gu-component-error";
-    box.setAttribute("role", "alert");
-    box.textContent = output.error;
-    el.replaceChildren(box);
+    el.replaceChildren(h("div.gu-component-error", { role: "alert", text: output.error }));
     return;
   }
   const shown = bundleElement(output.bundle, resources);

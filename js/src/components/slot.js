@@ -9,6 +9,7 @@
 //   they target (same rule as ipygenui.components.shown.effective_props);
 // - user state goes back to the kernel as `component_state`, debounced.
 
+import { h } from "../dom.js";
 import { mountComponent } from "./host.js";
 import { propsStatus } from "./status.js";
 
@@ -152,15 +153,9 @@ function errorLine(part) {
  * @param {ReturnType<typeof createComponentContext>} cctx
  */
 export function createComponentSlot(cctx) {
-  const el = document.createElement("div");
-  el.className = "gu-component";
-  const error = document.createElement("div");
-  error.className = "gu-component-error gu-component-invalid";
-  error.setAttribute("role", "alert");
-  error.hidden = true;
-  const mountEl = document.createElement("div");
-  mountEl.className = "gu-component-mount";
-  el.append(error, mountEl);
+  const error = h("div.gu-component-error.gu-component-invalid", { role: "alert", hidden: true });
+  const mountEl = h("div.gu-component-mount");
+  const el = h("div.gu-component", {}, error, mountEl);
   let host = null;
   let mountedSpec = null;
   let last = null;
@@ -168,7 +163,7 @@ export function createComponentSlot(cctx) {
 
   const slot = {
     el,
-    cid: null,
+    cid: /** @type {string | null} */ (null),
     /** @param {any} part @param {any} args the call's parsed (partial) args */
     update(part, args) {
       last = { part, args };

@@ -10,6 +10,7 @@
  * @returns {{streaming: boolean, fields: Record<string, "streaming"|"complete">, isStreaming: (path: string) => boolean}}
  */
 export function propsStatus(props, complete) {
+  /** @type {Record<string, "streaming" | "complete">} */
   const fields = {};
   const open = new Set();
   if (!complete) {

@@ -3,6 +3,8 @@
 // the kernel resolved by name (then `total_rows` / `truncated` say how many).
 // Cells are text only: nothing the model writes becomes markup.
 
+import { h } from "../dom.js";
+
 const sortState = new WeakMap();
 
 function columnsOf(props, rows) {
@@ -53,55 +55,37 @@ export function update({ props, el }) {
   const sort = sortState.get(el) ?? { column: null, descending: false };
   const shown = sort.column === null ? rows : sortRows(rows, sort.column, sort.descending);
 
-  const table = document.createElement("table");
-  table.className = "gu-c-table";
-  if (p.title) {
-    const caption = document.createElement("caption");
-    caption.textContent = String(p.title);
-    table.append(caption);
-  }
-  const head = document.createElement("tr");
+  const table = h("table.gu-c-table");
+  if (p.title) table.append(h("caption", { text: String(p.title) }));
+  const head = h("tr");
   for (const column of columns) {
-    const th = document.createElement("th");
-    th.scope = "col";
-    th.textContent = column;
-    th.tabIndex = 0;
-    if (sort.column === column) th.setAttribute("aria-sort", sort.descending ? "descending" : "ascending");
     const onSort = () => {
       const descending = sort.column === column ? !sort.descending : false;
       sortState.set(el, { column, descending });
       update({ props, el });
     };
-    th.addEventListener("click", onSort);
-    th.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" || e.key === " ") onSort();
+    const th = h("th", {
+      scope: "col",
+      tabindex: 0,
+      "aria-sort": sort.column === column ? (sort.descending ? "descending" : "ascending") : undefined,
+      onClick: onSort,
+      onKeydown: (/** @type {KeyboardEvent} */ e) => {
+        if (e.key === "Enter" || e.key === " ") onSort();
+      },
+      text: column,
     });
     head.append(th);
   }
-  const thead = document.createElement("thead");
-  thead.append(head);
-  const tbody = document.createElement("tbody");
+  const tbody = h("tbody");
   for (const row of shown) {
-    const tr = document.createElement("tr");
+    const tr = h("tr");
     for (const column of columns) {
-      const td = document.createElement("td");
       const value = row[column];
-      td.textContent = cellText(value);
-      if (typeof value === "number") td.className = "gu-num";
-      tr.append(td);
+      tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: cellText(value) }));
     }
     tbody.append(tr);
   }
-  table.append(thead, tbody);
-  const parts = [table];
-  if (p.truncated) {
-    const note = document.createElement("div");
-    note.className = "gu-c-note";
-    note.textContent = `Showing ${rows.length} of ${p.total_rows} rows.`;
-    parts.push(note);
-  }
-  const wrap = document.createElement("div");
-  wrap.className = "gu-c-table-wrap";
-  wrap.append(...parts);
-  el.replaceChildren(wrap);
+  table.append(h("thead", {}, head), tbody);
+  const note = p.truncated ? h("div.gu-c-note", { text: `Showing ${rows.length} of ${p.total_rows} rows.` }) : null;
+  el.replaceChildren(h("div.gu-c-table-wrap", {}, table, note));
 }

@@ -1,6 +1,7 @@
 """``gu.Chat``: the notebook widget around a :class:`~ipygenui.runtime.Runtime`.
 
-Kernel side of the sync (DESIGN §5):
+Kernel side of the sync (the browser side is ``js/src/sync.js``; see
+docs/architecture.md):
 - durable state in traits: one :class:`MessageModel` per message, updated at
   message boundaries (added, replaced) and whenever the run changes phase;
 - while a reply streams, patch ops are coalesced into ``frame`` custom

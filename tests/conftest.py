@@ -1,0 +1,11 @@
+"""Fixtures any test asks for by name, from any folder under tests/.
+
+The helper modules beside this file import by name (``from runtime_helpers
+import call``): pyproject.toml's ``pythonpath`` puts tests/ on ``sys.path``.
+"""
+
+from comm_helpers import wire
+from openai_helpers import make_model
+from openai_server import openai_server
+
+__all__ = ["make_model", "openai_server", "wire"]
