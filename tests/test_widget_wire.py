@@ -65,14 +65,19 @@ def replay_stream() -> dict[str, Any]:
     start = message_for_browser(message)
     acc = Accumulator(message, {})
     frames: list[FrameMessage] = []
-    coalescer = FrameCoalescer(frames.append, lambda _d, _f: _NoTimer(), lambda: 0.0)
+    coalescer = FrameCoalescer(
+        frames.append,
+        lambda _d, _f: _NoTimer(),
+        lambda: 0.0,
+        prepare=lambda _id, ops: ops_for_browser(ops, message),  # as the widget does
+    )
     ops: list[list[PatchOp]] = []
     for group in stream["deltas"]:
         for raw in group:
             d = delta(raw)
             step = acc.finish() if d is None else acc.apply(d)
             ops.append(step)
-            coalescer.add(message.id, ops_for_browser(step, message))
+            coalescer.add(message.id, step)
         coalescer.flush()
     acc.materialize()
     return {"message": start, "ops": ops, "frames": frames, "message_after_ops": message}

@@ -50,6 +50,7 @@ from .protocol import (
     ClientMessage,
     FrameMessage,
     HelloMsg,
+    PatchOp,
     ProtocolError,
     RejectMsg,
     RetryMsg,
@@ -157,7 +158,9 @@ class Chat(anywidget.AnyWidget):
         self._dirty: set[str] = set()
         """Messages patched or replaced since their trait was last written."""
         self._catch_up_timer: Any = None
-        self._coalescer = FrameCoalescer(self._send_frame, self._call_later, self._clock)
+        self._coalescer = FrameCoalescer(
+            self._send_frame, self._call_later, self._clock, prepare=self._ops_for_browser
+        )
         # Initial values go in the comm_open message itself, not in updates after it.
         self._components = ComponentBridge(runtime)
         super().__init__(
@@ -249,7 +252,7 @@ class Chat(anywidget.AnyWidget):
     def _apply_event(self, event: ThreadEvent) -> None:
         if isinstance(event, MessagePatched):
             self._dirty.add(event.message_id)
-            self._coalescer.add(event.message_id, ops_for_browser(event.ops, event.message))
+            self._coalescer.add(event.message_id, event.ops)
         elif isinstance(event, MessageAdded):
             self._write(event.message)
         elif isinstance(event, MessageReplaced):
@@ -306,6 +309,9 @@ class Chat(anywidget.AnyWidget):
                 self._write(message)
             else:
                 self._dirty.discard(message_id)
+
+    def _ops_for_browser(self, message_id: str, ops: list[PatchOp]) -> list[PatchOp]:
+        return ops_for_browser(ops, self._runtime.thread.message(message_id))
 
     def _send_frame(self, frame: FrameMessage) -> None:
         super().send(frame)

@@ -380,7 +380,8 @@ def ops_for_browser(ops: list[PatchOp], message: Message | None) -> list[PatchOp
     that adds the call or names its tool. ``message`` is the live message
     (None if unknown: the next snapshot then carries the names).
 
-    Runs per delta: text and argument ops pass through, the list unchanged.
+    Runs once per frame on the merged ops (``FrameCoalescer``'s ``prepare``),
+    not per delta; text and argument ops pass through, the list unchanged.
     """
     out: list[PatchOp] | None = None
     for i, op in enumerate(ops):

@@ -101,7 +101,9 @@ class FrameCoalescer:
 
     ``send`` receives each frame dict; ``call_later(delay, fn)`` schedules
     the next flush (the kernel loop's ``call_later`` in the widget, a fake
-    clock in tests). All methods run on one thread: the widget hops there.
+    clock in tests); ``prepare(message_id, ops)`` gives a message's merged
+    ops their wire form, once per frame rather than once per delta. All
+    methods run on one thread: the widget hops there.
     """
 
     def __init__(
@@ -111,8 +113,10 @@ class FrameCoalescer:
         clock: Callable[[], float],
         *,
         interval: float = DEFAULT_INTERVAL,
+        prepare: Callable[[str, list[PatchOp]], list[PatchOp]] | None = None,
     ) -> None:
         self._send = send
+        self._prepare = prepare
         self._call_later = call_later
         self._clock = clock
         self.interval = interval
@@ -148,8 +152,10 @@ class FrameCoalescer:
         self._cancel()
         if not self._pending:
             return None
+        prepare = self._prepare
         patches: list[Patch] = [
-            {"id": mid, "ops": entry.to_ops()} for mid, entry in self._pending.items()
+            {"id": mid, "ops": prepare(mid, entry.to_ops()) if prepare else entry.to_ops()}
+            for mid, entry in self._pending.items()
         ]
         self._pending = {}
         self.seq += 1
