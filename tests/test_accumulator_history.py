@@ -33,7 +33,7 @@ def plot(title: str, rows: list[dict]) -> str:
 
 
 def apply_ops(doc: dict, ops: list[dict]) -> None:
-    """A reference implementation of the wire format in events.py."""
+    """A reference implementation of the patch ops in patch_ops.py."""
     for op in ops:
         if op["op"] == "add_part":
             assert op["part"] == len(doc["parts"])
@@ -42,8 +42,6 @@ def apply_ops(doc: dict, ops: list[dict]) -> None:
             doc["parts"][op["part"]][op["field"]] += op["value"]
         elif op["op"] == "set":
             doc["parts"][op["part"]][op["field"]] = json.loads(json.dumps(op["value"]))
-        elif op["op"] == "status":
-            doc["status"] = op["value"]
 
 
 def test_ops_rebuild_the_message_exactly() -> None:

@@ -9,9 +9,9 @@ import pytest
 from pydantic import BaseModel
 
 import ipygenui as gu
-from ipygenui.components.shown import component_id
 from ipygenui.history import check_openai_history
 from ipygenui.models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
+from ipygenui.ui_tools import component_id
 
 ESM = "export function render({ props, el }) { el.textContent = props.city; }"
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 import ipygenui as gu
 from ipygenui.models.scripted import ScriptedCall, ScriptedModel
+from ipygenui.ui_tools import component_id
 from ipygenui.widget.chat import Chat
 
 
@@ -82,4 +83,33 @@ async def test_component_state_from_the_browser_is_validated(wire: list[dict[str
     chat._dispatch({"type": "component_state", "tool_call_id": "f1"})
     assert customs(wire, "error")[-1]["message"].startswith("invalid component_state message")
     assert chat.thread.messages[-1].tool_calls[0].component_state == state
+    chat.close()
+
+
+async def test_the_view_is_told_which_component_a_call_shows_and_updates(
+    wire: list[dict[str, Any]],
+) -> None:
+    # a long provider id: the component's id is the kernel's (cut, with a hash)
+    long_id = "call_" + "x" * 60
+    model = ScriptedModel(
+        [
+            ScriptedCall("show_component_Note", {"text": "hi"}, id=long_id),
+            "ok",
+        ]
+    )
+    chat = Chat(model=model, components=[Note])
+    assert chat.standard_params == ["_status_message", "_completion_status_message"]
+    await chat.send("note")
+    await settle()
+    names = {"component": "Note", "component_id": component_id(long_id)}
+    added = [
+        op["value"]
+        for frame in customs(wire, "frame")
+        for patch in frame["patches"]
+        for op in patch["ops"]
+        if op["op"] == "add_part" and op["value"]["type"] == "tool-call"
+    ]
+    assert [part["ui"] for part in added] == [names]
+    [part] = [p for m in chat.messages for p in m.message["parts"] if p["type"] == "tool-call"]
+    assert part["ui"] == names
     chat.close()

@@ -92,15 +92,12 @@ def test_order_is_kept_for_the_same_field_and_around_add_part() -> None:
     co.add("m1", [append(0, "b")])
     co.add("m1", [{"op": "set", "part": 0, "field": "text", "value": "X"}])
     co.add("m1", [append(0, "c"), append(0, "d")])
-    co.add("m1", [{"op": "status", "value": {"type": "running"}}])
-    co.add("m1", [{"op": "status", "value": {"type": "complete", "reason": "stop"}}])
     co.flush()
     assert frames[0]["patches"][0]["ops"] == [
         {"op": "add_part", "part": 0, "value": {"type": "text", "text": "a"}},
         append(0, "b"),
         {"op": "set", "part": 0, "field": "text", "value": "X"},
         append(0, "cd"),
-        {"op": "status", "value": {"type": "complete", "reason": "stop"}},
     ]
 
 

@@ -5,6 +5,7 @@
 // Controls are built once per pending call so typing survives re-renders.
 
 import { h } from "./dom.js";
+import { toKernel } from "./protocol.js";
 
 /**
  * @param {{toolCallId: string, toolName: string, args: any, send: (msg: any) => void, notify: (text: string) => void}} opts
@@ -36,14 +37,15 @@ export function createApproval({ toolCallId, toolName, args, send, notify }) {
     }
   }
 
+  /** @param {"approve" | "always" | "reject"} type */
   function decide(type) {
     if (type === "reject") {
-      send({ type, tool_call_id: toolCallId, reason: reason.value.trim() || null });
+      send(toKernel.reject(toolCallId, reason.value.trim() || null));
       return;
     }
     const edited = editedArgs();
     if (edited === undefined) return;
-    send({ type, tool_call_id: toolCallId, args: edited });
+    send(toKernel[type](toolCallId, edited));
   }
 
   const el = h(
@@ -83,7 +85,7 @@ export function createHumanInput({ toolCallId, toolName, prompt, send }) {
   });
   const submit = () => {
     const text = input.value.trim();
-    if (text) send({ type: "tool_result", tool_call_id: toolCallId, result: text });
+    if (text) send(toKernel.toolResult(toolCallId, text));
   };
   input.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {

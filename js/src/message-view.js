@@ -5,6 +5,7 @@
 import { h, setData, setText, show } from "./dom.js";
 import { createFooter, runFooter } from "./footer.js";
 import { createMarkdownView } from "./markdown.js";
+import { toKernel } from "./protocol.js";
 import { createToolCard } from "./tool-card.js";
 
 function createTextPart(ctx, role) {
@@ -59,15 +60,16 @@ export function errorText(status) {
 
 /**
  * @param {{send: (msg:any) => void, notify: (t:string) => void, isHuman: (n:string) => boolean,
- *          resources?: import("./resources.js").Resources}} ctx the chat's actions, and
- *   the URLs it allowed to load
+ *          standardParams?: () => string[], resources?: import("./resources.js").Resources}} ctx
+ *   the chat's actions, the arguments every tool call carries for the UI, and the URLs
+ *   it allowed to load
  */
 export function createMessageView(ctx) {
   const parts = h("div.gu-parts");
   const errorLine = h("span.gu-error-text");
   const retry = h(
     "button.gu-retry",
-    { type: "button", onclick: () => ctx.send({ type: "retry" }) },
+    { type: "button", onclick: () => ctx.send(toKernel.retry()) },
     "Retry",
   );
   // In the DOM only while shown, so the message's text is only its content.

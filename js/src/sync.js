@@ -7,8 +7,10 @@
 // comms), so frames newer than a message's snapshot are kept and replayed
 // on top of the next snapshot. The newest snapshot always wins.
 
+import { isFrame, isPatchOp } from "./protocol.js";
+
 /**
- * Apply patch ops (the wire format of ipygenui.events) to a message in place.
+ * Apply patch ops (see protocol.js) to a message in place.
  * @param {any} message
  * @param {Array<any>} ops
  * @returns {any} the message
@@ -16,7 +18,8 @@
 export function applyOps(message, ops) {
   message.parts ??= [];
   for (const op of ops) {
-    const target = op.part == null ? message : message.parts[op.part];
+    if (!isPatchOp(op)) continue; // an op this view does not know: the next snapshot carries it
+    const target = message.parts[op.part];
     switch (op.op) {
       case "append":
         if (target) target[op.field] = (target[op.field] ?? "") + op.value;
@@ -28,11 +31,6 @@ export function applyOps(message, ops) {
       case "add_part":
         message.parts[op.part] = structuredClone(op.value);
         break;
-      case "status":
-        message.status = op.value;
-        break;
-      default:
-        break; // an op this view does not know: the next snapshot carries it
     }
   }
   return message;
@@ -109,13 +107,13 @@ export class ThreadStore {
     if (this.entry(message.id).setBase(message, rev ?? -1)) this.emit([message.id]);
   }
 
-  /** A `frame` custom message: `{seq, patches: [{id, ops}]}`. */
+  /** A `frame` custom message: `{seq, patches: [{id, ops}]}` (see protocol.js). */
   applyFrame(frame) {
-    if (typeof frame.seq !== "number" || !Array.isArray(frame.patches)) return;
+    if (!isFrame(frame)) return;
     this.seq = Math.max(this.seq, frame.seq);
     const changed = [];
     for (const patch of frame.patches) {
-      if (this.entry(patch.id).addFrame(frame.seq, patch.ops ?? [])) changed.push(patch.id);
+      if (this.entry(patch.id).addFrame(frame.seq, patch.ops)) changed.push(patch.id);
     }
     this.emit(changed);
   }

@@ -11,16 +11,19 @@ import { parsePartialJson } from "./partial-json.js";
  * The arguments to show: parsed from the streamed text while it streams
  * (the kernel sends `args_text` appends, not the parsed value, to keep
  * frames small), the kernel's parsed `args` once it has them.
- * Keys starting with "_" are injected standard parameters: hidden.
+ * @param {any} part
+ * @param {Iterable<string>} hidden the standard parameters (the kernel's
+ *   `standard_params` trait): for the status line, not shown as arguments
  */
-export function displayArgs(part) {
+export function displayArgs(part, hidden = []) {
   let args = part.args;
   if (part._args_streaming || !args || (!Object.keys(args).length && part.args_text)) {
     const parsed = parsePartialJson(part.args_text ?? "");
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) args = parsed;
   }
+  const skip = new Set(hidden);
   const out = {};
-  for (const [k, v] of Object.entries(args ?? {})) if (!k.startsWith("_")) out[k] = v;
+  for (const [k, v] of Object.entries(args ?? {})) if (!skip.has(k)) out[k] = v;
   return out;
 }
 
@@ -57,7 +60,8 @@ function pretty(value) {
 
 /**
  * @param {{send: (msg:any) => void, notify: (text:string) => void, isHuman: (name:string) => boolean,
- *          components?: ReturnType<typeof import("./components/slot.js").createComponentContext>}} ctx
+ *          components?: ReturnType<typeof import("./components/slot.js").createComponentContext>,
+ *          standardParams?: () => string[]}} ctx
  */
 export function createToolCard(ctx) {
   const status = h("span.gu-tool-status", { "aria-live": "polite" });
@@ -95,7 +99,7 @@ export function createToolCard(ctx) {
       setData(el, "state", stateOf(part));
       setText(name, part.component ? part.component : part.tool_name);
       setText(status, statusLine(part, { human }));
-      const args = displayArgs(part);
+      const args = displayArgs(part, ctx.standardParams?.() ?? []);
       component.update(part, args);
       const argsText = pretty(args);
       if (argsText !== lastArgs) {

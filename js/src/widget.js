@@ -15,6 +15,7 @@
 import { createComponentContext } from "./components/slot.js";
 import { createComposer } from "./composer.js";
 import { h, setText, show } from "./dom.js";
+import { readServerMessage, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
 import { ThreadStore } from "./sync.js";
@@ -78,6 +79,7 @@ export class ChatView {
       send: (msg) => this.send(msg),
       notify: (text) => this.notice(text),
       isHuman: (name) => (this.model.get("human_tools") ?? []).includes(name),
+      standardParams: () => this.model.get("standard_params") ?? [],
     };
     this.thread = createThreadView(ctx);
     /** Whether a kernel has answered this view (a saved or exported copy has none). */
@@ -91,9 +93,9 @@ export class ChatView {
     this.pendingSend = null;
     this.composer = createComposer({
       onSend: (text) => this.sendText(text),
-      onStop: () => this.send({ type: "cancel" }),
+      onStop: () => this.send(toKernel.cancel()),
     });
-    this.suggestions = createSuggestions((text) => this.send({ type: "suggestion", text }));
+    this.suggestions = createSuggestions((text) => this.send(toKernel.suggestion(text)));
     this.modelName = h("span.gu-model-name");
     this.badge = h(
       "span.gu-offline-badge",
@@ -140,7 +142,7 @@ export class ChatView {
     });
     await this.syncChildren();
     // Ask for the live state: the traits may be behind a reply that streams now.
-    this.send({ type: "hello" });
+    this.send(toKernel.hello());
     this.renderNow();
   }
 
@@ -174,7 +176,7 @@ export class ChatView {
     if (this.pendingSend?.text === text) return; // a second Enter: already on its way
     const ref = `${this.viewTag}-${++this.sends}`;
     this.pendingSend = { ref, text };
-    this.send({ type: "send", text, ref });
+    this.send(toKernel.send(text, ref));
     if (this.kernelSeen) return;
     // No kernel yet: a saved copy, or a busy kernel that will read it later.
     this.notice(
@@ -191,19 +193,21 @@ export class ChatView {
     if (this.noKernelNotice) this.notice("");
   }
 
-  handleCustom(msg) {
-    if (!msg || typeof msg !== "object") return;
+  handleCustom(raw) {
+    if (!raw || typeof raw !== "object") return;
     this.kernelAnswered();
+    const msg = readServerMessage(raw);
+    if (msg === null) return;
     const pending = this.pendingSend;
     const mine = pending !== null && msg.ref === pending.ref;
     if (msg.type === "frame") this.store.applyFrame(msg);
     else if (msg.type === "snapshot") {
-      for (const item of msg.messages ?? []) this.store.setSnapshot(item.message, item.rev);
+      for (const item of msg.messages) this.store.setSnapshot(item.message, item.rev);
     } else if (msg.type === "accepted" && mine) {
       this.composer.clear(pending.text);
       this.pendingSend = null;
     } else if (msg.type === "error") {
-      const text = String(msg.message ?? "Something went wrong.");
+      const text = msg.message || "Something went wrong.";
       this.notice(mine ? `${text.replace(/[.\s]+$/, "")}. Your text is still in the box.` : text);
       if (mine) this.pendingSend = null;
     }

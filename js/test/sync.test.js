@@ -10,7 +10,7 @@ const msg = (id, text = "") => ({
 });
 
 describe("applyOps", () => {
-  it("applies append, set, add_part and status", () => {
+  it("applies append, set and add_part", () => {
     const m = msg("m1");
     applyOps(m, [
       { op: "add_part", part: 0, value: { type: "text", text: "He" } },
@@ -18,14 +18,12 @@ describe("applyOps", () => {
       { op: "add_part", part: 1, value: { type: "tool-call", tool_call_id: "c", args_text: "" } },
       { op: "append", part: 1, field: "args_text", value: '{"a":' },
       { op: "set", part: 1, field: "status_message", value: "working" },
-      { op: "status", value: { type: "complete", reason: "stop" } },
       { op: "unknown-op", value: 1 },
     ]);
     expect(m.parts[0].text).toBe("Hello");
     expect(m.parts[1].args_text).toBe('{"a":');
     expect(m.parts[1]._args_streaming).toBe(true);
     expect(m.parts[1].status_message).toBe("working");
-    expect(m.status).toEqual({ type: "complete", reason: "stop" });
   });
 
   it("ignores ops on parts that do not exist instead of throwing", () => {

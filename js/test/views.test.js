@@ -62,7 +62,7 @@ describe("composer", () => {
 describe("tool card", () => {
   it("parses streamed args_text and hides standard parameters", () => {
     const part = call({ args: {}, args_complete: false, args_text: '{"_status_message": "x", "name": "sal', _args_streaming: true });
-    expect(displayArgs(part)).toEqual({ name: "sal" });
+    expect(displayArgs(part, ["_status_message", "_completion_status_message"])).toEqual({ name: "sal" });
   });
 
   it("status line follows the call's life", () => {

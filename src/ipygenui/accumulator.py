@@ -1,7 +1,7 @@
 """Apply a model's deltas to the in-progress assistant message.
 
 Each delta changes the message in place and returns the patch ops (see
-``events.py``) that tell a view the same change. Work per delta is bounded by
+``patch_ops.py``) that tell a view the same change. Work per delta is bounded by
 the delta's size: text is appended, tool-call arguments are fed to an
 incremental partial-JSON parser, never re-parsed from the start.
 """
@@ -23,12 +23,11 @@ from .models.base import (
     ToolCallDelta,
     UsageDelta,
 )
+from .patch_ops import AppendOp, PatchOp, add_part_op, set_op
 from .sanitize import REPLACEMENT, clean_text, json_safe
 from .standard_params import COMPLETION_PARAM, STATUS_PARAM, split_standard_arguments
 from .streaming.partial_json import PartialJSONError, PartialJSONParser
 from .tools import Tool
-
-Op = dict[str, Any]
 
 
 class _Call:
@@ -88,10 +87,10 @@ class Accumulator:
         parts = self.message.parts
         return [p for p in parts[self.start :] if isinstance(p, ToolCallPart)]
 
-    def _add(self, part: TextPart | ReasoningPart | ToolCallPart) -> tuple[int, Op]:
+    def _add(self, part: TextPart | ReasoningPart | ToolCallPart) -> tuple[int, PatchOp]:
         self.message.parts.append(part)
         index = len(self.message.parts) - 1
-        return index, {"op": "add_part", "part": index, "value": part.model_dump(mode="json")}
+        return index, add_part_op(index, part.model_dump(mode="json"))
 
     def _append(self, index: int, field: str, text: str) -> None:
         pieces = self._pieces.get((index, field))
@@ -111,17 +110,19 @@ class Accumulator:
                 setattr(self.message.parts[index], field, joined)
                 pieces[:] = [joined]
 
-    def _extend(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[Op]:
+    def _extend(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[PatchOp]:
         if self._open is not None:
             part = self.message.parts[self._open]
             if type(part) is kind:
                 self._append(self._open, "text", text)
-                return [{"op": "append", "part": self._open, "field": "text", "value": text}]
-        index, op = self._add(kind(text=text))
+                # per delta: a literal typed as the op, no constructor call
+                op: AppendOp = {"op": "append", "part": self._open, "field": "text", "value": text}
+                return [op]
+        index, added = self._add(kind(text=text))
         self._open = index
-        return [op]
+        return [added]
 
-    def apply(self, delta: ModelDelta) -> list[Op]:
+    def apply(self, delta: ModelDelta) -> list[PatchOp]:
         """Apply one delta; return the patch ops describing the change."""
         if isinstance(delta, TextDelta):
             return self._text(TextPart, delta.text) if delta.text else []
@@ -140,9 +141,9 @@ class Accumulator:
             return []
         raise TypeError(f"unknown model delta: {delta!r}")
 
-    def _text(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[Op]:
+    def _text(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[PatchOp]:
         """Extend with model text made UTF-8-safe (lone surrogates to U+FFFD)."""
-        ops: list[Op] = []
+        ops: list[PatchOp] = []
         if self._held is not None:
             if self._held[0] is kind:
                 text = self._held[1] + text
@@ -156,15 +157,15 @@ class Accumulator:
             text = clean_text(text)
         return ops + self._extend(kind, text) if text else ops
 
-    def _release(self) -> list[Op]:
+    def _release(self) -> list[PatchOp]:
         """A held half-character that no delta completed: U+FFFD."""
         if self._held is None:
             return []
         kind, self._held = self._held[0], None
         return self._extend(kind, REPLACEMENT)
 
-    def _tool_call(self, delta: ToolCallDelta) -> list[Op]:
-        ops: list[Op] = []
+    def _tool_call(self, delta: ToolCallDelta) -> list[PatchOp]:
+        ops: list[PatchOp] = []
         call = self._calls.get(delta.index)
         if call is None:
             tool = self.tools.get(delta.name or "")
@@ -183,12 +184,17 @@ class Accumulator:
             part.tool_name = delta.name
             tool = self.tools.get(delta.name)
             call.declared = tool.declared if tool else None
-            ops.append({"op": "set", "part": call.index, "field": "tool_name", "value": delta.name})
+            ops.append(set_op(call.index, "tool_name", delta.name))
         if delta.arguments:
             self._append(call.index, "args_text", delta.arguments)
-            ops.append(
-                {"op": "append", "part": call.index, "field": "args_text", "value": delta.arguments}
-            )
+            # per delta: a literal typed as the op, no constructor call
+            appended: AppendOp = {
+                "op": "append",
+                "part": call.index,
+                "field": "args_text",
+                "value": delta.arguments,
+            }
+            ops.append(appended)
             if call.parser is not None:
                 try:
                     call.parser.feed(delta.arguments)
@@ -217,31 +223,23 @@ class Accumulator:
         assert isinstance(part, ToolCallPart)
         return part
 
-    def _update_args(self, call: _Call, part: ToolCallPart, value: Any) -> list[Op]:
+    def _update_args(self, call: _Call, part: ToolCallPart, value: Any) -> list[PatchOp]:
         args, status, completion = clean_arguments(value, call.declared)
         # No equality test: comparing nested values per delta would cost O(n) each.
         part.args = args
-        ops: list[Op] = [{"op": "set", "part": call.index, "field": "args", "value": args}]
+        # per delta: a literal typed as the op, no constructor call
+        ops: list[PatchOp] = [{"op": "set", "part": call.index, "field": "args", "value": args}]
         if status is not None and status != part.status_message:
             part.status_message = status
-            ops.append(
-                {"op": "set", "part": call.index, "field": "status_message", "value": status}
-            )
+            ops.append(set_op(call.index, "status_message", status))
         if completion is not None and completion != part.completion_status_message:
             part.completion_status_message = completion
-            ops.append(
-                {
-                    "op": "set",
-                    "part": call.index,
-                    "field": "completion_status_message",
-                    "value": completion,
-                }
-            )
+            ops.append(set_op(call.index, "completion_status_message", completion))
         return ops
 
-    def finish(self) -> list[Op]:
+    def finish(self) -> list[PatchOp]:
         """End the step: parse every call's full arguments once, mark them complete."""
-        ops: list[Op] = self._release()
+        ops: list[PatchOp] = self._release()
         self.materialize()
         for call in self._calls.values():
             part = self._call_part(call)
@@ -254,7 +252,7 @@ class Accumulator:
             if value is not None:
                 ops.extend(self._update_args(call, part, value))
             part.args_complete = True
-            ops.append({"op": "set", "part": call.index, "field": "args_complete", "value": True})
+            ops.append(set_op(call.index, "args_complete", True))
         return ops
 
 

@@ -35,6 +35,7 @@ from ag_ui.core import (
 
 from .history import tool_result_content
 from .messages import Complete, Incomplete, Message, ToolCallPart
+from .patch_ops import PatchOp
 
 AGUIListener = Callable[[BaseEvent], None]
 
@@ -87,13 +88,11 @@ class AGUIEmitter:
             self._open = None
             self._emit(RunStartedEvent(thread_id=self.thread_id, run_id=run_id))
 
-    def ops(self, message: Message, ops: list[dict[str, Any]]) -> None:
+    def ops(self, message: Message, ops: list[PatchOp]) -> None:
         if not self.active:
             return
         for op in ops:
-            kind = op["op"]
-            index = op.get("part", -1)
-            if kind == "add_part":
+            if op["op"] == "add_part":
                 self._close()
                 value = op["value"]
                 if value["type"] == "tool-call":
@@ -111,13 +110,13 @@ class AGUIEmitter:
                             )
                         )
                 else:
-                    self._open_text(message.id, index, value["type"])
+                    self._open_text(message.id, op["part"], value["type"])
                     if value.get("text"):
                         self._content(value["text"])
-            elif kind == "append" and op["field"] == "text":
+            elif op["op"] == "append" and op["field"] == "text":
                 self._content(op["value"])
-            elif kind == "append" and op["field"] == "args_text":
-                part = message.parts[index]
+            elif op["op"] == "append" and op["field"] == "args_text":
+                part = message.parts[op["part"]]
                 assert isinstance(part, ToolCallPart)
                 self._emit(ToolCallArgsEvent(tool_call_id=part.tool_call_id, delta=op["value"]))
 

@@ -1,22 +1,18 @@
 """Thread events: how the runtime tells a view (the widget, a test) what changed.
 
-Streaming changes are small patch ops so a view can forward them cheaply;
-a step's end replaces the whole message so views converge on the truth.
-
-Patch ops (plain JSON dicts, the wire format the frontend applies):
-- ``{"op": "append", "part": i, "field": "text" | "args_text", "value": str}``
-- ``{"op": "set", "part": i, "field": name, "value": json}``
-- ``{"op": "add_part", "part": i, "value": part_json}``
-- ``{"op": "status", "value": status_json}``
+Streaming changes are small patch ops (``patch_ops.py``: append, set,
+add_part) so a view can forward them cheaply; a step's end replaces the
+whole message so views converge on the truth.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from .messages import Message
+from .patch_ops import PatchOp
 
 RunPhase = Literal["idle", "thinking", "running-tool", "waiting"]
 
@@ -29,7 +25,7 @@ class MessageAdded:
 @dataclass(frozen=True, slots=True)
 class MessagePatched:
     message_id: str
-    ops: list[dict[str, Any]]
+    ops: list[PatchOp]
     message: Message | None = None
     """The live message (mid-stream its streamed text fields may lag: read
     parsed fields such as ``args`` here, or ``Runtime.thread`` for text)."""

@@ -11,7 +11,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .accumulator import Op
 from .agui import AGUIEmitter
 from .events import (
     MessageAdded,
@@ -23,6 +22,7 @@ from .events import (
     ThreadListener,
 )
 from .messages import Message, ToolCallPart
+from .patch_ops import PatchOp
 from .sanitize import json_safe
 
 logger = logging.getLogger("ipygenui")
@@ -57,7 +57,7 @@ class RunEvents:
             self.phase = phase
             self.emit(RunChanged(phase, detail))
 
-    def patch(self, message: Message, ops: list[Op]) -> None:
+    def patch(self, message: Message, ops: list[PatchOp]) -> None:
         """The streaming hot path: one patch event, and AG-UI only when someone listens."""
         self.emit(MessagePatched(message.id, ops, message))
         self.agui.ops(message, ops)

@@ -24,7 +24,7 @@ from .sanitize import json_safe
 from .standard_params import with_standard_parameters
 from .tool_signature import ToolDefinitionError, arguments_model
 from .tool_threads import call_in_thread
-from .ui_tools import UI_TOOL_PREFIX
+from .ui_tools import UI_TOOL_PREFIX, UPDATE_PREFIX
 
 ApprovalRule = bool | Callable[[dict[str, Any]], bool]
 
@@ -379,9 +379,6 @@ class Tool:
 
 def _reserved_prefix(name: str) -> str | None:
     """The components' prefix ``name`` starts with, if any."""
-    # imported here: the components package imports this module
-    from .components.shown import UPDATE_PREFIX
-
     return next((p for p in (UI_TOOL_PREFIX, UPDATE_PREFIX) if name.startswith(p)), None)
 
 

@@ -1,31 +1,41 @@
-"""Components as tools: ``show_component_<Name>`` naming and props schemas.
+"""Components as tools: the tool-name rules, and props schemas.
 
-A registered component is offered to the model as a tool whose parameters are
-the component's props schema; calling it renders the component. The registry
-lives elsewhere; this module only names the tools and converts schemas.
+A registered component is offered to the model as a ``show_component_<Name>``
+tool whose parameters are the component's props schema; calling it renders
+the component. A shown component gets an id from its call's id, and an
+``update_component_<id>`` tool changes its props. These rules live here only:
+the widget sends the browser their results (``widget/protocol.py``).
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
     "UI_TOOL_PREFIX",
+    "UPDATE_PREFIX",
+    "component_id",
     "component_name_of",
     "is_ui_tool",
     "props_json_schema",
+    "target_of_update",
     "ui_tool_name",
     "ui_tool_schema",
 ]
 
 UI_TOOL_PREFIX = "show_component_"
+UPDATE_PREFIX = "update_component_"
 
 # OpenAI function names: letters, digits, "_" and "-", at most 64 characters.
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _MAX_NAME = 64
+_MAX_ID = _MAX_NAME - len(UPDATE_PREFIX)
+_HASH_CHARS = 10
 
 
 def ui_tool_name(component_name: str) -> str:
@@ -51,6 +61,27 @@ def is_ui_tool(tool_name: str) -> bool:
 def component_name_of(tool_name: str) -> str | None:
     """The component a UI tool shows, or None for any other tool."""
     return tool_name[len(UI_TOOL_PREFIX) :] if is_ui_tool(tool_name) else None
+
+
+def component_id(tool_call_id: str) -> str:
+    """The id of a shown component: its call's id, made safe for a tool name.
+
+    An id too long for ``update_component_<id>`` is cut and ends with a hash
+    of the whole call id, so two calls whose ids share a long prefix still
+    name two components.
+    """
+    safe = _UNSAFE.sub("_", tool_call_id)
+    if len(safe) <= _MAX_ID:
+        return safe
+    digest = hashlib.sha256(tool_call_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{safe[: _MAX_ID - _HASH_CHARS - 1]}_{digest[:_HASH_CHARS]}"
+
+
+def target_of_update(tool_name: str) -> str | None:
+    """The component id an ``update_component_<id>`` tool name targets, else None."""
+    if tool_name.startswith(UPDATE_PREFIX) and len(tool_name) > len(UPDATE_PREFIX):
+        return tool_name[len(UPDATE_PREFIX) :]
+    return None
 
 
 def props_json_schema(props: Any) -> dict[str, Any]:

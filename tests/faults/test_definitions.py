@@ -42,9 +42,8 @@ import pydantic
 import pytest
 
 import ipygenui as gu
-from ipygenui.components.shown import UPDATE_PREFIX
 from ipygenui.tools import ToolArgumentsError, ToolDefinitionError, to_jsonable
-from ipygenui.ui_tools import UI_TOOL_PREFIX
+from ipygenui.ui_tools import UI_TOOL_PREFIX, UPDATE_PREFIX
 from runtime_helpers import call, tool_messages
 
 # --- parameters -----------------------------------------------------------------

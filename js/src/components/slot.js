@@ -5,40 +5,17 @@
 // - kernel outputs (a Python component's MIME bundle, or kernel-computed
 //   props such as a DataFrame's rows) come from the `component_outputs`
 //   trait (final, durable) and `component_output` custom messages (live);
-// - `update_component_<id>` calls merge their props into the component
-//   they target (same rule as ipygenui.components.shown.effective_props);
+// - update calls merge their props into the component they target (same
+//   rule as ipygenui.components.shown.effective_props); which component a
+//   call shows or updates, and its id, the kernel says (protocol.js);
 // - user state goes back to the kernel as `component_state`, debounced.
 
 import { h } from "../dom.js";
+import { componentIdOf, readServerMessage, shownComponent, toKernel, updateTarget } from "../protocol.js";
 import { mountComponent } from "./host.js";
 import { propsStatus } from "./status.js";
 
-export const SHOW_PREFIX = "show_component_";
-export const UPDATE_PREFIX = "update_component_";
 export const STATE_DEBOUNCE_MS = 400;
-
-/** The id of a shown component (its call id, safe inside a tool name). */
-export function componentId(toolCallId) {
-  return String(toolCallId).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64 - UPDATE_PREFIX.length);
-}
-
-/** The component a call shows, or null. */
-export function shownComponent(part) {
-  if (!part || typeof part.tool_name !== "string") return null;
-  if (part.tool_name.startsWith(SHOW_PREFIX) && part.tool_name.length > SHOW_PREFIX.length) {
-    return part.tool_name.slice(SHOW_PREFIX.length);
-  }
-  return null;
-}
-
-/** The component id an update call targets, or null. */
-export function updateTarget(part) {
-  const name = part?.tool_name;
-  if (typeof name === "string" && name.startsWith(UPDATE_PREFIX) && name.length > UPDATE_PREFIX.length) {
-    return name.slice(UPDATE_PREFIX.length);
-  }
-  return null;
-}
 
 /**
  * @param {{model?: any, send: (msg: any) => void, setTimer?: Function, clearTimer?: Function,
@@ -78,7 +55,8 @@ export function createComponentContext({
   const readOutputs = () => {
     for (const output of Object.values(model?.get?.("component_outputs") ?? {})) setOutput(output);
   };
-  const onCustom = (msg) => {
+  const onCustom = (raw) => {
+    const msg = readServerMessage(raw);
     if (msg?.type === "component_output") setOutput(msg.output);
   };
   const onSpecs = () => {
@@ -102,7 +80,7 @@ export function createComponentContext({
       for (const props of (updates.get(cid) ?? new Map()).values()) Object.assign(merged, props);
       return merged;
     },
-    /** An `update_component_<id>` call: once it succeeded, its props apply. */
+    /** An update call: once it succeeded, its props apply. */
     noteUpdate(part, args) {
       const cid = updateTarget(part);
       if (!cid) return;
@@ -125,7 +103,7 @@ export function createComponentContext({
       clearTimer(timers.get(toolCallId));
       const go = () => {
         timers.delete(toolCallId);
-        send({ type: "component_state", tool_call_id: toolCallId, state });
+        send(toKernel.componentState(toolCallId, state));
       };
       if (flush) go();
       else timers.set(toolCallId, setTimer(go, STATE_DEBOUNCE_MS));
@@ -167,14 +145,14 @@ export function createComponentSlot(cctx) {
     /** @param {any} part @param {any} args the call's parsed (partial) args */
     update(part, args) {
       last = { part, args };
-      const name = part.component ?? shownComponent(part);
+      const name = shownComponent(part);
       const id = part.tool_call_id;
       if (registered !== id) {
         if (registered) cctx.unregister(registered);
         cctx.register(id, slot);
         registered = id;
       }
-      slot.cid = componentId(id);
+      slot.cid = componentIdOf(part);
       const spec = cctx.spec(name);
       const out = cctx.output(id);
       const props = { ...args, ...cctx.updatesFor(slot.cid), ...(out?.props ?? {}) };
@@ -184,7 +162,7 @@ export function createComponentSlot(cctx) {
       error.textContent = invalid;
       error.hidden = !invalid;
       el.dataset.component = String(name ?? "");
-      el.dataset.componentId = slot.cid;
+      el.dataset.componentId = slot.cid ?? "";
       el.dataset.status = invalid ? "error" : status.streaming ? "streaming" : "complete";
       if (host && mountedSpec !== spec) {
         host.destroy();
@@ -219,9 +197,9 @@ export function createComponentSlot(cctx) {
 }
 
 /**
- * The tool-call card's hook: hosts a component slot in the card of a
- * `show_component_<Name>` call (inserted before `before`), and applies an
- * `update_component_<id>` call to the component it targets.
+ * The tool-call card's hook: hosts a component slot in the card of a call
+ * that shows a component (inserted before `before`), and applies an update
+ * call to the component it targets.
  * @param {ReturnType<typeof createComponentContext> | undefined} cctx
  * @param {HTMLElement} card @param {HTMLElement} before
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { componentId, createComponentContext, createComponentSlot } from "../../src/components/slot.js";
+import { createComponentContext, createComponentSlot } from "../../src/components/slot.js";
 
 function fakeModel(traits) {
   const handlers = {};
@@ -18,6 +18,7 @@ const call = (over) => ({
   tool_call_id: "call_1",
   tool_name: "show_component_Table",
   component: "Table",
+  ui: { component: "Table", component_id: "call_1" },
   args_complete: false,
   has_result: false,
   is_error: false,
@@ -63,7 +64,7 @@ describe("component slot", () => {
       output: { tool_call_id: "call_1", props: { rows: [{ x: 1 }, { x: 2 }] }, final: true, seq: 1 },
     });
     expect(slot.el.querySelectorAll("tbody tr")).toHaveLength(2);
-    const update = { tool_call_id: "call_2", tool_name: `update_component_${componentId("call_1")}` };
+    const update = { tool_call_id: "call_2", tool_name: "update_component_call_1", ui: { updates: "call_1" } };
     cctx.noteUpdate({ ...update, has_result: false }, { title: "New" });
     expect(slot.el.querySelector("caption").textContent).toBe("Old");
     cctx.noteUpdate({ ...update, has_result: true, is_error: false }, { title: "New" });
@@ -88,10 +89,5 @@ describe("component slot", () => {
     expect(send).toHaveBeenCalledWith({ type: "component_state", tool_call_id: "call_1", state: { values: { a: "xy" } } });
     cctx.sendState("call_1", { submitted: true }, { flush: true });
     expect(send).toHaveBeenCalledTimes(2);
-  });
-
-  it("makes ids safe for a tool name like the kernel does", () => {
-    expect(componentId("call_ab.c:d")).toBe("call_ab_c_d");
-    expect(componentId("x".repeat(80))).toHaveLength(47);
   });
 });

@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..messages import Message, Thread
 from ..tools import Tool
-from ..ui_tools import component_name_of
+from ..ui_tools import UPDATE_PREFIX, component_id, component_name_of
 from .component import Component
-from .shown import UPDATE_PREFIX, component_id, effective_props
+from .shown import effective_props
 
 __all__ = [
     "UpdateComponentTool",

@@ -24,10 +24,10 @@ from typing import Any
 from ..events import MessageAdded, MessagePatched, MessageReplaced, ThreadEvent
 from ..messages import Message, Thread, ToolCallPart
 from ..tools import ToolArgumentsError
-from ..ui_tools import component_name_of
+from ..ui_tools import component_id, component_name_of, target_of_update
 from .component import Component
 from .python_component import PythonComponent, partial_props
-from .shown import component_id, effective_props, target_of_update
+from .shown import effective_props
 
 __all__ = ["ComponentHost", "ComponentOutput", "LiveRender"]
 

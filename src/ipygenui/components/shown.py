@@ -1,14 +1,14 @@
 """The components a thread has shown, read back as typed Python objects.
 
 A component shown by ``show_component_<Name>`` is identified by its call's id;
-later successful ``update_component_<id>`` calls change some of its props.
-Effective props = the first call's props, then each update's props in order.
-The same rule runs in the frontend (``js/src/components/host.js``).
+later successful ``update_component_<id>`` calls change some of its props
+(the naming rules are in ``ui_tools.py``). Effective props = the first
+call's props, then each update's props in order. The same merge runs in the
+frontend (``js/src/components/slot.js``), on ids the kernel sends.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,33 +17,10 @@ import pydantic
 from pydantic import BaseModel
 
 from ..messages import Message, Thread, ToolCallPart
-from ..ui_tools import component_name_of
+from ..ui_tools import component_id, component_name_of, target_of_update
 from .component import Component
 
-__all__ = [
-    "UPDATE_PREFIX",
-    "ShownComponent",
-    "component_id",
-    "effective_props",
-    "shown_components",
-    "target_of_update",
-]
-
-UPDATE_PREFIX = "update_component_"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-_MAX_ID = 64 - len(UPDATE_PREFIX)
-
-
-def component_id(tool_call_id: str) -> str:
-    """The id of a shown component: its call's id, made safe for a tool name."""
-    return _UNSAFE.sub("_", tool_call_id)[:_MAX_ID]
-
-
-def target_of_update(tool_name: str) -> str | None:
-    """The component id an ``update_component_<id>`` tool name targets, else None."""
-    if tool_name.startswith(UPDATE_PREFIX) and len(tool_name) > len(UPDATE_PREFIX):
-        return tool_name[len(UPDATE_PREFIX) :]
-    return None
+__all__ = ["ShownComponent", "effective_props", "shown_components"]
 
 
 @dataclass(frozen=True)

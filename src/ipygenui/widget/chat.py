@@ -4,6 +4,7 @@ Kernel side of the sync (the browser side is ``js/src/sync.js``; see
 docs/architecture.md):
 - durable state in traits: one :class:`MessageModel` per message, updated at
   message boundaries (added, replaced) and whenever the run changes phase;
+  messages and ops go out in their wire form (:mod:`.protocol`);
 - while a reply streams, patch ops are coalesced into ``frame`` custom
   messages (at most ~30 a second, see :mod:`.sync`);
 - a view that opens mid-stream sends ``hello`` and gets a ``snapshot`` of the
@@ -18,7 +19,6 @@ that changes nothing is answered with ``{"type": "error"}``, never raised.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import pathlib
@@ -40,25 +40,33 @@ from ..events import (
     SuggestionsChanged,
     ThreadEvent,
 )
-from ..messages import Message, Thread, ToolCallPart
+from ..messages import Message, Thread
 from ..runtime import Run, Runtime
 from ..sanitize import json_safe
 from .components import ComponentBridge
 from .message_model import MessageModel
 from .protocol import (
-    MAX_REF,
+    STANDARD_PARAM_NAMES,
     AlwaysMsg,
     ApproveMsg,
     CancelMsg,
     ClientMessage,
+    FrameMessage,
     HelloMsg,
+    PatchOp,
     ProtocolError,
     RejectMsg,
     RetryMsg,
     SendMsg,
+    SnapshotItem,
     SuggestionMsg,
     ToolResultMsg,
+    accepted_message,
+    error_message,
+    message_for_browser,
+    ops_for_browser,
     parse_client_message,
+    snapshot_message,
 )
 from .sync import FrameCoalescer
 
@@ -73,33 +81,6 @@ traits at most this often; a run's end writes them at once. A tool round
 trip then costs one snapshot of the message, not one per event."""
 
 _SETTLED_PHASES = ("idle", "waiting")
-
-
-def _dump(message: Message) -> dict[str, Any]:
-    """A message as synced: parsed ``args`` the frontend can derive are left out.
-
-    The browser parses ``args_text`` itself (it streams it anyway), so a large
-    argument (a 1,000-row table) crosses the wire once, not twice.
-    """
-    data = message.model_dump(mode="json")
-    for part, raw in zip(message.parts, data["parts"], strict=True):
-        if isinstance(part, ToolCallPart) and part.args and _derivable(part):
-            raw["args"] = {}
-    return data
-
-
-def _derivable(part: ToolCallPart) -> bool:
-    """True when the browser's parse of ``args_text`` gives ``args`` exactly.
-
-    Edited (approved) or filtered arguments differ from the text: keep those.
-    """
-    try:
-        parsed = json.loads(part.args_text)
-    except ValueError:
-        return False
-    if not isinstance(parsed, dict):
-        return False
-    return {k: v for k, v in parsed.items() if not k.startswith("_")} == part.args
 
 
 P = ParamSpec("P")
@@ -156,6 +137,8 @@ class Chat(anywidget.AnyWidget):
     model_name = Unicode("").tag(sync=True)
     offline = Bool(False).tag(sync=True)
     human_tools = List(Unicode()).tag(sync=True)
+    standard_params = List(Unicode(), default_value=list(STANDARD_PARAM_NAMES)).tag(sync=True)
+    """Argument names of every tool call that are for the UI: the view hides them."""
     component_specs = List(Dict()).tag(sync=True)
     component_outputs = Dict().tag(sync=True)
     _chat_key = Unicode("").tag(sync=True)
@@ -181,7 +164,9 @@ class Chat(anywidget.AnyWidget):
         self._dirty: set[str] = set()
         """Messages patched or replaced since their trait was last written."""
         self._catch_up_timer: Any = None
-        self._coalescer = FrameCoalescer(self._send_frame, self._call_later, self._clock)
+        self._coalescer = FrameCoalescer(
+            self._send_frame, self._call_later, self._clock, prepare=self._ops_for_browser
+        )
         # Initial values go in the comm_open message itself, not in updates after it.
         self._components = ComponentBridge(runtime)
         super().__init__(
@@ -349,7 +334,10 @@ class Chat(anywidget.AnyWidget):
             except Exception:  # one message that cannot be sent must not hold up the rest
                 log.exception("ipygenui widget could not sync message %s", message_id)
 
-    def _send_frame(self, frame: dict[str, Any]) -> None:
+    def _ops_for_browser(self, message_id: str, ops: list[PatchOp]) -> list[PatchOp]:
+        return ops_for_browser(ops, self._runtime.thread.message(message_id))
+
+    def _send_frame(self, frame: FrameMessage) -> None:
         _send_safely(super().send, frame)
 
     # --- frontend messages -------------------------------------------------------
@@ -391,10 +379,7 @@ class Chat(anywidget.AnyWidget):
         elif isinstance(msg, SendMsg):
             self._start(msg.text)
             # The view clears its box only now: a refused send keeps the text.
-            accepted: dict[str, Any] = {"type": "accepted", "request": "send"}
-            if msg.ref is not None:
-                accepted["ref"] = msg.ref
-            super().send(accepted)
+            super().send(accepted_message(msg.ref))
         elif isinstance(msg, SuggestionMsg):
             if msg.text not in self.suggestions:
                 raise ProtocolError("that suggestion is no longer offered")
@@ -423,23 +408,16 @@ class Chat(anywidget.AnyWidget):
         """Answer ``hello``: the live state of messages whose traits are behind."""
         self._coalescer.flush()
         seq = self._coalescer.seq
-        items = []
+        items: list[SnapshotItem] = []
         for message_id in sorted(self._dirty):
             message = self._runtime.thread.message(message_id)
             if message is not None:
-                items.append({"message": _dump(message), "rev": seq})
-        _send_safely(super().send, {"type": "snapshot", "seq": seq, "messages": items})
+                items.append({"message": message_for_browser(message), "rev": seq})
+        _send_safely(super().send, snapshot_message(seq, items))
 
     def _error(self, text: str, content: Any) -> None:
-        kind = content.get("type") if isinstance(content, dict) else None
-        reply: dict[str, Any] = {"type": "error", "message": text[:2000]}
-        if isinstance(kind, str):
-            reply["request"] = kind[:40]
-        ref = content.get("ref") if isinstance(content, dict) else None
-        if isinstance(ref, str) and len(ref) <= MAX_REF:
-            reply["ref"] = ref  # the view that sent it keeps its text
         try:
-            _send_safely(super().send, reply)
+            _send_safely(super().send, error_message(text, content))
         except Exception:
             log.exception("ipygenui widget could not send an error to the frontend")
 
@@ -462,12 +440,12 @@ def _send_safely(send: Callable[[Any], Any], value: Any) -> Any:
     """``send(value)`` (a message dumped first); if the kernel's serializer
     refuses it (a lone surrogate, a huge int, NaN that got past the runtime's
     checks), send its JSON-safe copy: an odd value never stops the sync."""
-    data = _dump(value) if isinstance(value, Message) else value
+    data = message_for_browser(value) if isinstance(value, Message) else value
     try:
         return send(data)
     except (ValueError, TypeError, RecursionError) as exc:
         log.warning("ipygenui widget sends a cleaned copy: %s", exc)
-    return send(json_safe(value))
+    return send(json_safe(data))
 
 
 class _NoTimer:

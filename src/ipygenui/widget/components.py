@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+from pydantic import ValidationError
 
 from ..components.component import Component
 from ..components.live import ComponentHost, ComponentOutput
 from ..runtime import Runtime
-from .protocol import ToolCallId
+from .protocol import ComponentStateMsg, component_output_message
 
 __all__ = ["ComponentBridge"]
 
@@ -28,13 +28,6 @@ class _Widget(Protocol):
     component_outputs: dict[str, Any]
 
     def send(self, content: Any, buffers: Any = None) -> Any: ...
-
-
-class ComponentStateMsg(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    type: str
-    tool_call_id: ToolCallId
-    state: dict[str, JsonValue]
 
 
 class ComponentBridge:
@@ -77,7 +70,7 @@ class ComponentBridge:
         if widget is None:
             return
         data = output.to_json()
-        widget.send({"type": "component_output", "output": data})
+        widget.send(component_output_message(data))
         if output.final:
             widget.component_outputs = {**widget.component_outputs, output.tool_call_id: data}
 

@@ -1,21 +1,79 @@
-"""Messages the frontend sends to the kernel, validated before use.
+"""The wire contract between the kernel and the browser, Python side.
 
-Everything a browser sends is untrusted: it may be malformed, unknown, late
-(a second click on a call already decided) or from an old version of the
-frontend. :func:`parse_client_message` turns a raw comm payload into one of
-the typed messages below or raises :class:`ProtocolError` with a sentence a
-user can read; the widget answers such errors, it never raises them.
+``js/src/protocol.js`` is the same contract in the browser, and
+``tests/fixtures/wire.json`` holds examples both test suites replay, so the
+two sides cannot drift.
 
-Limits never strand a call: a tool_call id has no length limit of its own
-(the kernel put it in the thread, the runtime looks it up there and refuses
-an unknown one), only the message text has one.
+Browser -> kernel: custom messages, untrusted. They may be malformed,
+unknown, late (a second click on a call already decided) or from an old
+version of the frontend. :func:`parse_client_message` turns a raw comm
+payload into one of the typed messages below or raises
+:class:`ProtocolError` with a sentence a user can read; the widget answers
+such errors, it never raises them. Limits never strand a call: a tool_call id
+has no length limit of its own (the kernel put it in the thread, the runtime
+looks it up there and refuses an unknown one), only the message text has one.
+
+Kernel -> browser: custom messages built by the constructors below
+(``frame``, ``snapshot``, ``accepted``, ``error``, ``component_output``), and
+messages in their wire form (:func:`message_for_browser`, :func:`ops_for_browser`):
+the patch ops of ``ipygenui.patch_ops``, with the names the browser needs but
+must not derive itself (which calls show or update a component, its id).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import json
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
+
+from ..messages import Message, ToolCallPart
+from ..patch_ops import AddPartOp, AppendOp, PatchOp, SetOp, add_part_op, append_op, set_op
+from ..standard_params import STANDARD_PARAMETERS
+from ..ui_tools import component_id, component_name_of, target_of_update
+
+__all__ = [
+    "MAX_REF",
+    "MAX_TEXT",
+    "STANDARD_PARAM_NAMES",
+    "AcceptedMessage",
+    "AddPartOp",
+    "AlwaysMsg",
+    "AppendOp",
+    "ApproveMsg",
+    "CancelMsg",
+    "ClientMessage",
+    "ComponentOutputMessage",
+    "ComponentStateMsg",
+    "ErrorMessage",
+    "FrameMessage",
+    "HelloMsg",
+    "Patch",
+    "PatchOp",
+    "ProtocolError",
+    "RejectMsg",
+    "RetryMsg",
+    "SendMsg",
+    "ServerMessage",
+    "SetOp",
+    "SnapshotItem",
+    "SnapshotMessage",
+    "SuggestionMsg",
+    "ToolCallNames",
+    "ToolResultMsg",
+    "accepted_message",
+    "add_part_op",
+    "append_op",
+    "component_output_message",
+    "error_message",
+    "frame_message",
+    "message_for_browser",
+    "ops_for_browser",
+    "parse_client_message",
+    "set_op",
+    "snapshot_message",
+    "tool_call_names",
+]
 
 MAX_TEXT = 1_000_000
 """Longest message text accepted from the browser (characters): about 250,000
@@ -93,6 +151,15 @@ class HelloMsg(_Msg):
     type: Literal["hello"]
 
 
+class ComponentStateMsg(_Msg):
+    """A component's state as the user left it (a Form's values); the
+    component bridge (``components.py``) parses and applies it."""
+
+    type: Literal["component_state"]
+    tool_call_id: ToolCallId
+    state: dict[str, JsonValue]
+
+
 ClientMessage = Annotated[
     SendMsg
     | ApproveMsg
@@ -142,3 +209,203 @@ def parse_client_message(content: Any) -> ClientMessage:
             for err in exc.errors(include_url=False)[:3]
         )
         raise ProtocolError(f"invalid {kind!r} message: {problems}") from None
+
+
+# --- kernel -> browser -------------------------------------------------------------
+
+
+class Patch(TypedDict):
+    """The ops of one message in a frame."""
+
+    id: str
+    ops: list[PatchOp]
+
+
+class FrameMessage(TypedDict):
+    """Streamed changes, coalesced (``sync.py``); ``seq`` counts frames from 1."""
+
+    type: Literal["frame"]
+    seq: int
+    patches: list[Patch]
+
+
+class SnapshotItem(TypedDict):
+    message: dict[str, Any]
+    """The message in its wire form (:func:`message_for_browser`)."""
+    rev: int
+    """The last frame this state includes: the view replays newer ones."""
+
+
+class SnapshotMessage(TypedDict):
+    """The answer to ``hello``: messages whose traits are behind the stream."""
+
+    type: Literal["snapshot"]
+    seq: int
+    messages: list[SnapshotItem]
+
+
+class AcceptedMessage(TypedDict):
+    """A send was taken: the view that tagged it ``ref`` clears its box."""
+
+    type: Literal["accepted"]
+    request: Literal["send"]
+    ref: NotRequired[str]
+
+
+class ErrorMessage(TypedDict):
+    """A browser message changed nothing; ``message`` says why, for the user."""
+
+    type: Literal["error"]
+    message: str
+    request: NotRequired[str]
+    """The ``type`` of the message refused."""
+    ref: NotRequired[str]
+    """The refused send's tag: that view keeps its text."""
+
+
+class ComponentOutputMessage(TypedDict):
+    """A kernel output for a shown component (``ComponentOutput.to_json()``)."""
+
+    type: Literal["component_output"]
+    output: dict[str, Any]
+
+
+ServerMessage = (
+    FrameMessage | SnapshotMessage | AcceptedMessage | ErrorMessage | ComponentOutputMessage
+)
+
+MAX_ERROR = 2000
+"""Longest error text sent to the browser (characters)."""
+
+
+def frame_message(seq: int, patches: list[Patch]) -> FrameMessage:
+    return {"type": "frame", "seq": seq, "patches": patches}
+
+
+def snapshot_message(seq: int, messages: list[SnapshotItem]) -> SnapshotMessage:
+    return {"type": "snapshot", "seq": seq, "messages": messages}
+
+
+def accepted_message(ref: str | None) -> AcceptedMessage:
+    msg: AcceptedMessage = {"type": "accepted", "request": "send"}
+    if ref is not None:
+        msg["ref"] = ref
+    return msg
+
+
+def error_message(text: str, refused: Any = None) -> ErrorMessage:
+    """The error answer to the browser message ``refused`` (raw, maybe malformed)."""
+    msg: ErrorMessage = {"type": "error", "message": text[:MAX_ERROR]}
+    if isinstance(refused, dict):
+        kind, ref = refused.get("type"), refused.get("ref")
+        if isinstance(kind, str):
+            msg["request"] = kind[:40]
+        if isinstance(ref, str) and len(ref) <= MAX_REF:
+            msg["ref"] = ref  # the view that sent it keeps its text
+    return msg
+
+
+def component_output_message(output: dict[str, Any]) -> ComponentOutputMessage:
+    return {"type": "component_output", "output": output}
+
+
+# --- messages in their wire form ----------------------------------------------------
+
+STANDARD_PARAM_NAMES: tuple[str, ...] = tuple(STANDARD_PARAMETERS)
+"""Argument names every tool call carries for the UI: the browser hides them
+(the ``standard_params`` trait sends them)."""
+
+UI_FIELD = "ui"
+"""The field of a tool-call part, on the wire only, holding its :class:`ToolCallNames`."""
+
+
+class ToolCallNames(TypedDict, total=False):
+    """What the browser needs to know about a call of a components' tool."""
+
+    component: str
+    """A ``show_component_<Name>`` call: the component's name."""
+    component_id: str
+    """A ``show_component_<Name>`` call: the id of the component it shows."""
+    updates: str
+    """An ``update_component_<id>`` call: the id of the component it changes."""
+
+
+def tool_call_names(tool_name: str, tool_call_id: str) -> ToolCallNames | None:
+    """The components' names of a call (None for any other tool), by the
+    rules of ``ui_tools.py``: the browser reads them, it never derives them."""
+    name = component_name_of(tool_name)
+    if name is not None:
+        return {"component": name, "component_id": component_id(tool_call_id)}
+    target = target_of_update(tool_name)
+    if target is not None:
+        return {"updates": target}
+    return None
+
+
+def message_for_browser(message: Message) -> dict[str, Any]:
+    """A message as synced: tool-call parts carry their components' names, and
+    parsed ``args`` the browser can derive are left out.
+
+    The browser parses ``args_text`` itself (it streams it anyway), so a large
+    argument (a 1,000-row table) crosses the wire once, not twice.
+    """
+    data = message.model_dump(mode="json")
+    for part, raw in zip(message.parts, data["parts"], strict=True):
+        if isinstance(part, ToolCallPart):
+            names = tool_call_names(part.tool_name, part.tool_call_id)
+            if names is not None:
+                raw[UI_FIELD] = names
+            if part.args and _derivable(part):
+                raw["args"] = {}
+    return data
+
+
+def _derivable(part: ToolCallPart) -> bool:
+    """True when the browser's parse of ``args_text``, less the standard
+    parameters, gives ``args`` exactly.
+
+    Edited (approved) or filtered arguments differ from the text: keep those.
+    """
+    try:
+        parsed = json.loads(part.args_text)
+    except ValueError:
+        return False
+    if not isinstance(parsed, dict):
+        return False
+    return {k: v for k, v in parsed.items() if k not in STANDARD_PARAMETERS} == part.args
+
+
+def ops_for_browser(ops: list[PatchOp], message: Message | None) -> list[PatchOp]:
+    """The patch ops as sent: a tool call's components' names go with the op
+    that adds the call or names its tool. ``message`` is the live message
+    (None if unknown: the next snapshot then carries the names).
+
+    Runs once per frame on the merged ops (``FrameCoalescer``'s ``prepare``),
+    not per delta; text and argument ops pass through, the list unchanged.
+    """
+    out: list[PatchOp] | None = None
+    for i, op in enumerate(ops):
+        if op["op"] == "append" or (op["op"] == "set" and op["field"] != "tool_name"):
+            if out is not None:
+                out.append(op)
+            continue
+        if out is None:
+            out = ops[:i]
+        out.extend(_with_names(op, message))
+    return ops if out is None else out
+
+
+def _with_names(op: PatchOp, message: Message | None) -> list[PatchOp]:
+    if op["op"] == "add_part":
+        value = op["value"]
+        if value.get("type") == "tool-call":
+            names = tool_call_names(value["tool_name"], value["tool_call_id"])
+            if names is not None:
+                return [add_part_op(op["part"], {**value, UI_FIELD: names})]
+    elif op["op"] == "set" and message is not None and 0 <= op["part"] < len(message.parts):
+        part = message.parts[op["part"]]
+        if isinstance(part, ToolCallPart):
+            names = tool_call_names(op["value"], part.tool_call_id)
+            if names is not None:
+                return [op, set_op(op["part"], UI_FIELD, names)]
+    return [op]

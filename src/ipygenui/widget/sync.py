@@ -21,8 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-Op = dict[str, Any]
-Frame = dict[str, Any]
+from .protocol import FrameMessage, Patch, PatchOp, add_part_op, append_op, frame_message, set_op
 
 DEFAULT_INTERVAL = 1 / 30
 """At most ~30 frames a second: smooth to the eye, far below server limits."""
@@ -40,27 +39,19 @@ class _Pending:
 
     __slots__ = ("field", "kind", "part", "pieces", "value")
 
-    def __init__(self, op: Op) -> None:
+    def __init__(self, op: PatchOp) -> None:
         self.kind: str = op["op"]
-        self.part: int | None = op.get("part")
-        self.field: str | None = op.get("field")
-        self.value: Any = op.get("value")
-        self.pieces: list[str] | None = [op["value"]] if self.kind == "append" else None
+        self.part: int = op["part"]
+        self.field: str = "" if op["op"] == "add_part" else op["field"]
+        self.value: Any = op["value"]
+        self.pieces: list[str] | None = [op["value"]] if op["op"] == "append" else None
 
-    def to_op(self) -> Op:
-        if self.kind == "append":
-            assert self.pieces is not None
-            op: Op = {"op": "append", "part": self.part, "field": self.field}
-            op["value"] = "".join(self.pieces)
-            return op
-        if self.kind == "status":
-            return {"op": "status", "value": self.value}
+    def to_op(self) -> PatchOp:
+        if self.pieces is not None:
+            return append_op(self.part, self.field, "".join(self.pieces))
         if self.kind == "add_part":
-            return {"op": "add_part", "part": self.part, "value": self.value}
-        op = {"op": self.kind, "part": self.part, "field": self.field, "value": self.value}
-        if self.part is None:
-            del op["part"]
-        return op
+            return add_part_op(self.part, self.value)
+        return set_op(self.part, self.field, self.value)
 
 
 class _MessageOps:
@@ -70,30 +61,23 @@ class _MessageOps:
 
     def __init__(self) -> None:
         self.ops: list[_Pending] = []
-        self.last: dict[tuple[Any, ...], _Pending] = {}
+        self.last: dict[tuple[int, str], _Pending] = {}
 
-    def add(self, op: Op) -> None:
-        kind = op.get("op")
-        if kind == "append":
-            key: tuple[Any, ...] = (op.get("part"), op.get("field"))
+    def add(self, op: PatchOp) -> None:
+        if op["op"] == "append":
+            key: tuple[int, str] = (op["part"], op["field"])
             prev = self.last.get(key)
-            if prev is not None and prev.kind == "append" and prev.pieces is not None:
+            if prev is not None and prev.pieces is not None:
                 prev.pieces.append(op["value"])
                 return
-        elif kind == "set":
-            key = (op.get("part"), op.get("field"))
+        elif op["op"] == "set":
+            key = (op["part"], op["field"])
             prev = self.last.get(key)
             if prev is not None and prev.kind == "set":
-                prev.value = op.get("value")
+                prev.value = op["value"]
                 return
-        elif kind == "status":
-            key = ("status",)
-            prev = self.last.get(key)
-            if prev is not None:
-                prev.value = op.get("value")
-                return
-        else:  # add_part, or an op this module does not know: keep as is, in order
-            part = op.get("part")
+        else:  # add_part: keep as is, in order
+            part = op["part"]
             for stale in [k for k in self.last if k[0] == part]:
                 del self.last[stale]  # later ops on this part must not merge across it
             self.ops.append(_Pending(op))
@@ -102,7 +86,7 @@ class _MessageOps:
         self.ops.append(entry)
         self.last[key] = entry
 
-    def to_ops(self) -> list[Op]:
+    def to_ops(self) -> list[PatchOp]:
         streaming = {p.part for p in self.ops if p.kind == "append" and p.field == "args_text"}
         out = []
         for p in self.ops:
@@ -117,18 +101,22 @@ class FrameCoalescer:
 
     ``send`` receives each frame dict; ``call_later(delay, fn)`` schedules
     the next flush (the kernel loop's ``call_later`` in the widget, a fake
-    clock in tests). All methods run on one thread: the widget hops there.
+    clock in tests); ``prepare(message_id, ops)`` gives a message's merged
+    ops their wire form, once per frame rather than once per delta. All
+    methods run on one thread: the widget hops there.
     """
 
     def __init__(
         self,
-        send: Callable[[Frame], None],
+        send: Callable[[FrameMessage], None],
         call_later: CallLater,
         clock: Callable[[], float],
         *,
         interval: float = DEFAULT_INTERVAL,
+        prepare: Callable[[str, list[PatchOp]], list[PatchOp]] | None = None,
     ) -> None:
         self._send = send
+        self._prepare = prepare
         self._call_later = call_later
         self._clock = clock
         self.interval = interval
@@ -142,7 +130,7 @@ class FrameCoalescer:
     def pending(self) -> bool:
         return bool(self._pending)
 
-    def add(self, message_id: str, ops: list[Op]) -> None:
+    def add(self, message_id: str, ops: list[PatchOp]) -> None:
         """Queue ``ops`` for ``message_id``; a frame goes out within ``interval``."""
         if not ops:
             return
@@ -159,16 +147,20 @@ class FrameCoalescer:
         if not self._pending:
             self._cancel()
 
-    def flush(self) -> Frame | None:
+    def flush(self) -> FrameMessage | None:
         """Send the pending ops now as one frame; return it (None if none)."""
         self._cancel()
         if not self._pending:
             return None
-        patches = [{"id": mid, "ops": entry.to_ops()} for mid, entry in self._pending.items()]
+        prepare = self._prepare
+        patches: list[Patch] = [
+            {"id": mid, "ops": prepare(mid, entry.to_ops()) if prepare else entry.to_ops()}
+            for mid, entry in self._pending.items()
+        ]
         self._pending = {}
         self.seq += 1
         self._last_flush = self._clock()
-        frame: Frame = {"type": "frame", "seq": self.seq, "patches": patches}
+        frame = frame_message(self.seq, patches)
         self._send(frame)
         return frame
 

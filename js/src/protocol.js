@@ -1,0 +1,105 @@
+// The wire contract between the browser and the kernel, browser side.
+// src/ipygenui/widget/protocol.py is the same contract in the kernel, and
+// tests/fixtures/wire.json holds examples that both test suites replay, so
+// the two sides cannot drift.
+//
+// - Browser -> kernel: custom messages, built only by `toKernel` below (the
+//   kernel validates each one and answers `error` when it changes nothing).
+// - Kernel -> browser: custom messages (`frame`, `snapshot`, `accepted`,
+//   `error`, `component_output`), read only through `readServerMessage`,
+//   which drops a malformed one (the next snapshot or trait carries the state).
+// - Patch ops (inside frames): `append`, `set` and `add_part` on one part of
+//   one message; `isPatchOp` says whether this view can apply one.
+// - Names the kernel decides and the view reads, never derives: on a
+//   tool-call part, `ui` says which component a call shows (and its id) or
+//   which component it updates (`shownComponent`, `componentIdOf`,
+//   `updateTarget`); the `standard_params` trait lists the arguments every
+//   call carries for the UI.
+
+// --- browser -> kernel ---------------------------------------------------------
+
+export const toKernel = Object.freeze({
+  /** Ask for the live state (a view opened, maybe mid-stream). */
+  hello: () => ({ type: "hello" }),
+  /** The composer's text; `ref` tags it so only this view's answer clears the box. */
+  send: (text, ref) => ({ type: "send", text, ref }),
+  suggestion: (text) => ({ type: "suggestion", text }),
+  /** `args`: the arguments as the user edited them, null when unchanged. */
+  approve: (toolCallId, args) => ({ type: "approve", tool_call_id: toolCallId, args }),
+  /** Approve, and approve this tool without asking for the rest of the chat. */
+  always: (toolCallId, args) => ({ type: "always", tool_call_id: toolCallId, args }),
+  reject: (toolCallId, reason) => ({ type: "reject", tool_call_id: toolCallId, reason }),
+  /** The user's answer to a human tool. */
+  toolResult: (toolCallId, result) => ({ type: "tool_result", tool_call_id: toolCallId, result }),
+  cancel: () => ({ type: "cancel" }),
+  retry: () => ({ type: "retry" }),
+  /** A component's state as the user left it (a Form's values). */
+  componentState: (toolCallId, state) => ({ type: "component_state", tool_call_id: toolCallId, state }),
+});
+
+// --- kernel -> browser ---------------------------------------------------------
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isOptionalString = (v) => v === undefined || typeof v === "string";
+
+export const PATCH_OPS = Object.freeze(["append", "set", "add_part"]);
+
+/** Whether `op` is a patch op this view can apply. */
+export function isPatchOp(op) {
+  if (!isObject(op) || !Number.isInteger(op.part) || op.part < 0) return false;
+  switch (op.op) {
+    case "append":
+      return typeof op.field === "string" && typeof op.value === "string";
+    case "set":
+      return typeof op.field === "string" && "value" in op;
+    case "add_part":
+      return isObject(op.value);
+    default:
+      return false;
+  }
+}
+
+/** Whether `m` has a frame's fields (`seq`, `patches: [{id, ops}]`). */
+export const isFrame = (m) =>
+  isObject(m) &&
+  Number.isInteger(m.seq) &&
+  Array.isArray(m.patches) &&
+  m.patches.every((p) => isObject(p) && typeof p.id === "string" && Array.isArray(p.ops));
+
+const SERVER_MESSAGES = {
+  frame: isFrame,
+  snapshot: (m) =>
+    Number.isInteger(m.seq) &&
+    Array.isArray(m.messages) &&
+    m.messages.every((item) => isObject(item) && isObject(item.message) && typeof item.rev === "number"),
+  accepted: (m) => m.request === "send" && isOptionalString(m.ref),
+  error: (m) => isOptionalString(m.message) && isOptionalString(m.request) && isOptionalString(m.ref),
+  component_output: (m) => isObject(m.output) && typeof m.output.tool_call_id === "string",
+};
+
+/**
+ * A custom message from the kernel if it is one this view knows, well formed; else null.
+ * @param {any} msg
+ */
+export function readServerMessage(msg) {
+  if (!isObject(msg)) return null;
+  const known = Object.prototype.hasOwnProperty.call(SERVER_MESSAGES, msg.type);
+  const valid = known ? SERVER_MESSAGES[msg.type] : null;
+  return valid && valid(msg) ? msg : null;
+}
+
+// --- names on a tool-call part -------------------------------------------------
+
+const uiName = (part, key) => {
+  const value = part?.ui?.[key];
+  return typeof value === "string" && value ? value : null;
+};
+
+/** The component a call shows, or null. */
+export const shownComponent = (part) => uiName(part, "component");
+
+/** The id of the component a call shows, or null. */
+export const componentIdOf = (part) => uiName(part, "component_id");
+
+/** The id of the component an update call changes, or null. */
+export const updateTarget = (part) => uiName(part, "updates");

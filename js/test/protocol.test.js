@@ -1,0 +1,115 @@
+// The wire contract, replayed from tests/fixtures/wire.json (so does
+// tests/test_widget_wire.py): the browser applies the kernel's ops and
+// frames and must reach the kernel's message, reads every kernel message the
+// fixture holds, and builds every browser message exactly as the kernel
+// accepts it.
+
+import { describe, expect, it } from "vitest";
+import {
+  componentIdOf,
+  isPatchOp,
+  readServerMessage,
+  shownComponent,
+  toKernel,
+  updateTarget,
+} from "../src/protocol.js";
+import { ThreadStore, applyOps } from "../src/sync.js";
+import { displayArgs } from "../src/tool-card.js";
+import WIRE from "../../tests/fixtures/wire.json";
+
+const { stream } = WIRE;
+
+/** A view's copy without its own markers (`_args_streaming`). */
+function withoutViewMarkers(message) {
+  const copy = structuredClone(message);
+  for (const part of copy.parts) delete part._args_streaming;
+  return copy;
+}
+
+describe("the fixture's stream", () => {
+  it("every op is one this view applies", () => {
+    for (const op of stream.ops.flat()) expect(isPatchOp(op), JSON.stringify(op)).toBe(true);
+  });
+
+  it("the kernel's ops rebuild the kernel's message", () => {
+    const message = structuredClone(stream.message);
+    for (const ops of stream.ops) applyOps(message, ops);
+    expect(withoutViewMarkers(message)).toEqual(stream.message_after_ops);
+  });
+
+  it("the frames, on top of the first snapshot, give the message as sent", () => {
+    const store = new ThreadStore();
+    store.setSnapshot(structuredClone(stream.message), 0);
+    store.setOrder([stream.message.id]);
+    for (const frame of stream.frames) {
+      expect(readServerMessage(frame)).toBe(frame);
+      store.applyFrame(frame);
+    }
+    expect(withoutViewMarkers(store.get(stream.message.id))).toEqual(stream.result);
+  });
+
+  it("a snapshot newer than the frames wins, as the kernel stamps it", () => {
+    const store = new ThreadStore();
+    const snapshot = readServerMessage(WIRE.to_browser.snapshot);
+    for (const frame of stream.frames) store.applyFrame(frame);
+    for (const item of snapshot.messages) store.setSnapshot(item.message, item.rev);
+    expect(store.get(stream.message.id)).toEqual(stream.result);
+  });
+
+  it("the view reads components' names the kernel sent, and hides its standard parameters", () => {
+    const [show, update, plain] = stream.result.parts.filter((p) => p.type === "tool-call");
+    expect([shownComponent(show), componentIdOf(show), updateTarget(show)]).toEqual(["Table", "call_1", null]);
+    expect([shownComponent(update), componentIdOf(update), updateTarget(update)]).toEqual([null, null, "call_1"]);
+    expect([shownComponent(plain), updateTarget(plain)]).toEqual([null, null]);
+    expect(displayArgs({ ...plain, args: {} }, WIRE.standard_params)).toEqual({ q: "x" });
+    expect(displayArgs({ ...plain, args: {} })).toEqual({ _status_message: "looking up", q: "x" });
+  });
+});
+
+describe("kernel -> browser", () => {
+  it("reads every message the kernel sends", () => {
+    for (const [name, msg] of Object.entries(WIRE.to_browser)) {
+      expect(readServerMessage(msg), name).toBe(msg);
+    }
+  });
+
+  it("drops unknown or malformed messages", () => {
+    for (const bad of [
+      null,
+      "frame",
+      [],
+      { type: "nope" },
+      { type: "toString" },
+      { type: "frame", seq: "1", patches: [] },
+      { type: "frame", seq: 1, patches: [{ id: 3, ops: [] }] },
+      { type: "snapshot", seq: 1, messages: [{ rev: 1 }] },
+      { type: "accepted", request: "retry" },
+      { type: "error", message: 3 },
+      { type: "component_output", output: { tool_call_id: 1 } },
+    ]) {
+      expect(readServerMessage(bad), JSON.stringify(bad)).toBeNull();
+    }
+  });
+
+  it("skips ops it cannot apply", () => {
+    for (const bad of [
+      { op: "status", value: { type: "complete" } },
+      { op: "append", part: 0, field: "text", value: 3 },
+      { op: "set", field: "text", value: "x" },
+      { op: "add_part", part: -1, value: {} },
+    ]) {
+      expect(isPatchOp(bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
+
+describe("browser -> kernel", () => {
+  it.each(WIRE.to_kernel.map((c) => [c.build[0], c]))("%s is built as the kernel accepts it", (_name, c) => {
+    const [name, ...args] = c.build;
+    expect(toKernel[name](...args)).toEqual(c.message);
+  });
+
+  it("the fixture covers every message the browser builds", () => {
+    expect(new Set(WIRE.to_kernel.map((c) => c.build[0]))).toEqual(new Set(Object.keys(toKernel)));
+  });
+});

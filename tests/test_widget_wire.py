@@ -1,0 +1,152 @@
+"""The wire contract, replayed from ``tests/fixtures/wire.json``.
+
+``js/test/protocol.test.js`` replays the same file in the browser.
+
+The kernel side must produce what the fixture holds: the accumulator's patch
+ops for a scripted stream, the frames the widget sends for them, every
+kernel -> browser message its constructors build; and it must accept every
+browser -> kernel message the fixture holds (the browser builds them). The
+browser side applies the same ops and frames and must reach the same message.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+import pytest
+
+from ipygenui.accumulator import Accumulator
+from ipygenui.messages import Message, Running
+from ipygenui.models.base import ModelDelta, ReasoningDelta, TextDelta, ToolCallDelta
+from ipygenui.patch_ops import PatchOp
+from ipygenui.standard_params import STANDARD_PARAMETERS
+from ipygenui.widget.protocol import (
+    ComponentStateMsg,
+    FrameMessage,
+    accepted_message,
+    component_output_message,
+    error_message,
+    message_for_browser,
+    ops_for_browser,
+    parse_client_message,
+    snapshot_message,
+    tool_call_names,
+)
+from ipygenui.widget.sync import FrameCoalescer
+
+FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "wire.json"
+WIRE: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+def delta(raw: dict[str, Any]) -> ModelDelta | None:
+    """A fixture delta; None for the step's end."""
+    if "text" in raw:
+        return TextDelta(raw["text"])
+    if "reasoning" in raw:
+        return ReasoningDelta(raw["reasoning"])
+    if "tool_call" in raw:
+        return ToolCallDelta(**raw["tool_call"])
+    assert raw == {"finish_step": True}
+    return None
+
+
+class _NoTimer:
+    def cancel(self) -> None:
+        pass
+
+
+def replay_stream() -> dict[str, Any]:
+    """Run the fixture's deltas through the accumulator and the frame coalescer,
+    one frame per group of deltas, as the widget does."""
+    stream = WIRE["stream"]
+    message = Message(id="msg_wire", role="assistant", status=Running(), created_at=0.0)
+    start = message_for_browser(message)
+    acc = Accumulator(message, {})
+    frames: list[FrameMessage] = []
+    coalescer = FrameCoalescer(
+        frames.append,
+        lambda _d, _f: _NoTimer(),
+        lambda: 0.0,
+        prepare=lambda _id, ops: ops_for_browser(ops, message),  # as the widget does
+    )
+    ops: list[list[PatchOp]] = []
+    for group in stream["deltas"]:
+        for raw in group:
+            d = delta(raw)
+            step = acc.finish() if d is None else acc.apply(d)
+            ops.append(step)
+            coalescer.add(message.id, step)
+        coalescer.flush()
+    acc.materialize()
+    return {"message": start, "ops": ops, "frames": frames, "message_after_ops": message}
+
+
+def test_standard_parameter_names_are_the_kernels() -> None:
+    assert WIRE["standard_params"] == list(STANDARD_PARAMETERS)
+
+
+def test_the_accumulator_produces_the_fixture_ops_and_message() -> None:
+    got = replay_stream()
+    stream = WIRE["stream"]
+    assert got["message"] == stream["message"]
+    assert got["ops"] == stream["ops"]
+    assert got["message_after_ops"].model_dump(mode="json") == stream["message_after_ops"]
+
+
+def test_the_widget_sends_the_fixture_frames() -> None:
+    assert replay_stream()["frames"] == WIRE["stream"]["frames"]
+
+
+def test_the_frames_rebuild_the_message_with_its_components_names() -> None:
+    # what a view holds once the frames are applied: the message, plus the names
+    # the browser reads on a components' call (and never derives)
+    message = replay_stream()["message_after_ops"]
+    expected = message.model_dump(mode="json")
+    for raw in expected["parts"]:
+        if raw["type"] == "tool-call":
+            names = tool_call_names(raw["tool_name"], raw["tool_call_id"])
+            if names is not None:
+                raw["ui"] = names
+    assert expected == WIRE["stream"]["result"]
+    assert any("ui" in p for p in expected["parts"])  # the fixture covers the names
+
+
+def test_kernel_messages_are_built_as_the_fixture_holds() -> None:
+    to_browser = WIRE["to_browser"]
+    result = WIRE["stream"]["result"]
+    last_seq = WIRE["stream"]["frames"][-1]["seq"]
+    assert (
+        snapshot_message(last_seq, [{"message": result, "rev": last_seq}])
+        == (to_browser["snapshot"])
+    )
+    assert accepted_message("v1-1") == to_browser["accepted"]
+    assert accepted_message(None) == to_browser["accepted_untagged"]
+    refused = {"type": "send", "text": "hi", "ref": "v1-2"}
+    busy = "a run is already streaming: wait for it or stop it"
+    assert error_message(busy, refused) == to_browser["error"]
+    assert (
+        error_message("message from the browser is not an object", [1])
+        == (to_browser["error_untagged"])
+    )
+    output = {
+        "tool_call_id": "call_1",
+        "component": "Table",
+        "bundle": None,
+        "props": {"rows": [{"x": 1}]},
+        "error": None,
+        "final": True,
+        "seq": 3,
+    }
+    assert component_output_message(output) == to_browser["component_output"]
+
+
+@pytest.mark.parametrize("case", WIRE["to_kernel"], ids=lambda c: str(c["build"][0]))
+def test_browser_messages_are_accepted_as_sent(case: dict[str, Any]) -> None:
+    sent = case["message"]
+    if sent["type"] == "component_state":
+        parsed: Any = ComponentStateMsg.model_validate(sent)
+    else:
+        parsed = parse_client_message(sent)
+    assert parsed.model_dump(mode="json") == sent
