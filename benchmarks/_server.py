@@ -53,19 +53,28 @@ class BenchServer(OpenAIServer):
         """(wall-clock time a frame was written, content characters streamed so far)."""
 
     async def _respond(
-        self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter
+        self,
+        method: str,
+        path: str,
+        body: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
     ) -> bool:
         with contextlib.suppress(ValueError, TypeError, AttributeError):
             messages = json.loads(body).get("messages") or [{}]
             answered = messages[-1].get("role") == "tool"
             self.default = Reply.text_reply("Done.") if answered else self.reply
-        return await super()._respond(method, path, body, writer)
+        return await super()._respond(method, path, body, reader, writer)
 
     async def _stream(
-        self, reply: Reply, include_usage: bool, writer: asyncio.StreamWriter
+        self,
+        reply: Reply,
+        include_usage: bool,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
     ) -> bool:
         if reply is not self.reply:
-            return await super()._stream(reply, include_usage, writer)
+            return await super()._stream(reply, include_usage, reader, writer)
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
             b"transfer-encoding: chunked\r\n\r\n"

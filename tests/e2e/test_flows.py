@@ -330,8 +330,15 @@ def test_a_failing_cell_fails_the_harness_call(flows: LabPage) -> None:
 
 # --- the keyboard ----------------------------------------------------------------
 
-_LAB_MODE_JS = """
-() => [document.activeElement.className, window.jupyterapp.shell.currentWidget.content.mode]
+_WATCH_KEY_JS = """
+() => {
+  window.__guKeyTarget = null;
+  const seen = () => { window.__guKeyTarget = document.activeElement.className; };
+  document.addEventListener("keydown", seen, { capture: true, once: true });
+}
+"""
+_KEY_TARGET_AND_LAB_MODE_JS = """
+() => [window.__guKeyTarget, window.jupyterapp.shell.currentWidget.content.mode]
 """
 
 
@@ -370,9 +377,11 @@ def test_every_control_is_named_and_reached_with_tab(flows: LabPage) -> None:
     retry = chat.get_by_role("button", name="Retry", exact=True)
     expect(retry).to_be_visible(timeout=LONG_WAIT)
     tab_to(chat, retry)
+    page.evaluate(_WATCH_KEY_JS)
     page.keyboard.press("Enter")
-    # the key activated the button; JupyterLab did not take it (edit mode on the cell)
-    assert page.evaluate(_LAB_MODE_JS) == ["gu-retry", "command"]
+    # the key activated the button; JupyterLab did not take it (edit mode on the cell).
+    # The focus is read as the key went down: the retried reply may re-render at once.
+    assert page.evaluate(_KEY_TARGET_AND_LAB_MODE_JS) == ["gu-retry", "command"]
     expect(reply_text(chat)).to_contain_text("Recovered answer.", timeout=LONG_WAIT)
 
     chip = chat.get_by_role("button", name="Drop the sales table", exact=True)
