@@ -88,9 +88,9 @@ _NOT_A_CITY = frozenset(
     ]
 )
 _CITY_MAX_WORDS = 4
-DEFAULT_CITY = "Paris"
+_DEFAULT_CITY = "Paris"
 
-ECHO_LIMIT = 200
+_ECHO_LIMIT = 200
 _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>~|])")
 
 
@@ -164,7 +164,7 @@ def _summarize_result(request: ModelRequest) -> str:
     return "Here is what the tool returned:\n\n" + "\n\n".join(shown)
 
 
-def city_in(text: str) -> str | None:
+def _city_in(text: str) -> str | None:
     """The city a weather question names, capitalised, or None."""
     for start in _CITY_START.finditer(text):
         words: list[str] = []
@@ -187,9 +187,9 @@ def _echo(text: str) -> str:
     """``text`` on one line, cut between words with an ellipsis when long, with
     markdown escaped so it shows as typed inside the intro's emphasis."""
     echo = " ".join(text.split())
-    if len(echo) > ECHO_LIMIT:
-        head = echo[: ECHO_LIMIT + 1]  # one more: a space there ends a whole word
-        echo = (head.rsplit(" ", 1)[0] if " " in head else echo[:ECHO_LIMIT]) + "…"
+    if len(echo) > _ECHO_LIMIT:
+        head = echo[: _ECHO_LIMIT + 1]  # one more: a space there ends a whole word
+        echo = (head.rsplit(" ", 1)[0] if " " in head else echo[:_ECHO_LIMIT]) + "…"
     return _MARKDOWN_INLINE.sub(r"\\\1", echo) or "(nothing)"
 
 
@@ -234,7 +234,7 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
     if "weather" in lowered:
         if "get_weather" not in names:
             return ScriptedReply(text=NO_WEATHER_TOOL)
-        city = city_in(text) or DEFAULT_CITY
+        city = _city_in(text) or _DEFAULT_CITY
         args: dict[str, Any] = {
             STATUS_PARAM: f"looking up the weather in {city}",
             COMPLETION_PARAM: f"looked up the weather in {city}",
