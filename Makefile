@@ -7,23 +7,47 @@ PY := $(VENV)/bin/python
 CHROMIUM ?= /usr/bin/chromium
 PORT ?= 8888
 
-.PHONY: demo test setup lint typecheck pytest nbval jstest e2e browser bench clean
+.PHONY: demo test setup lint typecheck pytest nbval jstest e2e packaging browser bench clean
 
-# The venv, the JS build and the package (editable) in one stamp, redone when
-# the project's manifests change.
-$(VENV)/.installed: pyproject.toml js/package.json js/package-lock.json
+# The venv, the JS dependencies and the package (editable) in stamps, redone
+# when the project's manifests change: one per set of extras, so the demo
+# installs only JupyterLab and the checks add the test toolchain.
+$(VENV)/.created:
+	@echo "Creating the virtual environment in $(VENV) and updating pip (about 15 s)..."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	cd js && npm ci --no-audit --no-fund
-	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-setup: $(VENV)/.installed
+js/node_modules/.package-lock.json: js/package.json js/package-lock.json
+	@echo "Installing the widget's JS dependencies with npm ci (about 20 s)..."
+	cd js && npm ci --no-audit --no-fund
 
-demo: setup
-	@echo "Starting JupyterLab on notebooks/ (offline demo model unless OPENAI_API_KEY is set)."
+$(VENV)/.installed-%: $(VENV)/.created pyproject.toml js/node_modules/.package-lock.json
+	@echo "Installing ipygenui with its '$*' extra and building the widget ($(INSTALL_TIME_$*))..."
+	$(PY) -m pip install --quiet -e ".[$*]"
+	touch $@
+
+INSTALL_TIME_demo := about 50 s on a fresh clone: JupyterLab, pandas, matplotlib
+INSTALL_TIME_test := about 2 min on a fresh clone: JupyterLab, Playwright, mypy, ruff, pandas...
+
+setup: $(VENV)/.installed-test
+
+# The demo runs on a git-ignored copy of notebooks/, so JupyterLab's autosave
+# never leaves the tracked notebooks modified. A copy is refreshed only when
+# its tracked notebook is newer.
+DEMO_DIR := .demo/notebooks
+DEMO_NOTEBOOKS := $(patsubst notebooks/%,$(DEMO_DIR)/%,$(wildcard notebooks/*.ipynb))
+
+$(DEMO_DIR)/%.ipynb: notebooks/%.ipynb
+	@mkdir -p $(DEMO_DIR)
+	@if [ -f $@ ]; then cp $@ $@.bak && echo "$< changed: your copy is kept as $@.bak"; fi
+	cp $< $@
+
+demo: $(VENV)/.installed-demo $(DEMO_NOTEBOOKS)
+	@echo "Starting JupyterLab on $(DEMO_DIR), a git-ignored copy of notebooks/"
+	@echo "(offline demo model unless OPENAI_API_KEY is set)."
 	@echo "Open the URL printed below (it carries the login token)."
-	$(VENV)/bin/jupyter lab --no-browser --ServerApp.root_dir=notebooks --port=$(PORT) \
+	$(VENV)/bin/jupyter lab --no-browser --ServerApp.root_dir=$(DEMO_DIR) --port=$(PORT) \
 		$(if $(filter 0,$(shell id -u)),--allow-root,)
 
 # Debian's chromium drives the browser tests; install it where we may.
@@ -48,7 +72,13 @@ typecheck: setup
 	$(VENV)/bin/mypy
 
 pytest: setup
-	$(VENV)/bin/pytest tests -m "not e2e" -q
+	$(VENV)/bin/pytest tests -m "not e2e and not packaging" -q
+
+# Binder's build from binder/ alone in a fresh venv (every notebook run with
+# no key), and a wheel built after a js/src edit: a few minutes.
+packaging: setup
+	@echo "Building fresh environments and wheels from this checkout (about 4 min)..."
+	$(VENV)/bin/pytest tests -m packaging -q
 
 nbval: setup
 	$(VENV)/bin/pytest --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
@@ -60,7 +90,7 @@ jstest: setup
 e2e: setup browser
 	GU_CHROMIUM=$(CHROMIUM) $(VENV)/bin/pytest tests/e2e -m e2e -q
 
-test: lint typecheck pytest nbval jstest e2e
+test: lint typecheck pytest nbval jstest e2e packaging
 	@echo "All checks passed."
 
 bench: setup browser
@@ -68,4 +98,4 @@ bench: setup browser
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) js/node_modules src/ipygenui/static
+	rm -rf $(VENV) js/node_modules src/ipygenui/static .demo

@@ -45,13 +45,53 @@ Register one and ask again:
 @gu.tool
 def get_weather(city: str) -> dict:
     \"\"\"Current weather for a city.\"\"\"
-    return {{"city": city, "temperature_c": 21, "sky": "sunny"}}
+    return {"city": city, "temperature_c": 21, "sky": "sunny"}
 
 chat = gu.Chat(tools=[get_weather])
+chat
 ```
 """
 
-_CITY = re.compile(r"\b(?:in|for|at)\s+([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
+# A city is the words after "in", "for" or "at", in any case, up to the first
+# word that is clearly not part of a name ("weather in tokyo today?").
+_CITY_START = re.compile(r"\b(?:in|for|at)\s+", re.IGNORECASE)
+_CITY_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_NOT_A_CITY = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "at",
+        "be",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "like",
+        "me",
+        "my",
+        "now",
+        "on",
+        "or",
+        "please",
+        "right",
+        "the",
+        "this",
+        "today",
+        "tomorrow",
+        "tonight",
+        "week",
+        "weekend",
+        "with",
+    ]
+)
+_CITY_MAX_WORDS = 4
+_DEFAULT_CITY = "Paris"
+
+_ECHO_LIMIT = 200
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>~|])")
 
 
 _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun"]
@@ -124,17 +164,59 @@ def _summarize_result(request: ModelRequest) -> str:
     return "Here is what the tool returned:\n\n" + "\n\n".join(shown)
 
 
-def demo_reply(request: ModelRequest) -> ScriptedReply:
-    """The demo's answer to a request."""
+def _city_in(text: str) -> str | None:
+    """The city a weather question names, capitalised, or None."""
+    for start in _CITY_START.finditer(text):
+        words: list[str] = []
+        rest = text[start.end() :]
+        while len(words) < _CITY_MAX_WORDS:
+            word = _CITY_WORD.match(rest)
+            if word is None or word.group().lower() in _NOT_A_CITY:
+                break
+            words.append(word.group())
+            rest = rest[word.end() :]
+            if not rest.startswith(" "):  # punctuation ends the name
+                break
+            rest = rest[1:]
+        if words:
+            return " ".join(w[:1].upper() + w[1:] if w.islower() else w for w in words)
+    return None
+
+
+def _echo(text: str) -> str:
+    """``text`` on one line, cut between words with an ellipsis when long, with
+    markdown escaped so it shows as typed inside the intro's emphasis."""
+    echo = " ".join(text.split())
+    if len(echo) > _ECHO_LIMIT:
+        head = echo[: _ECHO_LIMIT + 1]  # one more: a space there ends a whole word
+        echo = (head.rsplit(" ", 1)[0] if " " in head else echo[:_ECHO_LIMIT]) + "…"
+    return _MARKDOWN_INLINE.sub(r"\\\1", echo) or "(nothing)"
+
+
+def _suggestions(tool_names: set[str]) -> list[str]:
+    """Follow-ups this chat can answer: never a weather question without the tool."""
+    chips: list[str] = []
+    if "get_weather" in tool_names:
+        chips.append("What's the weather in Paris?")
+    for keyword, (tool_name, _) in COMPONENT_DEMOS.items():
+        if tool_name in tool_names and len(chips) < 2:
+            chips.append(f"Show me a {keyword}")
+    return [*chips, "What can you do?"]
+
+
+def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> ScriptedReply:
+    """The demo's answer to a request.
+
+    ``known_tools``: the chat's tools when ``request`` carries none (a request
+    for suggestions is sent without tools).
+    """
     if request.messages and request.messages[-1].get("role") == "tool":
         if _last_calls_were_ui(request):
             return ScriptedReply(text="Ask for a *chart*, a *table* or *metrics* to see another.")
         return ScriptedReply(text=_summarize_result(request))
     text = last_user_text(request)
     if text == SUGGESTIONS_PROMPT:
-        return ScriptedReply(
-            text=json.dumps(["What's the weather in Paris?", "What can you do?", "Tell me more"])
-        )
+        return ScriptedReply(text=json.dumps(_suggestions(known_tools or _tool_names(request))))
     lowered = text.lower()
     names = _tool_names(request)
     for keyword, (tool_name, props) in COMPONENT_DEMOS.items():
@@ -152,16 +234,14 @@ def demo_reply(request: ModelRequest) -> ScriptedReply:
     if "weather" in lowered:
         if "get_weather" not in names:
             return ScriptedReply(text=NO_WEATHER_TOOL)
-        match = _CITY.search(text)
-        city = match.group(1) if match else "Paris"
+        city = _city_in(text) or _DEFAULT_CITY
         args: dict[str, Any] = {
             STATUS_PARAM: f"looking up the weather in {city}",
             COMPLETION_PARAM: f"looked up the weather in {city}",
             "city": city,
         }
         return ScriptedReply(tool_calls=[ScriptedCall("get_weather", args)])
-    echo = " ".join(text.split())[:200] or "(nothing)"
-    return ScriptedReply(text=INTRO.format(echo=echo.replace("*", "")))
+    return ScriptedReply(text=INTRO.format(echo=_echo(text)))
 
 
 class DemoModel(ScriptedModel):
@@ -171,4 +251,12 @@ class DemoModel(ScriptedModel):
     """
 
     def __init__(self, *, delay: float = 0.022, record: bool = False) -> None:
-        super().__init__(demo_reply, chunk_size=4, delay=delay, name="offline demo", record=record)
+        super().__init__(self._reply, chunk_size=4, delay=delay, name="offline demo", record=record)
+        self._chat_tools: set[str] = set()
+
+    def _reply(self, request: ModelRequest) -> ScriptedReply:
+        if request.tools:  # remembered for the suggestions, which come without tools
+            self._chat_tools = _tool_names(request)
+        elif request.tool_choice != "none":
+            self._chat_tools = set()
+        return demo_reply(request, self._chat_tools)
