@@ -17,8 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-import ipygenui as gu
 import pytest
+
+import ipygenui as gu
 
 KILLS = 20
 
