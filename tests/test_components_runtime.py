@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 import ipygenui as gu
-from ipygenui.history import check_openai_history
+from ipygenui._loop.history import check_openai_history
 from ipygenui.models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
 from ipygenui.ui_tools import component_id
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ._internal.patch_ops import PatchOp
 from .messages import Message
-from .patch_ops import PatchOp
 
 RunPhase = Literal["idle", "thinking", "running-tool", "waiting"]
 

@@ -34,13 +34,10 @@ from typing import Any
 
 from ag_ui.core import BaseEvent
 
-from .agui import AGUIListener
-from .argument_checks import check_runtime_arguments
-from .components.component import Component
-from .components.interactive import apply_component_state, unreported_states, update_tools
-from .components.shown import ShownComponent, shown_components
-from .continuation import should_continue
-from .decisions import (
+from ._internal.argument_checks import check_runtime_arguments
+from ._internal.sanitize import clean_text, json_safe
+from ._loop.continuation import should_continue
+from ._loop.decisions import (
     DecisionError,
     answer_call,
     approve_call,
@@ -49,9 +46,18 @@ from .decisions import (
     set_trusted_tools,
     trusted_tools,
 )
-from .ending import CANCELLED, end_message
+from ._loop.ending import CANCELLED, end_message
+from ._loop.history import DEFAULT_MAX_RESULT_CHARS
+from ._loop.run_events import RunEvents
+from ._loop.run_loop import RunLoop
+from ._loop.suggestions import ask_for_suggestions
+from ._loop.tool_choice import resolve_tool_choice
+from ._loop.tool_runner import MAX_IDENTICAL_CALLS, ToolRunner
+from .agui import AGUIListener
+from .components.component import Component
+from .components.interactive import apply_component_state, unreported_states, update_tools
+from .components.shown import ShownComponent, shown_components
 from .events import RunPhase, SaveStatusChanged, SuggestionsChanged, ThreadListener
-from .history import DEFAULT_MAX_RESULT_CHARS
 from .messages import (
     Complete,
     Incomplete,
@@ -65,12 +71,6 @@ from .messages import (
 from .models.base import Model
 from .models.select import resolve_model
 from .persistence import PersistenceConflictError, ThreadFile, load_thread, save_thread
-from .run_events import RunEvents
-from .run_loop import RunLoop
-from .sanitize import clean_text, json_safe
-from .suggestions import ask_for_suggestions
-from .tool_choice import resolve_tool_choice
-from .tool_runner import MAX_IDENTICAL_CALLS, ToolRunner
 from .tools import Tool, as_tool
 
 __all__ = [

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from ..standard_params import COMPLETION_PARAM, STATUS_PARAM
-from ..suggestions import SUGGESTIONS_PROMPT
+from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
+from .._loop.suggestions import SUGGESTIONS_PROMPT
 from .base import ModelRequest
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from .messages import Message, RequiresAction, ToolCallPart
+from ..messages import Message, RequiresAction, ToolCallPart
 
 
 def _approval_pending(part: ToolCallPart) -> bool:

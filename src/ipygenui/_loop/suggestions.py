@@ -7,9 +7,9 @@ import json
 import logging
 import re
 
+from ..messages import Thread
+from ..models.base import Model, ModelRequest, TextDelta
 from .history import to_openai_messages
-from .messages import Thread
-from .models.base import Model, ModelRequest, TextDelta
 from .prompts import system_prompt
 
 logger = logging.getLogger("ipygenui")

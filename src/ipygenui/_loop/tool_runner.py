@@ -19,11 +19,11 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from .messages import Approval, Message, ToolCallPart
+from .._internal.standard_params import split_standard_arguments
+from .._internal.tool_threads import runs_in_thread, stopped_in_background
+from ..messages import Approval, Message, ToolCallPart
+from ..tools import Tool, ToolArgumentsError
 from .run_events import RunEvents
-from .standard_params import split_standard_arguments
-from .tool_threads import runs_in_thread, stopped_in_background
-from .tools import Tool, ToolArgumentsError
 
 logger = logging.getLogger("ipygenui")
 

@@ -13,8 +13,11 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .messages import Message, ReasoningPart, TextPart, ToolCallPart, Usage, new_id
-from .models.base import (
+from .._internal.patch_ops import AppendOp, PatchOp, add_part_op, set_op
+from .._internal.sanitize import REPLACEMENT, clean_text, json_safe
+from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM, split_standard_arguments
+from ..messages import Message, ReasoningPart, TextPart, ToolCallPart, Usage, new_id
+from ..models.base import (
     FinishDelta,
     FinishReason,
     ModelDelta,
@@ -23,11 +26,8 @@ from .models.base import (
     ToolCallDelta,
     UsageDelta,
 )
-from .patch_ops import AppendOp, PatchOp, add_part_op, set_op
-from .sanitize import REPLACEMENT, clean_text, json_safe
-from .standard_params import COMPLETION_PARAM, STATUS_PARAM, split_standard_arguments
-from .streaming.partial_json import PartialJSONError, PartialJSONParser
-from .tools import Tool
+from ..streaming.partial_json import PartialJSONError, PartialJSONParser
+from ..tools import Tool
 
 
 class _Call:

@@ -14,15 +14,15 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
+from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread, Usage
+from ..models.base import Model, ModelDelta, ModelError, ModelRequest
+from ..tools import Tool
 from .accumulator import Accumulator
 from .ending import end_message
 from .history import assistant_messages, to_openai_messages
-from .messages import Complete, Incomplete, Message, RequiresAction, Running, Thread, Usage
-from .models.base import Model, ModelDelta, ModelError, ModelRequest
 from .prompts import system_prompt
 from .run_events import RunEvents
 from .tool_runner import ToolRunner
-from .tools import Tool
 
 
 @contextlib.asynccontextmanager

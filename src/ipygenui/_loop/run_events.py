@@ -11,8 +11,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .agui import AGUIEmitter
-from .events import (
+from .._internal.patch_ops import PatchOp
+from .._internal.sanitize import json_safe
+from ..agui import AGUIEmitter
+from ..events import (
     MessageAdded,
     MessagePatched,
     MessageReplaced,
@@ -21,9 +23,7 @@ from .events import (
     ThreadEvent,
     ThreadListener,
 )
-from .messages import Message, ToolCallPart
-from .patch_ops import PatchOp
-from .sanitize import json_safe
+from ..messages import Message, ToolCallPart
 
 logger = logging.getLogger("ipygenui")
 
