@@ -23,7 +23,8 @@ from ..events import (
     ThreadEvent,
     ThreadListener,
 )
-from ..messages import Message, ToolCallPart
+from ..messages import Complete, Incomplete, Message, ToolCallPart
+from .ending import end_message
 
 logger = logging.getLogger("ipygenui")
 
@@ -76,3 +77,7 @@ class RunEvents:
         part.has_result = True
         part.is_error = is_error
         self.agui.tool_result(part)
+
+    def end(self, message: Message, status: Incomplete | Complete) -> None:
+        """Give ``message`` its final status, every open call answered (``end_message``)."""
+        end_message(message, status, self.answer)

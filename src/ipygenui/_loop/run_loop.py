@@ -1,9 +1,13 @@
-"""The loop of one run: tool phase, model step, again, until the run ends.
+"""The loop of one run: ``do { roundtrip } while should_continue(message)``.
 
-A roundtrip streams one model step into the assistant message (recorded in
-``metadata["steps"]``), then runs every ready tool call of that step. The
-loop goes on while every call has its answer, and stops when a call waits
-for the user, when the model answers in text, or when a limit is hit.
+A roundtrip is one model step streamed into the assistant message (recorded
+in ``metadata["steps"]``), then the tool phase that runs the step's ready
+calls. After it the message requires action for its calls, and
+``should_continue`` (assistant-ui's rule) decides whether the loop answers
+that itself or a call waits for the user. The limits are stops of their own:
+``max_steps``, the identical-call limit (tool phase), and a step the model
+ends by length or content filter. A run resumed after the user decided
+starts with the tool phase it stopped in.
 """
 
 from __future__ import annotations
@@ -11,18 +15,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from typing import Any, Protocol
 
 from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread, Usage
 from ..models.base import Model, ModelDelta, ModelError, ModelRequest
 from ..tools import Tool
 from .accumulator import Accumulator
-from .ending import end_message
+from .continuation import should_continue
 from .history import assistant_messages, to_openai_messages
 from .prompts import system_prompt
 from .run_events import RunEvents
 from .tool_runner import ToolRunner
+from .toolset import Toolset, step_toolset
 
 
 @contextlib.asynccontextmanager
@@ -43,6 +48,7 @@ class RunSettings(Protocol):
     instructions: str | None
     max_steps: int
     max_result_chars: int | None
+    components: list[Any]
 
     @property
     def thread(self) -> Thread: ...
@@ -51,36 +57,57 @@ class RunSettings(Protocol):
 class RunLoop:
     """Drives a run's message through roundtrips; the runtime owns the task around it.
 
-    ``update_tools`` gives the step's extra tools (the components' update
-    tools); ``schemas`` are the chat API entries of the runtime's own tools;
-    ``tool_choice`` applies to the first step of a run only, so a
-    forced tool cannot loop.
+    ``tools`` are the runtime's own; before each model step the loop adds the
+    shown components' update tools (``step_toolset``) and hands that toolset
+    to the step's request, its accumulator and its tool phase. ``commit``
+    publishes and saves a changed message; ``trusted`` gives the tools the
+    user approved for the whole chat. ``tool_choice`` applies to the first
+    step of a run only, so a forced tool cannot loop.
     """
 
     def __init__(
         self,
         settings: RunSettings,
-        tools: ToolRunner,
+        tools: Mapping[str, Tool],
         events: RunEvents,
-        save: Callable[[], None],
-        update_tools: Callable[[], dict[str, Tool]],
-        schemas: list[dict[str, Any]],
+        commit: Callable[[Message], None],
+        trusted: Callable[[], Collection[str]],
         tool_choice: str | dict[str, Any],
     ) -> None:
         self._settings = settings
-        self._tools = tools
+        self._own_tools = tools
+        self._human_tools = [t.name for t in tools.values() if t.human]
+        self._tool_runner = ToolRunner(events, commit, trusted)
         self._events = events
-        self._save = save
-        self._update_tools = update_tools
+        self._commit = commit
         self._tool_choice = tool_choice
-        self._schemas = schemas
-        self._component_names = [t.component for t in tools.tools.values() if t.component]
+        self._schemas = [t.openai_schema(standard_parameters=True) for t in tools.values()]
+        self._component_names = [t.component for t in tools.values() if t.component]
+        self._toolset = Toolset(tools)
+        """The current step's tools (its tool phase runs with them too)."""
         self._streaming: Accumulator | None = None
+
+    @property
+    def executing(self) -> frozenset[str]:
+        """The ids of the calls running now."""
+        return frozenset(self._tool_runner.executing)
+
+    def step_toolset(self) -> Toolset:
+        """The tools a model step would be offered now."""
+        settings = self._settings
+        return step_toolset(self._own_tools, settings.thread, settings.components)
 
     def materialize(self) -> None:
         """Make the streaming message's text fields exact (see Accumulator.materialize)."""
         if self._streaming is not None:
             self._streaming.materialize()
+
+    def stop(self, message: Message) -> None:
+        """The run is being cancelled: keep every streamed character, and answer
+        the calls whose sync function cannot be stopped (before the rest are
+        answered as cancelled)."""
+        self.materialize()
+        self._tool_runner.answer_stopped_threads(message, self._toolset)
 
     async def run(
         self, message: Message, is_current: Callable[[], bool], cancel: asyncio.Event
@@ -90,35 +117,50 @@ class RunLoop:
         ``cancel`` is set by ``Runtime.cancel()``, which has then ended the
         message itself: a step that sees it raises ``CancelledError``.
         """
-        while True:
-            stop = await self._tools.run(message, is_current)
-            if stop is not None:
-                self._end(message, Incomplete(reason="other", error=stop))
+        self._tool_runner.executing.clear()  # a cancelled run's threads are answered already
+        resumed = bool(message.tool_calls)
+        if resumed:
+            self._toolset = self.step_toolset()
+        while True:  # do { roundtrip } while should_continue(message)
+            if not resumed and await self._model_step(message, cancel):
+                return  # answered in text, or ended by an error or a finish limit
+            resumed = False
+            limit = await self._tool_runner.run(message, self._toolset, is_current)
+            if limit is not None:  # the identical-call limit
+                self._events.end(message, Incomplete(reason="other", error=limit))
                 return
-            if any(not p.has_result for p in message.tool_calls):
-                message.status = RequiresAction()
+            message.status = RequiresAction()  # the step's calls, answered or waiting
+            if not self._should_continue(message):
+                return  # a call waits for the user
+            if self._answered_in_text(message):
+                message.status = Complete(reason="unknown")
                 return
-            steps = message.metadata.setdefault("steps", [])
-            if steps and not steps[-1].get("tool_calls"):
-                if isinstance(message.status, Running):
-                    message.status = Complete(reason="unknown")
+            if self._out_of_steps(message):
                 return
-            max_steps = self._settings.max_steps
-            if len(steps) >= max_steps:
-                self._end(
-                    message,
-                    Incomplete(
-                        reason="other",
-                        error=f"Stopped after {max_steps} model steps (max_steps): "
-                        "the model kept calling tools.",
-                    ),
-                )
-                return
-            if await self._roundtrip(message, cancel):
-                return
+            message.status = Running()
 
-    def _end(self, message: Message, status: Incomplete | Complete) -> None:
-        end_message(message, status, self._events.answer)
+    def _should_continue(self, message: Message) -> bool:
+        """``should_continue``, and no call left open: the tool phase has run
+        every call it could, and a human tool's call with an approval decision
+        (which the rule lets through) still waits for its answer."""
+        return should_continue(message, self._human_tools) and all(
+            part.has_result for part in message.tool_calls
+        )
+
+    @staticmethod
+    def _answered_in_text(message: Message) -> bool:
+        """A resumed message whose last step had no calls: the model had answered."""
+        steps = message.metadata.setdefault("steps", [])
+        return bool(steps) and not steps[-1].get("tool_calls")
+
+    def _out_of_steps(self, message: Message) -> bool:
+        """The ``max_steps`` limit: ends the message when it is reached."""
+        max_steps = self._settings.max_steps
+        if len(message.metadata["steps"]) < max_steps:
+            return False
+        error = f"Stopped after {max_steps} model steps (max_steps): the model kept calling tools."
+        self._events.end(message, Incomplete(reason="other", error=error))
+        return True
 
     def _history(self, message: Message) -> list[dict[str, Any]]:
         """The chat messages before ``message``, then what ``message`` holds so far."""
@@ -131,11 +173,11 @@ class RunLoop:
             messages[:index], system, max_result_chars=budget
         ) + assistant_messages(message, max_result_chars=budget)
 
-    async def _roundtrip(self, message: Message, cancel: asyncio.Event) -> bool:
-        """One model step; True when the run ends with it."""
+    async def _model_step(self, message: Message, cancel: asyncio.Event) -> bool:
+        """One model step with a fresh toolset; True when the run ends with it."""
         self._events.set_phase("thinking")
-        steps: list[dict[str, Any]] = message.metadata["steps"]
-        dynamic = self._update_tools()
+        steps: list[dict[str, Any]] = message.metadata.setdefault("steps", [])
+        tools = self._toolset = self.step_toolset()
         streaming = True
 
         def status(text: str) -> None:
@@ -145,14 +187,13 @@ class RunLoop:
 
         request = ModelRequest(
             messages=self._history(message),
-            tools=self._schemas
-            + [t.openai_schema(standard_parameters=True) for t in dynamic.values()],
+            tools=self._schemas + tools.update_schemas(),
             tool_choice=self._tool_choice if not steps else "auto",
             cancel=cancel,
             status=status,
         )
         taken = (p.tool_call_id for m in self._settings.thread.messages for p in m.tool_calls)
-        accumulator = Accumulator(message, {**self._tools.tools, **dynamic}, taken_ids=taken)
+        accumulator = Accumulator(message, tools.all(), taken_ids=taken)
         step: dict[str, Any] = {"start": len(message.parts), "end": None, "started_at": time.time()}
         steps.append(step)
         error: str | None = None
@@ -192,15 +233,14 @@ class RunLoop:
         if cancel.is_set():
             raise asyncio.CancelledError  # cancel() already ended the message
         if error is not None:
-            self._end(message, Incomplete(reason="error", error=error))
+            self._events.end(message, Incomplete(reason="error", error=error))
             return True
-        if accumulator.finish_reason in ("length", "content_filter"):
+        if accumulator.finish_reason in ("length", "content_filter"):  # a finish limit
             reason = "length" if accumulator.finish_reason == "length" else "content-filter"
-            self._end(message, Incomplete(reason=reason))
+            self._events.end(message, Incomplete(reason=reason))
             return True
         if calls:
-            self._events.replace(message)
-            self._save()
+            self._commit(message)
             return False
         message.status = Complete(
             reason="stop" if accumulator.finish_reason == "stop" else "unknown"
