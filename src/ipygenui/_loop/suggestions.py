@@ -64,6 +64,7 @@ async def ask_for_suggestions(
         messages=[*history, {"role": "user", "content": SUGGESTIONS_PROMPT}],
         tools=[],
         tool_choice="none",
+        purpose="suggestions",
     )
     text = ""
     try:

@@ -13,7 +13,6 @@ import re
 from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
-from .._loop.suggestions import SUGGESTIONS_PROMPT
 from .base import ModelRequest
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
 
@@ -131,7 +130,7 @@ def demo_reply(request: ModelRequest) -> ScriptedReply:
             return ScriptedReply(text="Ask for a *chart*, a *table* or *metrics* to see another.")
         return ScriptedReply(text=_summarize_result(request))
     text = last_user_text(request)
-    if text == SUGGESTIONS_PROMPT:
+    if request.purpose == "suggestions":
         return ScriptedReply(
             text=json.dumps(["What's the weather in Paris?", "What can you do?", "Tell me more"])
         )
