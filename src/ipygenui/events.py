@@ -1,6 +1,6 @@
 """Thread events: how the runtime tells a view (the widget, a test) what changed.
 
-Streaming changes are small patch ops (``patch_ops.py``: append, set,
+Streaming changes are small patch ops (``_internal/patch_ops.py``: append, set,
 add_part) so a view can forward them cheaply; a step's end replaces the
 whole message so views converge on the truth.
 """

@@ -13,10 +13,12 @@ one of its own per ``run_sync`` or ``asyncio.run`` in a script);
 sync tools run in worker threads so the loop never blocks.
 
 This module is the façade and the run lifecycle (start, finish, cancel);
-the work lives in small modules: ``run_loop`` (roundtrips and limits),
-``tool_runner`` (checking, gating and running calls), ``decisions`` (the
-user's approve / reject / answer), ``ending`` (final statuses),
-``run_events`` (what the views hear) and ``suggestions``.
+the work lives in the internal package ``ipygenui._loop``: ``run_loop``
+(roundtrips, ``should_continue`` and the limits; it owns each step's
+toolset and its ``tool_runner``), ``decisions`` (the user's approve /
+reject / answer), ``ending`` (final statuses), ``run_events`` (what the
+views hear) and ``suggestions``. Every changed message goes out and is
+saved through one call, ``_commit``.
 """
 
 from __future__ import annotations

@@ -314,7 +314,7 @@ class Tool:
     def openai_schema(self, *, standard_parameters: bool = False) -> dict[str, Any]:
         """The ``{"type": "function", ...}`` entry for the chat API's ``tools``;
         ``standard_parameters=True`` adds the status-message parameters the
-        runtime sends (``standard_params.py``)."""
+        runtime sends (``_internal/standard_params.py``)."""
         parameters = self.parameters_schema
         return {
             "type": "function",

@@ -1,7 +1,7 @@
 """Apply a model's deltas to the in-progress assistant message.
 
 Each delta changes the message in place and returns the patch ops (see
-``patch_ops.py``) that tell a view the same change. Work per delta is bounded by
+``_internal/patch_ops.py``) that tell a view the same change. Work per delta is bounded by
 the delta's size: text is appended, tool-call arguments are fed to an
 incremental partial-JSON parser, never re-parsed from the start.
 """
