@@ -26,8 +26,8 @@ from ..models.base import (
     ToolCallDelta,
     UsageDelta,
 )
-from ..streaming.partial_json import PartialJSONError, PartialJSONParser
 from ..tools import Tool
+from .partial_json import PartialJSONError, PartialJSONParser
 
 
 class _Call:
