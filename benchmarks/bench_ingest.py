@@ -45,7 +45,7 @@ from _kernel import (
 )
 from _results import update_section
 from _server import TABLE_TOOL, server_process
-from ipygenui.accumulator import Accumulator
+from ipygenui._loop.accumulator import Accumulator
 from ipygenui.components.builtins import TableComponent
 from ipygenui.messages import Message
 from ipygenui.models.base import ModelRequest

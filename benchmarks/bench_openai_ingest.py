@@ -31,9 +31,9 @@ import openai
 
 from _paths import ROOT
 from _results import update_section
+from ipygenui._loop.partial_json import PartialJSONParser
 from ipygenui.models.base import ModelRequest, ToolCallDelta
 from ipygenui.models.openai import OpenAIModel
-from ipygenui.streaming.partial_json import PartialJSONParser
 from openai_server import Reply, ToolCall, table_args
 
 ROWS = 1_000

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import ipygenui as gu
-from ipygenui.history import check_openai_history
+from ipygenui._loop.history import check_openai_history
 from ipygenui.models.base import ModelDelta, ModelRequest, TextDelta, ToolCallDelta
 
 

@@ -7,8 +7,13 @@ import json
 import pytest
 
 import ipygenui as gu
-from ipygenui.accumulator import Accumulator
-from ipygenui.history import InvalidHistory, check_openai_history, step_ranges, to_openai_messages
+from ipygenui._loop.accumulator import Accumulator
+from ipygenui._loop.history import (
+    InvalidHistory,
+    check_openai_history,
+    step_ranges,
+    to_openai_messages,
+)
 from ipygenui.messages import (
     Approval,
     Incomplete,

@@ -9,7 +9,8 @@ import pytest
 from pydantic import BaseModel
 
 import ipygenui as gu
-from ipygenui.history import check_openai_history
+from ipygenui._loop.history import check_openai_history
+from ipygenui.components.shown import shown_components
 from ipygenui.models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
 from ipygenui.ui_tools import component_id
 
@@ -70,7 +71,7 @@ async def test_invalid_props_become_an_error_result_naming_the_field() -> None:
     assert "temperature" in tool_contents(model.requests[1])["c1"]
     assert [s.tool_call_id for s in rt.shown_components()] == ["c2"]
     registry = gu.Registry(components=rt.components)
-    assert [s.tool_call_id for s in rt.thread.components(registry)] == ["c2"]
+    assert [s.tool_call_id for s in shown_components(rt.thread, registry)] == ["c2"]
 
 
 async def test_update_tool_changes_a_shown_component_in_place() -> None:

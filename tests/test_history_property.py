@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ipygenui as gu
-from ipygenui.history import check_openai_history, to_openai_messages
+from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.models.base import ModelRequest
 
 KINDS = ("safe", "gated", "human", "unknown", "bad")

@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from ipygenui._internal.standard_params import split_standard_arguments, with_standard_parameters
+from ipygenui._loop.partial_json import PartialJSONParser
+from ipygenui._loop.tool_choice import resolve_tool_choice
 from ipygenui.models.base import (
     FinishDelta,
     ModelDelta,
@@ -20,9 +23,6 @@ from ipygenui.models.base import (
     UsageDelta,
 )
 from ipygenui.models.openai import OpenAIModel
-from ipygenui.standard_params import split_standard_arguments, with_standard_parameters
-from ipygenui.streaming.partial_json import PartialJSONParser
-from ipygenui.tool_choice import resolve_tool_choice
 from openai_helpers import HI, ModelFactory, collect, text_of
 from openai_server import OpenAIServer, Reply, ToolCall, table_args
 

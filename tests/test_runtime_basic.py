@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ipygenui as gu
+from ipygenui._loop.history import check_openai_history
 from ipygenui.events import MessageAdded, MessagePatched, MessageReplaced, RunChanged
-from ipygenui.history import check_openai_history
 from ipygenui.messages import Complete, Running
 
 

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui.ending import end_message
+from ipygenui._internal.standard_params import STATUS_PARAM, with_standard_parameters
+from ipygenui._loop.ending import end_message
+from ipygenui._loop.run_events import RunEvents
+from ipygenui._loop.suggestions import ask_for_suggestions
+from ipygenui._loop.tool_runner import identical_calls_before
 from ipygenui.events import MessageReplaced, ThreadEvent
 from ipygenui.messages import Approval, Incomplete, Message, TextPart, Thread, ToolCallPart
-from ipygenui.run_events import RunEvents
-from ipygenui.standard_params import STATUS_PARAM, with_standard_parameters
-from ipygenui.suggestions import ask_for_suggestions
-from ipygenui.tool_runner import identical_calls_before
 
 
 def _call(call_id: str, name: str = "t", args: dict[str, Any] | None = None) -> ToolCallPart:

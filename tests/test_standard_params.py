@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ipygenui.standard_params import (
+from ipygenui._internal.standard_params import (
     COMPLETION_PARAM,
     STATUS_PARAM,
     split_standard_arguments,

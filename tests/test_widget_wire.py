@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from ipygenui.accumulator import Accumulator
+from ipygenui._internal.patch_ops import PatchOp
+from ipygenui._internal.standard_params import STANDARD_PARAMETERS
+from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Message, Running
 from ipygenui.models.base import ModelDelta, ReasoningDelta, TextDelta, ToolCallDelta
-from ipygenui.patch_ops import PatchOp
-from ipygenui.standard_params import STANDARD_PARAMETERS
 from ipygenui.widget.protocol import (
     ComponentStateMsg,
     FrameMessage,

@@ -20,7 +20,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCallPart": "messages",
     "Approval": "messages",
     "Usage": "messages",
-    "should_continue": "continuation",
+    "should_continue": "_loop.continuation",
     "tool": "tools",
     "Tool": "tools",
     "ToolArgumentsError": "tools",
@@ -107,6 +107,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # static checkers see the real names
+    from ._loop.continuation import should_continue
     from .components import (
         Chart,
         Component,
@@ -119,7 +120,6 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
-    from .continuation import should_continue
     from .messages import (
         Approval,
         Message,

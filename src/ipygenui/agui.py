@@ -33,9 +33,9 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from .history import tool_result_content
+from ._internal.patch_ops import PatchOp
+from ._loop.history import tool_result_content
 from .messages import Complete, Incomplete, Message, ToolCallPart
-from .patch_ops import PatchOp
 
 AGUIListener = Callable[[BaseEvent], None]
 

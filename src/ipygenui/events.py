@@ -1,6 +1,6 @@
 """Thread events: how the runtime tells a view (the widget, a test) what changed.
 
-Streaming changes are small patch ops (``patch_ops.py``: append, set,
+Streaming changes are small patch ops (``_internal/patch_ops.py``: append, set,
 add_part) so a view can forward them cheaply; a step's end replaces the
 whole message so views converge on the truth.
 """
@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ._internal.patch_ops import PatchOp
 from .messages import Message
-from .patch_ops import PatchOp
 
 RunPhase = Literal["idle", "thinking", "running-tool", "waiting"]
 

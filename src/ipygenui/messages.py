@@ -152,14 +152,6 @@ class Thread(_Model):
                 return message, part
         return None
 
-    def components(self, registered: Any) -> list[Any]:
-        """The components shown so far as typed objects (name, validated props,
-        state), resolved against the ``registered`` components (a list or a
-        ``gu.Registry``); see ``ipygenui.components.shown``."""
-        from .components.shown import shown_components  # lazy: components import this module
-
-        return shown_components(self, registered)
-
     @property
     def last_assistant(self) -> Message | None:
         for message in reversed(self.messages):

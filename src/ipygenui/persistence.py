@@ -24,8 +24,8 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
+from ._internal.sanitize import json_safe
 from .messages import Thread, new_id
-from .sanitize import json_safe
 
 try:  # POSIX; elsewhere the claim and the file check still work, without a lock
     import fcntl

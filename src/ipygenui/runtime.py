@@ -13,10 +13,12 @@ one of its own per ``run_sync`` or ``asyncio.run`` in a script);
 sync tools run in worker threads so the loop never blocks.
 
 This module is the façade and the run lifecycle (start, finish, cancel);
-the work lives in small modules: ``run_loop`` (roundtrips and limits),
-``tool_runner`` (checking, gating and running calls), ``decisions`` (the
-user's approve / reject / answer), ``ending`` (final statuses),
-``run_events`` (what the views hear) and ``suggestions``.
+the work lives in the internal package ``ipygenui._loop``: ``run_loop``
+(roundtrips, ``should_continue`` and the limits; it owns each step's
+toolset and its ``tool_runner``), ``decisions`` (the user's approve /
+reject / answer), ``ending`` (final statuses), ``run_events`` (what the
+views hear) and ``suggestions``. Every changed message goes out and is
+saved through one call, ``_commit``.
 """
 
 from __future__ import annotations
@@ -34,13 +36,10 @@ from typing import Any
 
 from ag_ui.core import BaseEvent
 
-from .agui import AGUIListener
-from .argument_checks import check_runtime_arguments
-from .components.component import Component
-from .components.interactive import apply_component_state, unreported_states, update_tools
-from .components.shown import ShownComponent, shown_components
-from .continuation import should_continue
-from .decisions import (
+from ._internal.argument_checks import check_runtime_arguments
+from ._internal.sanitize import clean_text, json_safe
+from ._loop.continuation import should_continue
+from ._loop.decisions import (
     DecisionError,
     answer_call,
     approve_call,
@@ -49,9 +48,18 @@ from .decisions import (
     set_trusted_tools,
     trusted_tools,
 )
-from .ending import CANCELLED, end_message
+from ._loop.ending import CANCELLED
+from ._loop.history import DEFAULT_MAX_RESULT_CHARS
+from ._loop.run_events import RunEvents
+from ._loop.run_loop import RunLoop
+from ._loop.suggestions import ask_for_suggestions
+from ._loop.tool_choice import resolve_tool_choice
+from ._loop.tool_runner import MAX_IDENTICAL_CALLS
+from .agui import AGUIListener
+from .components.component import Component
+from .components.interactive import apply_component_state, unreported_states
+from .components.shown import ShownComponent, shown_components
 from .events import RunPhase, SaveStatusChanged, SuggestionsChanged, ThreadListener
-from .history import DEFAULT_MAX_RESULT_CHARS
 from .messages import (
     Complete,
     Incomplete,
@@ -65,12 +73,6 @@ from .messages import (
 from .models.base import Model
 from .models.select import resolve_model
 from .persistence import PersistenceConflictError, ThreadFile, load_thread, save_thread
-from .run_events import RunEvents
-from .run_loop import RunLoop
-from .sanitize import clean_text, json_safe
-from .suggestions import ask_for_suggestions
-from .tool_choice import resolve_tool_choice
-from .tool_runner import MAX_IDENTICAL_CALLS, ToolRunner
 from .tools import Tool, as_tool
 
 __all__ = [
@@ -83,6 +85,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger("ipygenui")
+
+INTERRUPTED = "Interrupted before it finished."
+"""The error of a reply saved mid-run (the kernel died), ended when its thread is read."""
 
 
 class Run(Coroutine[Any, Any, Message]):
@@ -244,7 +249,6 @@ class Runtime:
             if tool.name in self._tools:
                 raise ValueError(f"two tools are named {tool.name!r}")
             self._tools[tool.name] = tool
-        schemas = [t.openai_schema(standard_parameters=True) for t in self._tools.values()]
         self.tool_choice = tool_choice
         self._tool_choice = resolve_tool_choice(tool_choice, list(self._tools))
         self.instructions = instructions
@@ -260,16 +264,12 @@ class Runtime:
                 thread = loaded
         self._thread: Thread = thread if thread is not None else Thread()
         self._events = RunEvents(self._thread.id)
-        self._tool_runner = ToolRunner(
-            self._tools, self._events, self._autosave, trusted=lambda: self.always_approved
-        )
         self._run_loop = RunLoop(
             self,
-            self._tool_runner,
+            self._tools,
             self._events,
-            self._autosave,
-            update_tools=self._update_tools,
-            schemas=schemas,
+            self._commit,
+            trusted=lambda: self.always_approved,
             tool_choice=self._tool_choice,
         )
         self._task: asyncio.Task[None] | None = None
@@ -339,6 +339,12 @@ class Runtime:
         self.thread.messages.append(message)
         self._events.added(message)
 
+    def _commit(self, message: Message) -> None:
+        """Tell the views ``message`` changed, then save: after every step,
+        result and decision."""
+        self._events.replace(message)
+        self._autosave()
+
     def _autosave(self) -> None:
         """Save to ``persist``; a failure of any kind is reported, never raised:
         the run goes on and the next save tries again."""
@@ -362,9 +368,6 @@ class Runtime:
         self._save_error = error
         self._events.emit(SaveStatusChanged(error))
 
-    def _end(self, message: Message, status: Incomplete | Complete) -> None:
-        end_message(message, status, self._events.answer)
-
     # --- starting runs ------------------------------------------------------
 
     def send(self, text: str) -> Run:
@@ -380,10 +383,7 @@ class Runtime:
         self._stop_suggestions()
         if self.running or self._pending is not None:
             self.cancel()
-        last = self.thread.last_assistant
-        if last is not None and isinstance(last.status, RequiresAction):
-            self._end(last, Incomplete(reason="cancelled", error="The user sent a new message."))
-            self._events.replace(last)
+        self._end_waiting("The user sent a new message.")
         self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
         message = Message(role="assistant", status=Running())
         run = self._launch(message, functools.partial(self._add_reply, message))
@@ -477,11 +477,10 @@ class Runtime:
             return
         pending.prepare()
         message = pending.message
-        self._end(message, Incomplete(reason="cancelled", error=CANCELLED))
+        self._events.end(message, Incomplete(reason="cancelled", error=CANCELLED))
         message.metadata["ended_at"] = time.time()
-        self._events.replace(message)
+        self._commit(message)
         self._events.set_phase("idle")
-        self._autosave()
         pending.run._resolve(message)
 
     def _start(self, message: Message, run: Run, loop: asyncio.AbstractEventLoop) -> None:
@@ -522,7 +521,7 @@ class Runtime:
 
     def _end_safely(self, message: Message, status: Incomplete) -> None:
         try:
-            self._end(message, status)
+            self._events.end(message, status)
         except Exception:  # the run must still end: at least its status
             logger.exception("ending the run failed")
             message.status = status
@@ -532,13 +531,11 @@ class Runtime:
         self._task = None
         self._run = None
         self._run_message = None
-        self._tool_runner.executing.clear()
         try:
             message.metadata["ended_at"] = time.time()
-            self._events.replace(message)
+            self._commit(message)
             phase: RunPhase = "waiting" if isinstance(message.status, RequiresAction) else "idle"
             self._events.set_phase(phase)
-            self._autosave()
             self._events.agui.run_finished(run.run_id, message)
         except Exception:  # a view or listener failing must not leave the run unresolved
             logger.exception("finishing the run failed")
@@ -558,20 +555,25 @@ class Runtime:
         self._end_pending()
         task, run, message = self._task, self._run, self._run_message
         if task is None or run is None or message is None:
-            last = self.thread.last_assistant
-            if last is not None and isinstance(last.status, RequiresAction):
-                self._end(last, Incomplete(reason="cancelled", error=CANCELLED))
-                self._events.replace(last)
+            if self._end_waiting(CANCELLED):
                 self._events.set_phase("idle")
-                self._autosave()
             return
-        self._run_loop.materialize()  # the message ends with every streamed character
+        self._run_loop.stop(message)  # every streamed character kept, stopped threads answered
         self._generation += 1  # the old task now ignores everything it still sees
         self._cancel_event.set()
         task.cancel()
-        self._tool_runner.answer_stopped_threads(message)  # before the others get CANCELLED
-        self._end(message, Incomplete(reason="cancelled", error=CANCELLED))
+        self._events.end(message, Incomplete(reason="cancelled", error=CANCELLED))
         self._finish_run(message, run)
+
+    def _end_waiting(self, error: str) -> bool:
+        """End a reply that waits for the user as cancelled with ``error``
+        (its open calls answered so), when there is one."""
+        last = self.thread.last_assistant
+        if last is None or not isinstance(last.status, RequiresAction):
+            return False
+        self._events.end(last, Incomplete(reason="cancelled", error=error))
+        self._commit(last)
+        return True
 
     # --- decisions ------------------------------------------------------------
 
@@ -603,7 +605,7 @@ class Runtime:
             tool_call_id,
             result,
             is_error,
-            executing=self._tool_runner.executing,
+            executing=self._run_loop.executing,
             streaming=self._run_message,
             answer=self._events.answer,
         )
@@ -615,8 +617,7 @@ class Runtime:
         self._autosave()
 
     def _decided(self, message: Message) -> Run | None:
-        self._events.replace(message)
-        self._autosave()
+        self._commit(message)
         if self.running:
             return self._run  # the active loop picks the decision up
         if self._pending is not None:
@@ -650,14 +651,6 @@ class Runtime:
     def _components(self) -> list[Component]:
         return [c for c in self.components if isinstance(c, Component)]
 
-    def _update_tools(self) -> dict[str, Tool]:
-        """The ``update_component_<id>`` tools for the components shown so far."""
-        components = self._components()
-        tools = update_tools(self.thread, components) if components else []
-        dynamic = {t.name: t for t in tools if t.name not in self._tools}
-        self._tool_runner.dynamic = dynamic
-        return dynamic
-
     def _state_report(self) -> dict[str, Any]:
         """The component states the user changed since the model last saw them.
 
@@ -679,8 +672,7 @@ class Runtime:
         Raises ``ValueError`` (nothing changes) for an unknown call or bad state."""
         state = json_safe(state)
         message, _, _ = apply_component_state(self.thread, self._components(), tool_call_id, state)
-        self._events.replace(message)
-        self._autosave()
+        self._commit(message)
 
     # --- persistence ----------------------------------------------------------
 
@@ -688,9 +680,7 @@ class Runtime:
         """A thread saved mid-run (the kernel died): end that run as cancelled."""
         for message in self.thread.messages:
             if isinstance(message.status, Running):
-                self._end(
-                    message, Incomplete(reason="cancelled", error="Interrupted before it finished.")
-                )
+                self._events.end(message, Incomplete(reason="cancelled", error=INTERRUPTED))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the thread to ``path`` (atomically). To the ``persist`` path this

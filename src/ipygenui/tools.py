@@ -20,10 +20,10 @@ import pydantic
 import pydantic_core
 from pydantic import BaseModel
 
-from .sanitize import json_safe
-from .standard_params import with_standard_parameters
-from .tool_signature import ToolDefinitionError, arguments_model
-from .tool_threads import call_in_thread
+from ._internal.sanitize import json_safe
+from ._internal.standard_params import with_standard_parameters
+from ._internal.tool_signature import ToolDefinitionError, arguments_model
+from ._internal.tool_threads import call_in_thread
 from .ui_tools import UI_TOOL_PREFIX, UPDATE_PREFIX
 
 ApprovalRule = bool | Callable[[dict[str, Any]], bool]
@@ -314,7 +314,7 @@ class Tool:
     def openai_schema(self, *, standard_parameters: bool = False) -> dict[str, Any]:
         """The ``{"type": "function", ...}`` entry for the chat API's ``tools``;
         ``standard_parameters=True`` adds the status-message parameters the
-        runtime sends (``standard_params.py``)."""
+        runtime sends (``_internal/standard_params.py``)."""
         parameters = self.parameters_schema
         return {
             "type": "function",

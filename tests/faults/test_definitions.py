@@ -345,7 +345,7 @@ async def test_component_tools_keep_their_prefixes() -> None:
     message = await rt.send("weather")
     assert message.tool_call("c1").result == "Component Weather was rendered"
     # once shown, the component's update tool is offered too
-    assert f"{UPDATE_PREFIX}c1" in rt._update_tools()
+    assert f"{UPDATE_PREFIX}c1" in rt._run_loop.step_toolset()
 
 
 # --- constructor arguments -----------------------------------------------------------

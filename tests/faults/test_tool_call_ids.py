@@ -19,7 +19,7 @@ import openai
 import pytest
 
 import ipygenui as gu
-from ipygenui.history import check_openai_history, to_openai_messages
+from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.messages import Complete, Message, RequiresAction, TextPart, Thread, ToolCallPart
 from openai_server import OpenAIServer, Reply, ToolCall
 from runtime_helpers import assert_valid, call, tool_messages

@@ -5,14 +5,16 @@
 - ``Registry``: tools and components grouped for several chats.
 - ``builtins``: Markdown, Table, Metric, Chart, Image, Form.
 - ``shown_components``: what a thread showed, as typed objects.
+
+The other modules here serve the runtime and the widget layer (``interactive``:
+component state and update tools; ``live``: Python-rendered components that
+re-render as their props stream) and are imported from where they live.
 """
 
 from __future__ import annotations
 
 from .builtins import BUILTINS, Chart, Form, Image, Markdown, Metric, Table
 from .component import Component, ComponentTool
-from .interactive import apply_component_state, unreported_states, update_tools
-from .live import ComponentHost, ComponentOutput
 from .python_component import PythonComponent, component
 from .registry import Registry
 from .shown import ShownComponent, shown_components
@@ -21,8 +23,6 @@ __all__ = [
     "BUILTINS",
     "Chart",
     "Component",
-    "ComponentHost",
-    "ComponentOutput",
     "ComponentTool",
     "Form",
     "Image",
@@ -32,9 +32,6 @@ __all__ = [
     "Registry",
     "ShownComponent",
     "Table",
-    "apply_component_state",
     "component",
     "shown_components",
-    "unreported_states",
-    "update_tools",
 ]

@@ -70,6 +70,10 @@ class ModelRequest:
     """Tell the user what the model waits for ("Rate limited by ...: retrying in
     118 s", "No answer from ... for 30 s"); ``""`` clears it. The runtime shows
     it as the run's phase detail; it must return at once."""
+    purpose: Literal["reply", "suggestions"] = "reply"
+    """What the request is for: a step of the assistant's reply, or the
+    follow-up suggestions asked for after it (its last user message asks for
+    a JSON array of short messages the user might send next)."""
 
 
 @runtime_checkable

@@ -12,8 +12,7 @@ import json
 import re
 from typing import Any
 
-from ..standard_params import COMPLETION_PARAM, STATUS_PARAM
-from ..suggestions import SUGGESTIONS_PROMPT
+from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
 from .base import ModelRequest
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
 
@@ -215,7 +214,7 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
             return ScriptedReply(text="Ask for a *chart*, a *table* or *metrics* to see another.")
         return ScriptedReply(text=_summarize_result(request))
     text = last_user_text(request)
-    if text == SUGGESTIONS_PROMPT:
+    if request.purpose == "suggestions":
         return ScriptedReply(text=json.dumps(_suggestions(known_tools or _tool_names(request))))
     lowered = text.lower()
     names = _tool_names(request)

@@ -30,7 +30,8 @@ import anywidget
 from ipywidgets import widget_serialization
 from traitlets import Bool, Dict, Instance, List, Unicode
 
-from ..argument_checks import check_runtime_arguments, check_type
+from .._internal.argument_checks import check_runtime_arguments, check_type
+from .._internal.sanitize import json_safe
 from ..events import (
     MessageAdded,
     MessagePatched,
@@ -42,7 +43,6 @@ from ..events import (
 )
 from ..messages import Message, Thread
 from ..runtime import Run, Runtime
-from ..sanitize import json_safe
 from .components import ComponentBridge
 from .message_model import MessageModel
 from .protocol import (

@@ -27,9 +27,17 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
+from .._internal.patch_ops import (
+    AddPartOp,
+    AppendOp,
+    PatchOp,
+    SetOp,
+    add_part_op,
+    append_op,
+    set_op,
+)
+from .._internal.standard_params import STANDARD_PARAMETERS
 from ..messages import Message, ToolCallPart
-from ..patch_ops import AddPartOp, AppendOp, PatchOp, SetOp, add_part_op, append_op, set_op
-from ..standard_params import STANDARD_PARAMETERS
 from ..ui_tools import component_id, component_name_of, target_of_update
 
 __all__ = [

@@ -24,7 +24,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .messages import Message, ReasoningPart, TextPart, Thread, ToolCallPart
+from ..messages import Message, ReasoningPart, TextPart, Thread, ToolCallPart
 
 UNANSWERED = "This tool call has no result: it was interrupted before it ran."
 

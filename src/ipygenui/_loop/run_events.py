@@ -11,8 +11,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .agui import AGUIEmitter
-from .events import (
+from .._internal.patch_ops import PatchOp
+from .._internal.sanitize import json_safe
+from ..agui import AGUIEmitter
+from ..events import (
     MessageAdded,
     MessagePatched,
     MessageReplaced,
@@ -21,9 +23,8 @@ from .events import (
     ThreadEvent,
     ThreadListener,
 )
-from .messages import Message, ToolCallPart
-from .patch_ops import PatchOp
-from .sanitize import json_safe
+from ..messages import Complete, Incomplete, Message, ToolCallPart
+from .ending import end_message
 
 logger = logging.getLogger("ipygenui")
 
@@ -76,3 +77,7 @@ class RunEvents:
         part.has_result = True
         part.is_error = is_error
         self.agui.tool_result(part)
+
+    def end(self, message: Message, status: Incomplete | Complete) -> None:
+        """Give ``message`` its final status, every open call answered (``end_message``)."""
+        end_message(message, status, self.answer)

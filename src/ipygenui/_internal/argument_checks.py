@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .components.component import Component
-from .components.registry import Registry
-from .messages import Thread
-from .tools import Tool
+from ..components.component import Component
+from ..components.registry import Registry
+from ..messages import Thread
+from ..tools import Tool
 
 __all__ = ["check_runtime_arguments", "check_type", "described"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from .standard_params import COMPLETION_PARAM, STATUS_PARAM
-from .ui_tools import UI_TOOL_PREFIX
+from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
+from ..ui_tools import UI_TOOL_PREFIX
 
 __all__ = ["SYSTEM_TEMPLATE", "render_template", "system_prompt"]
 

@@ -1,14 +1,18 @@
 """``should_continue``: may the loop call the model again? (assistant-ui's rule).
 
-The module is not named after the function: a submodule named like a public
-function would shadow it as an attribute of the package once imported.
+It is the run loop's condition (``run_loop``: ``do { roundtrip } while
+should_continue(message)``) and the runtime's test for resuming a run after
+a decision; the limits that end a run are separate stops in ``run_loop``.
+Public as ``gu.should_continue``. The module is not named after the
+function: a submodule named like a public function would shadow it as an
+attribute of the package once imported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
-from .messages import Message, RequiresAction, ToolCallPart
+from ..messages import Message, RequiresAction, ToolCallPart
 
 
 def _approval_pending(part: ToolCallPart) -> bool:

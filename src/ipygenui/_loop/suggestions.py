@@ -7,9 +7,9 @@ import json
 import logging
 import re
 
+from ..messages import Thread
+from ..models.base import Model, ModelRequest, TextDelta
 from .history import to_openai_messages
-from .messages import Thread
-from .models.base import Model, ModelRequest, TextDelta
 from .prompts import system_prompt
 
 logger = logging.getLogger("ipygenui")
@@ -64,6 +64,7 @@ async def ask_for_suggestions(
         messages=[*history, {"role": "user", "content": SUGGESTIONS_PROMPT}],
         tools=[],
         tool_choice="none",
+        purpose="suggestions",
     )
     text = ""
     try:

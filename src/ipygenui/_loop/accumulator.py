@@ -1,7 +1,7 @@
 """Apply a model's deltas to the in-progress assistant message.
 
 Each delta changes the message in place and returns the patch ops (see
-``patch_ops.py``) that tell a view the same change. Work per delta is bounded by
+``_internal/patch_ops.py``) that tell a view the same change. Work per delta is bounded by
 the delta's size: text is appended, tool-call arguments are fed to an
 incremental partial-JSON parser, never re-parsed from the start.
 """
@@ -13,8 +13,11 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .messages import Message, ReasoningPart, TextPart, ToolCallPart, Usage, new_id
-from .models.base import (
+from .._internal.patch_ops import AppendOp, PatchOp, add_part_op, set_op
+from .._internal.sanitize import REPLACEMENT, clean_text, json_safe
+from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM, split_standard_arguments
+from ..messages import Message, ReasoningPart, TextPart, ToolCallPart, Usage, new_id
+from ..models.base import (
     FinishDelta,
     FinishReason,
     ModelDelta,
@@ -23,11 +26,8 @@ from .models.base import (
     ToolCallDelta,
     UsageDelta,
 )
-from .patch_ops import AppendOp, PatchOp, add_part_op, set_op
-from .sanitize import REPLACEMENT, clean_text, json_safe
-from .standard_params import COMPLETION_PARAM, STATUS_PARAM, split_standard_arguments
-from .streaming.partial_json import PartialJSONError, PartialJSONParser
-from .tools import Tool
+from ..tools import Tool
+from .partial_json import PartialJSONError, PartialJSONParser
 
 
 class _Call:

@@ -13,17 +13,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from .messages import Approval, Message, ToolCallPart
+from .._internal.standard_params import split_standard_arguments
+from .._internal.tool_threads import runs_in_thread, stopped_in_background
+from ..messages import Approval, Message, ToolCallPart
+from ..tools import Tool, ToolArgumentsError
 from .run_events import RunEvents
-from .standard_params import split_standard_arguments
-from .tool_threads import runs_in_thread, stopped_in_background
-from .tools import Tool, ToolArgumentsError
+from .toolset import Toolset
 
 logger = logging.getLogger("ipygenui")
 
@@ -51,30 +52,29 @@ Held = Literal["waiting", "asked", "answered"]
 
 
 class ToolRunner:
-    """Checks, gates and runs the tool calls of the runtime's messages.
+    """Checks, gates and runs the tool calls of a run's message.
 
-    ``tools`` are the runtime's own; ``dynamic`` the step's extra tools (the
-    components' ``update_component_<id>``); ``executing`` the ids of calls
-    running now (a user may not answer those); ``trusted`` the tools the user
-    approved for the whole chat.
+    Each tool phase gets the step's ``Toolset`` from the loop. ``executing``
+    holds the ids of calls running now (a user may not answer those);
+    ``commit`` publishes and saves a changed message; ``trusted`` gives the
+    tools the user approved for the whole chat.
     """
 
     def __init__(
         self,
-        tools: Mapping[str, Tool],
         events: RunEvents,
-        save: Callable[[], None],
+        commit: Callable[[Message], None],
         trusted: Callable[[], Collection[str]],
     ) -> None:
-        self.tools = tools
-        self.dynamic: dict[str, Tool] = {}
         self.executing: set[str] = set()
         self._events = events
-        self._save = save
+        self._commit = commit
         self._trusted = trusted
 
-    async def run(self, message: Message, is_current: Callable[[], bool]) -> str | None:
-        """Run every ready call (again and again while decisions arrive).
+    async def run(
+        self, message: Message, tools: Toolset, is_current: Callable[[], bool]
+    ) -> str | None:
+        """Run every ready call with ``tools`` (again and again while decisions arrive).
 
         Returns why the run must stop (the identical-call limit), or None.
         ``is_current`` turns False once the run is cancelled: a tool that
@@ -87,7 +87,7 @@ class ToolRunner:
             for part in message.tool_calls:
                 if part.has_result or part.tool_call_id in self.executing:
                     continue
-                outcome = self._prepare(message, part)
+                outcome = self._prepare(message, part, tools)
                 if isinstance(outcome, Ready):
                     ready.append(outcome)
                 elif isinstance(outcome, Stop):
@@ -96,24 +96,25 @@ class ToolRunner:
                 elif outcome in ("answered", "asked"):
                     changed = True
             if changed:
-                self._events.replace(message)
-                self._save()
+                self._commit(message)
             if not ready:
                 return stop
             for call in ready:
                 self.executing.add(call.part.tool_call_id)
             self._events.set_phase("running-tool", ", ".join(call.tool.name for call in ready))
-            await asyncio.gather(*(self._execute(message, call, is_current) for call in ready))
+            await asyncio.gather(
+                *(self._execute(message, call, tools, is_current) for call in ready)
+            )
 
     def _fail(self, part: ToolCallPart, text: str) -> Held:
         self._events.answer(part, {"error": text}, True)
         return "answered"
 
-    def _prepare(self, message: Message, part: ToolCallPart) -> Ready | Stop | Held:
+    def _prepare(self, message: Message, part: ToolCallPart, tools: Toolset) -> Ready | Stop | Held:
         """Decide what happens to an unanswered call."""
-        tool = self.tools.get(part.tool_name) or self.dynamic.get(part.tool_name)
+        tool = tools.get(part.tool_name)
         if tool is None:
-            names = ", ".join(sorted(self.tools)) or "none"
+            names = ", ".join(sorted(tools.own)) or "none"
             return self._fail(part, f"Unknown tool {part.tool_name!r}. Available tools: {names}.")
         text = part.args_text.strip()
         try:
@@ -156,24 +157,26 @@ class ToolRunner:
         part.approval = Approval(status="pending")
         return "asked"
 
-    def answer_stopped_threads(self, message: Message) -> None:
+    def answer_stopped_threads(self, message: Message, tools: Toolset) -> None:
         """Answer the calls whose sync function still runs as the run stops:
         a thread cannot be stopped, so their answer says it may still finish."""
         for part in message.tool_calls:
             if part.has_result or part.tool_call_id not in self.executing:
                 continue
-            tool = self.tools.get(part.tool_name) or self.dynamic.get(part.tool_name)
+            tool = tools.get(part.tool_name)
             if tool is not None and runs_in_thread(tool.func):
                 self._events.answer(part, {"error": stopped_in_background(tool.name)}, True)
 
-    async def _execute(self, message: Message, call: Ready, is_current: Callable[[], bool]) -> None:
+    async def _execute(
+        self, message: Message, call: Ready, tools: Toolset, is_current: Callable[[], bool]
+    ) -> None:
         part, tool = call.part, call.tool
         try:
             result, is_error = await tool.invoke(call.args), False
         except asyncio.CancelledError as exc:
             if cancel_requested():  # the run is being stopped, not a tool's own doing
                 if is_current():
-                    self.answer_stopped_threads(message)
+                    self.answer_stopped_threads(message, tools)
                 raise
             result, is_error = {"error": raised_text(tool.name, exc)}, True
         except GeneratorExit:
@@ -185,8 +188,7 @@ class ToolRunner:
         if not is_current() or part.has_result:
             return  # cancelled meanwhile: the call already has its cancelled answer
         self._events.answer(part, result, is_error)
-        self._events.replace(message)
-        self._save()
+        self._commit(message)
 
 
 def show_validated(part: ToolCallPart, validated: BaseModel) -> None:

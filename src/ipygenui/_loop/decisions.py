@@ -11,9 +11,8 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from .accumulator import clean_arguments
-from .ending import Answer, end_message
-from .messages import (
+from .._internal.sanitize import json_safe
+from ..messages import (
     Approval,
     Complete,
     Incomplete,
@@ -23,9 +22,10 @@ from .messages import (
     Thread,
     ToolCallPart,
 )
-from .sanitize import json_safe
+from ..tools import Tool, ToolArgumentsError, to_jsonable
+from .accumulator import clean_arguments
+from .ending import Answer, end_message
 from .tool_runner import show_validated
-from .tools import Tool, ToolArgumentsError, to_jsonable
 
 ALWAYS_APPROVED = "always_approved"
 """Thread metadata key: the tools trusted for the rest of the chat."""

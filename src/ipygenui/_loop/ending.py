@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .messages import Approval, Complete, Incomplete, Message, ToolCallPart
+from ..messages import Approval, Complete, Incomplete, Message, ToolCallPart
 
 CANCELLED = "Cancelled by the user before it finished."
 

@@ -1,0 +1,248 @@
+"""The loop of one run: ``do { roundtrip } while should_continue(message)``.
+
+A roundtrip is one model step streamed into the assistant message (recorded
+in ``metadata["steps"]``), then the tool phase that runs the step's ready
+calls. After it the message requires action for its calls, and
+``should_continue`` (assistant-ui's rule) decides whether the loop answers
+that itself or a call waits for the user. The limits are stops of their own:
+``max_steps``, the identical-call limit (tool phase), and a step the model
+ends by length or content filter. A run resumed after the user decided
+starts with the tool phase it stopped in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from typing import Any, Protocol
+
+from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread, Usage
+from ..models.base import Model, ModelDelta, ModelError, ModelRequest
+from ..tools import Tool
+from .accumulator import Accumulator
+from .continuation import should_continue
+from .history import assistant_messages, to_openai_messages
+from .prompts import system_prompt
+from .run_events import RunEvents
+from .tool_runner import ToolRunner
+from .toolset import Toolset, step_toolset
+
+
+@contextlib.asynccontextmanager
+async def _closing(stream: AsyncIterator[ModelDelta]) -> AsyncIterator[AsyncIterator[ModelDelta]]:
+    """``stream``, closed on the way out when it can be (an async generator can)."""
+    try:
+        yield stream
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class RunSettings(Protocol):
+    """What the loop reads from its runtime at every step (users may change them)."""
+
+    model: Model
+    instructions: str | None
+    max_steps: int
+    max_result_chars: int | None
+    components: list[Any]
+
+    @property
+    def thread(self) -> Thread: ...
+
+
+class RunLoop:
+    """Drives a run's message through roundtrips; the runtime owns the task around it.
+
+    ``tools`` are the runtime's own; before each model step the loop adds the
+    shown components' update tools (``step_toolset``) and hands that toolset
+    to the step's request, its accumulator and its tool phase. ``commit``
+    publishes and saves a changed message; ``trusted`` gives the tools the
+    user approved for the whole chat. ``tool_choice`` applies to the first
+    step of a run only, so a forced tool cannot loop.
+    """
+
+    def __init__(
+        self,
+        settings: RunSettings,
+        tools: Mapping[str, Tool],
+        events: RunEvents,
+        commit: Callable[[Message], None],
+        trusted: Callable[[], Collection[str]],
+        tool_choice: str | dict[str, Any],
+    ) -> None:
+        self._settings = settings
+        self._own_tools = tools
+        self._human_tools = [t.name for t in tools.values() if t.human]
+        self._tool_runner = ToolRunner(events, commit, trusted)
+        self._events = events
+        self._commit = commit
+        self._tool_choice = tool_choice
+        self._schemas = [t.openai_schema(standard_parameters=True) for t in tools.values()]
+        self._component_names = [t.component for t in tools.values() if t.component]
+        self._toolset = Toolset(tools)
+        """The current step's tools (its tool phase runs with them too)."""
+        self._streaming: Accumulator | None = None
+
+    @property
+    def executing(self) -> frozenset[str]:
+        """The ids of the calls running now."""
+        return frozenset(self._tool_runner.executing)
+
+    def step_toolset(self) -> Toolset:
+        """The tools a model step would be offered now."""
+        settings = self._settings
+        return step_toolset(self._own_tools, settings.thread, settings.components)
+
+    def materialize(self) -> None:
+        """Make the streaming message's text fields exact (see Accumulator.materialize)."""
+        if self._streaming is not None:
+            self._streaming.materialize()
+
+    def stop(self, message: Message) -> None:
+        """The run is being cancelled: keep every streamed character, and answer
+        the calls whose sync function cannot be stopped (before the rest are
+        answered as cancelled)."""
+        self.materialize()
+        self._tool_runner.answer_stopped_threads(message, self._toolset)
+
+    async def run(
+        self, message: Message, is_current: Callable[[], bool], cancel: asyncio.Event
+    ) -> None:
+        """Loop until the message has its final status (or requires action).
+
+        ``cancel`` is set by ``Runtime.cancel()``, which has then ended the
+        message itself: a step that sees it raises ``CancelledError``.
+        """
+        self._tool_runner.executing.clear()  # a cancelled run's threads are answered already
+        resumed = bool(message.tool_calls)
+        if resumed:
+            self._toolset = self.step_toolset()
+        while True:  # do { roundtrip } while should_continue(message)
+            if not resumed and await self._model_step(message, cancel):
+                return  # answered in text, or ended by an error or a finish limit
+            resumed = False
+            limit = await self._tool_runner.run(message, self._toolset, is_current)
+            if limit is not None:  # the identical-call limit
+                self._events.end(message, Incomplete(reason="other", error=limit))
+                return
+            message.status = RequiresAction()  # the step's calls, answered or waiting
+            if not self._should_continue(message):
+                return  # a call waits for the user
+            if self._answered_in_text(message):
+                message.status = Complete(reason="unknown")
+                return
+            if self._out_of_steps(message):
+                return
+            message.status = Running()
+
+    def _should_continue(self, message: Message) -> bool:
+        """``should_continue``, and no call left open: the tool phase has run
+        every call it could, and a human tool's call with an approval decision
+        (which the rule lets through) still waits for its answer."""
+        return should_continue(message, self._human_tools) and all(
+            part.has_result for part in message.tool_calls
+        )
+
+    @staticmethod
+    def _answered_in_text(message: Message) -> bool:
+        """A resumed message whose last step had no calls: the model had answered."""
+        steps = message.metadata.setdefault("steps", [])
+        return bool(steps) and not steps[-1].get("tool_calls")
+
+    def _out_of_steps(self, message: Message) -> bool:
+        """The ``max_steps`` limit: ends the message when it is reached."""
+        max_steps = self._settings.max_steps
+        if len(message.metadata["steps"]) < max_steps:
+            return False
+        error = f"Stopped after {max_steps} model steps (max_steps): the model kept calling tools."
+        self._events.end(message, Incomplete(reason="other", error=error))
+        return True
+
+    def _history(self, message: Message) -> list[dict[str, Any]]:
+        """The chat messages before ``message``, then what ``message`` holds so far."""
+        settings = self._settings
+        messages = settings.thread.messages
+        index = next(i for i, m in enumerate(messages) if m is message)
+        system = system_prompt(settings.instructions, component_names=self._component_names)
+        budget = settings.max_result_chars
+        return to_openai_messages(
+            messages[:index], system, max_result_chars=budget
+        ) + assistant_messages(message, max_result_chars=budget)
+
+    async def _model_step(self, message: Message, cancel: asyncio.Event) -> bool:
+        """One model step with a fresh toolset; True when the run ends with it."""
+        self._events.set_phase("thinking")
+        steps: list[dict[str, Any]] = message.metadata.setdefault("steps", [])
+        tools = self._toolset = self.step_toolset()
+        streaming = True
+
+        def status(text: str) -> None:
+            # What the model waits for, as the phase detail; never after its step.
+            if streaming and not cancel.is_set():
+                self._events.set_phase("thinking", text)
+
+        request = ModelRequest(
+            messages=self._history(message),
+            tools=self._schemas + tools.update_schemas(),
+            tool_choice=self._tool_choice if not steps else "auto",
+            cancel=cancel,
+            status=status,
+        )
+        taken = (p.tool_call_id for m in self._settings.thread.messages for p in m.tool_calls)
+        accumulator = Accumulator(message, tools.all(), taken_ids=taken)
+        step: dict[str, Any] = {"start": len(message.parts), "end": None, "started_at": time.time()}
+        steps.append(step)
+        error: str | None = None
+        patch = self._events.patch  # the hot path: one bound method per delta
+        self._streaming = accumulator
+        try:
+            # aclosing: a stopped run closes the stream (its connection, its
+            # watchdog) now, not whenever the generator is collected
+            async with _closing(self._settings.model.stream(request)) as deltas:
+                async for delta in deltas:
+                    ops = accumulator.apply(delta)
+                    if ops:
+                        patch(message, ops)
+        except ModelError as exc:
+            error = str(exc) or type(exc).__name__
+        except Exception as exc:  # provider bugs and network errors reach the user too
+            error = f"{type(exc).__name__}: {exc}"
+        finally:  # cancelled too: the message keeps every streamed character
+            streaming = False
+            accumulator.materialize()
+            self._streaming = None
+        ops = accumulator.finish()
+        if ops:
+            patch(message, ops)
+        calls = accumulator.tool_call_parts
+        step.update(
+            end=len(message.parts),
+            ended_at=time.time(),
+            tool_calls=len(calls),
+            finish_reason=accumulator.finish_reason,
+        )
+        if accumulator.has_usage:
+            step["usage"] = accumulator.usage.model_dump()
+            total = Usage.model_validate(message.metadata.get("usage") or {}) + accumulator.usage
+            message.metadata["usage"] = total.model_dump()
+        self._events.agui.step_finished(calls)
+        if cancel.is_set():
+            raise asyncio.CancelledError  # cancel() already ended the message
+        if error is not None:
+            self._events.end(message, Incomplete(reason="error", error=error))
+            return True
+        if accumulator.finish_reason in ("length", "content_filter"):  # a finish limit
+            reason = "length" if accumulator.finish_reason == "length" else "content-filter"
+            self._events.end(message, Incomplete(reason=reason))
+            return True
+        if calls:
+            self._commit(message)
+            return False
+        message.status = Complete(
+            reason="stop" if accumulator.finish_reason == "stop" else "unknown"
+        )
+        return True

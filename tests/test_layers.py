@@ -1,0 +1,132 @@
+"""The module layers, read statically from the source (every import, lazy ones
+inside functions too; ``if TYPE_CHECKING:`` blocks are left out).
+
+Faults tried: an import cycle (``messages`` importing ``components.shown``,
+which imports ``messages``); core code importing the widget layer; a model
+adapter importing the run loop (``models/demo.py`` reading the suggestions
+prompt); a shared internal helper importing the loop, the runtime or the widget.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import ipygenui
+
+PACKAGE = Path(ipygenui.__file__).parent
+
+
+def _module_name(path: Path) -> str:
+    parts = ["ipygenui", *path.relative_to(PACKAGE).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, name: str, modules: set[str]) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    type_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {m for m in found if m in modules and m != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    modules = set(paths)
+    return {name: _imports(path, name, modules) for name, path in paths.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_lazy_imports() -> None:
+    graph = import_graph()
+    assert "ipygenui.messages" in graph["ipygenui.runtime"]
+    # runtime.py imports widget code nowhere, but Chat's module imports the runtime
+    assert "ipygenui.runtime" in graph["ipygenui.widget.chat"]
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_core_imports_no_widget_code() -> None:
+    graph = import_graph()
+    offenders = {
+        name: sorted(m for m in imported if m.startswith("ipygenui.widget"))
+        for name, imported in graph.items()
+        if not name.startswith("ipygenui.widget")
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_models_and_messages_sit_below_the_loop() -> None:
+    graph = import_graph()
+    above = ("ipygenui._loop", "ipygenui.runtime", "ipygenui.components", "ipygenui.widget")
+    offenders = {
+        name: sorted(m for m in imported if m.startswith(above))
+        for name, imported in graph.items()
+        if name.startswith(("ipygenui.models", "ipygenui.messages"))
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_shared_internals_import_no_loop_runtime_or_widget() -> None:
+    graph = import_graph()
+    above = ("ipygenui._loop", "ipygenui.runtime", "ipygenui.widget")
+    offenders = {
+        name: sorted(m for m in imported if m.startswith(above))
+        for name, imported in graph.items()
+        if name.startswith("ipygenui._internal")
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
