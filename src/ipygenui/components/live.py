@@ -2,7 +2,7 @@
 
 ``ComponentHost`` listens to a runtime's thread events. For a Python-rendered
 component it re-runs the function as props stream (throttled, skipped when
-the props did not change, in a worker thread so the stream never waits) and
+the props did not change, in a thread of its own so the stream never waits) and
 once more with the final validated props; for a component that computes data
 in the kernel (``Component.resolve``, e.g. a Table of a kernel DataFrame) it
 resolves once the props are final. Every result goes to a *sink* callback as a
@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .._internal.tool_threads import call_in_thread
 from ..events import MessageAdded, MessagePatched, MessageReplaced, ThreadEvent
 from ..messages import Message, Thread, ToolCallPart
 from ..tools import ToolArgumentsError
@@ -146,8 +147,11 @@ class LiveRender:
 
     async def _render(self, props: Any, *, final: bool) -> None:
         try:
-            bundle = await asyncio.to_thread(self.component.render_bundle, props)
-        except Exception as exc:
+            # a thread of its own: hung renders cannot use up a shared pool
+            bundle = await call_in_thread(self.component.render_bundle, props)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # SystemExit too: a render must not end the kernel
             if not final:  # half-formed props often break a function: keep the last good output
                 return
             log.debug("component %s failed", self.component.name, exc_info=True)

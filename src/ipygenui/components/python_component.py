@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import inspect
 import io
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, get_type_hints, overload
@@ -27,8 +28,13 @@ __all__ = ["PythonComponent", "component", "partial_props", "to_mimebundle"]
 
 MimeBundle = dict[str, Any]
 
+log = logging.getLogger(__name__)
+
 # pyplot keeps global state; one render at a time keeps parallel calls apart.
 _RENDER_LOCK = threading.Lock()
+RENDER_WAIT = 5.0
+"""Seconds a render waits for another one to finish; then it runs anyway, so
+one hung render function cannot stop every other component."""
 
 
 def _matplotlib_figure(obj: Any) -> Any:
@@ -124,8 +130,18 @@ class PythonComponent(Component):
 
     def render_bundle(self, props: BaseModel) -> MimeBundle:
         """Run the function and turn its result into a MIME bundle (may raise)."""
-        with _RENDER_LOCK:
+        locked = _RENDER_LOCK.acquire(timeout=RENDER_WAIT)
+        if not locked:
+            log.warning(
+                "a component render has run for over %s s; %s renders anyway",
+                RENDER_WAIT,
+                self.name,
+            )
+        try:
             return to_mimebundle(self.func(props))
+        finally:
+            if locked:
+                _RENDER_LOCK.release()
 
 
 def _props_model_of(func: Callable[..., Any]) -> type[BaseModel]:
