@@ -134,11 +134,12 @@ export function branchOf(message) {
 }
 
 /**
- * The user's rating of a reply: "up", "down", or null.
+ * The user's rating of a reply (the kernel keeps it in `metadata.feedback`):
+ * "up", "down", or null.
  * @param {any} message
  * @returns {"up" | "down" | null}
  */
 export function feedbackOf(message) {
-  const rating = message?.feedback?.rating;
+  const rating = message?.metadata?.feedback?.rating;
   return rating === "up" || rating === "down" ? rating : null;
 }

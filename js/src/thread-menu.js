@@ -1,6 +1,6 @@
 // The header's thread controls: a list of the chat's threads by title (pick
 // one to switch), rename the current one, start a new one, and download the
-// thread as markdown. Reads the `threads` and `thread_id` traits; every
+// thread as markdown. Reads the `thread_list` and `thread_id` traits; every
 // action is a message to the kernel, which answers with new traits.
 
 import { h, show } from "./dom.js";
@@ -8,7 +8,7 @@ import { toKernel } from "./protocol.js";
 
 /** @typedef {{id: string, title: string}} ThreadEntry */
 
-/** The well-formed entries of the `threads` trait. */
+/** The well-formed entries of the `thread_list` trait. */
 export function readThreads(value) {
   if (!Array.isArray(value)) return [];
   return value.filter((t) => t && typeof t.id === "string" && typeof t.title === "string");

@@ -48,7 +48,7 @@ export function modelRef(value) {
 // Traits that change the header, suggestions and composer, not the messages.
 const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "save_error"];
 // Traits of the conversation controls (threads, starters).
-const THREAD_KEYS = ["threads", "thread_id", "starters"];
+const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
 
 const nextFrame =
   typeof requestAnimationFrame === "function"
@@ -307,7 +307,7 @@ export class ChatView {
     this.dirty = new Set();
     const starters = (m.get("starters") ?? []).filter((t) => typeof t === "string");
     this.thread.render(this.store.messages(), { running, dirty, starters });
-    this.threadMenu.update(readThreads(m.get("threads")), m.get("thread_id") || "");
+    this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "");
     // Screen readers wait for the finished reply instead of reading every token.
     const busy = running ? "true" : "false";
     if (this.thread.el.getAttribute("aria-busy") !== busy) this.thread.el.setAttribute("aria-busy", busy);

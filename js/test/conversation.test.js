@@ -97,7 +97,7 @@ describe("action bar", () => {
       { type: "regenerate", message_id: "a1" },
       { type: "feedback", message_id: "a1", rating: "up" },
     ]);
-    v.update(reply({ feedback: { rating: "up" } }), idle);
+    v.update(reply({ metadata: { feedback: { rating: "up", comment: null } } }), idle);
     expect(byLabel(v.el, "Good reply").getAttribute("aria-pressed")).toBe("true");
     expect(byLabel(v.el, "Bad reply").getAttribute("aria-pressed")).toBe("false");
     byLabel(v.el, "Good reply").click();

@@ -34,6 +34,7 @@ from .._internal.argument_checks import check_runtime_arguments, check_type
 from .._internal.sanitize import json_safe
 from ..events import (
     ActivePathChanged,
+    FeedbackChanged,
     MessageAdded,
     MessagePatched,
     MessageReplaced,
@@ -54,22 +55,31 @@ from .protocol import (
     ApproveMsg,
     CancelMsg,
     ClientMessage,
+    EditMsg,
+    FeedbackMsg,
     FrameMessage,
     HelloMsg,
+    NewThreadMsg,
     PatchOp,
     ProtocolError,
+    RegenerateMsg,
     RejectMsg,
+    RenameThreadMsg,
     RetryMsg,
     SendMsg,
     SnapshotItem,
     SuggestionMsg,
+    SwitchBranchMsg,
+    SwitchThreadMsg,
     ToolResultMsg,
+    TranscriptMsg,
     accepted_message,
     error_message,
     message_for_browser,
     ops_for_browser,
     parse_client_message,
     snapshot_message,
+    transcript_message,
 )
 from .sync import FrameCoalescer
 
@@ -307,6 +317,11 @@ class Chat(anywidget.AnyWidget):
             self.save_error = event.error or ""
         elif isinstance(event, ActivePathChanged):
             self._show_path(event)
+        elif isinstance(event, FeedbackChanged):
+            # A thumb pressed shows at once, not at the next catch-up.
+            rated = self._runtime.thread.message(event.message_id)
+            if rated is not None and rated.id in self._models:
+                self._write(rated)
         elif isinstance(event, ThreadsChanged):
             with self.hold_sync():
                 self.thread_list = _thread_list(event.threads)
@@ -457,6 +472,33 @@ class Chat(anywidget.AnyWidget):
             if rt.running:
                 raise ProtocolError("a run is streaming: stop it before retrying")
             rt.retry()
+        else:
+            self._handle_conversation(msg)
+
+    def _handle_conversation(self, msg: ClientMessage) -> None:
+        """The conversation controls: versions of a message, ratings, threads.
+        The runtime checks the ids (an unknown one raises a clear error, which
+        the view shows) and stops a streaming run first where it must."""
+        rt = self._runtime
+        if isinstance(msg, EditMsg):
+            rt.edit(msg.message_id, msg.text)
+            # The view's editor closes only now: a refused edit keeps the text.
+            super().send(accepted_message(msg.ref, "edit"))
+        elif isinstance(msg, RegenerateMsg):
+            rt.regenerate(msg.message_id)
+        elif isinstance(msg, SwitchBranchMsg):
+            rt.switch_branch(msg.message_id, msg.index)
+        elif isinstance(msg, FeedbackMsg):
+            rt.feedback(msg.message_id, msg.rating)
+        elif isinstance(msg, NewThreadMsg):
+            rt.new_thread()
+        elif isinstance(msg, SwitchThreadMsg):
+            rt.switch_thread(msg.thread_id)
+        elif isinstance(msg, RenameThreadMsg):
+            rt.rename_thread(msg.thread_id, msg.title)
+        elif isinstance(msg, TranscriptMsg):
+            markdown = rt.to_markdown()
+            _send_safely(super().send, transcript_message(markdown, _transcript_name(rt.thread)))
 
     def _start(self, text: str) -> None:
         if self._runtime.running:
@@ -505,6 +547,13 @@ def _send_safely(send: Callable[[Any], Any], value: Any) -> Any:
     except (ValueError, TypeError, RecursionError) as exc:
         log.warning("ipygenui widget sends a cleaned copy: %s", exc)
     return send(json_safe(data))
+
+
+def _transcript_name(thread: Thread) -> str:
+    """A file name for the thread's transcript: its title, in safe characters."""
+    title = thread.title or next((m.text for m in thread.messages if m.role == "user"), "")
+    slug = "-".join("".join(c if c.isalnum() else " " for c in title.lower()).split())[:60]
+    return f"{slug or 'chat'}.md"
 
 
 def _thread_list(threads: Any) -> list[dict[str, Any]]:

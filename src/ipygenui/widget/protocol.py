@@ -51,25 +51,21 @@ __all__ = [
     "AppendOp",
     "ApproveMsg",
     "CancelMsg",
-    "EditMsg",
-    "FeedbackMsg",
-    "NewThreadMsg",
-    "RegenerateMsg",
-    "RenameThreadMsg",
-    "SwitchBranchMsg",
-    "SwitchThreadMsg",
-    "TranscriptMessage",
-    "TranscriptMsg",
     "ClientMessage",
     "ComponentOutputMessage",
     "ComponentStateMsg",
+    "EditMsg",
     "ErrorMessage",
+    "FeedbackMsg",
     "FrameMessage",
     "HelloMsg",
+    "NewThreadMsg",
     "Patch",
     "PatchOp",
     "ProtocolError",
+    "RegenerateMsg",
     "RejectMsg",
+    "RenameThreadMsg",
     "RetryMsg",
     "SendMsg",
     "ServerMessage",
@@ -77,8 +73,12 @@ __all__ = [
     "SnapshotItem",
     "SnapshotMessage",
     "SuggestionMsg",
+    "SwitchBranchMsg",
+    "SwitchThreadMsg",
     "ToolCallNames",
     "ToolResultMsg",
+    "TranscriptMessage",
+    "TranscriptMsg",
     "accepted_message",
     "add_part_op",
     "append_op",
@@ -394,9 +394,7 @@ def snapshot_message(seq: int, messages: list[SnapshotItem]) -> SnapshotMessage:
     return {"type": "snapshot", "seq": seq, "messages": messages}
 
 
-def accepted_message(
-    ref: str | None, request: Literal["send", "edit"] = "send"
-) -> AcceptedMessage:
+def accepted_message(ref: str | None, request: Literal["send", "edit"] = "send") -> AcceptedMessage:
     msg: AcceptedMessage = {"type": "accepted", "request": request}
     if ref is not None:
         msg["ref"] = ref
