@@ -73,16 +73,17 @@ export function createActionBar(ctx, { onEdit }) {
   return {
     el,
     /**
+     * Edit, regenerate and a version switch stay enabled while another reply
+     * streams: the kernel stops that run first, as a send does.
      * @param {any} message
-     * @param {{running: boolean}} opts `running`: a run streams in this chat
      */
-    update(message, { running }) {
+    update(message) {
       current = message;
       const status = message.status?.type ?? "complete";
       const user = message.role === "user";
       const branch = branchOf(message);
       const rating = feedbackOf(message);
-      const nextKey = `${message.role}|${status}|${running}|${rating}|${branch?.index}/${branch?.count}`;
+      const nextKey = `${message.role}|${status}|${rating}|${branch?.index}/${branch?.count}`;
       if (nextKey === key) return;
       key = nextKey;
       // A streaming reply has nothing to act on yet.
@@ -91,14 +92,13 @@ export function createActionBar(ctx, { onEdit }) {
       show(regenerate, !user);
       show(up, !user);
       show(down, !user);
-      for (const b of [edit, regenerate, previous, next]) b.disabled = running;
       up.setAttribute("aria-pressed", String(rating === "up"));
       down.setAttribute("aria-pressed", String(rating === "down"));
       show(picker, !!branch && branch.count > 1);
       if (branch) {
         setText(position, `${branch.index + 1} / ${branch.count}`);
-        previous.disabled = running || branch.index <= 0;
-        next.disabled = running || branch.index >= branch.count - 1;
+        previous.disabled = branch.index <= 0;
+        next.disabled = branch.index >= branch.count - 1;
       }
     },
   };

@@ -153,7 +153,7 @@ export function createMessageView(ctx) {
       else if (!text && error.parentNode) error.remove();
       show(retry, isLast && !running && text !== "");
       footer.update(status === "running" ? null : runFooter(message));
-      actions.update(message, { running });
+      actions.update(message);
       if (editor?.el.parentNode) show(actions.el, false);
     },
   };

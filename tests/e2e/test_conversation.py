@@ -157,7 +157,9 @@ def test_thread_menu_lists_switches_renames_and_starts_threads(lab: LabPage) -> 
     )
 
     menu.select_option(first_id)
-    expect(messages(chat, "user")).to_have_text(["Say hello"], timeout=LONG_WAIT)
+    expect(messages(chat, "user").locator(".gu-text")).to_have_text(
+        ["Say hello"], timeout=LONG_WAIT
+    )
     assert lab.run_json("chat.thread.id") == first_id
 
     chat.get_by_role("button", name="Rename thread").click()
