@@ -72,6 +72,10 @@ export function createActionBar(ctx, { onEdit }) {
 
   return {
     el,
+    /** Put the focus back on "Edit" (after its editor closed). */
+    focusEdit() {
+      if (!edit.hidden) edit.focus();
+    },
     /**
      * Edit, regenerate and a version switch stay enabled while another reply
      * streams: the kernel stops that run first, as a send does.

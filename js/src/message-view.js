@@ -104,9 +104,12 @@ export function createMessageView(ctx) {
 
   function stopEdit() {
     if (!editor?.el.parentNode) return;
+    // Keyboard users go on from where they were, not from the page's top.
+    const hadFocus = editor.el.contains(document.activeElement);
     editor.el.remove();
     show(parts, true);
     show(actions.el, (current?.status?.type ?? "complete") !== "running");
+    if (hadFocus) actions.focusEdit();
   }
 
   return {

@@ -162,6 +162,7 @@ describe("editing a user message", () => {
   it("Esc cancels and keeps the message as it was; blank text is not sent", () => {
     const sendEdit = vi.fn();
     const v = createMessageView(ctx({ sendEdit }));
+    document.body.append(v.el);
     v.update(user(), idle);
     v.edit();
     const box = byLabel(v.el, "Edit your message");
@@ -171,6 +172,7 @@ describe("editing a user message", () => {
     key(box, "Escape");
     expect(v.editing).toBe(false);
     expect(v.el.querySelector(".gu-text").textContent).toBe("first question");
+    expect(document.activeElement).toBe(byLabel(v.el, "Edit message")); // the focus goes back
   });
 });
 
