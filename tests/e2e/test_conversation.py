@@ -10,6 +10,7 @@ model, see the notebook's setup cell), as ``test_flows.py`` does.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Locator, expect
@@ -117,6 +118,13 @@ def test_regenerate_makes_a_new_version_and_thumbs_rate_it(lab: LabPage) -> None
     expect(bad).to_have_attribute("aria-pressed", "true", timeout=LONG_WAIT)
     expect(good).to_have_attribute("aria-pressed", "false")
     assert lab.run_json("[r['rating'] for r in chat.thread.feedback()]") == ["down"]
+
+    # the transcript: what chat.to_markdown() gives, as a file named after the thread
+    with lab.page.expect_download() as download:
+        chat.get_by_role("button", name="Download transcript").click()
+    assert download.value.suggested_filename == "hello-there.md"
+    saved = Path(download.value.path()).read_text("utf-8")
+    assert saved == lab.run_json("chat.to_markdown()")
 
 
 def test_copy_code_block_puts_the_code_on_the_clipboard(lab: LabPage) -> None:
