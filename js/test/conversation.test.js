@@ -344,3 +344,18 @@ describe("thread menu", () => {
     menu.el.remove();
   });
 });
+
+describe("kernel answers of the conversation controls", () => {
+  it("reads a transcript and an accepted edit; drops malformed ones", async () => {
+    const { readServerMessage } = await import("../src/protocol.js");
+    expect(readServerMessage({ type: "transcript", markdown: "# x", filename: "x.md" })).not.toBeNull();
+    expect(readServerMessage({ type: "accepted", request: "edit", ref: "v-1" })).not.toBeNull();
+    for (const bad of [
+      { type: "transcript", markdown: 3, filename: "x.md" },
+      { type: "transcript", markdown: "# x" },
+      { type: "accepted", request: "feedback" },
+    ]) {
+      expect(readServerMessage(bad), JSON.stringify(bad)).toBeNull();
+    }
+  });
+});
