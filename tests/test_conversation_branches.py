@@ -247,7 +247,8 @@ async def test_a_branch_index_out_of_range_names_the_valid_range() -> None:
     rt = gu.Runtime(model=gu.ScriptedModel(["a", "b", "c"]))
     await rt.send("q")
     reply = rt.thread.messages[1]
-    with pytest.raises(gu.BranchError, match=r"branch 1 is out of range: .* has 1 branch \(0 to 0\)"):
+    wanted = r"branch 1 is out of range: .* has 1 branch \(0 to 0\)"
+    with pytest.raises(gu.BranchError, match=wanted):
         rt.switch_branch(reply.id, 1)
     await rt.regenerate()
     await rt.regenerate()

@@ -354,8 +354,8 @@ class Runtime:
 
     @property
     def threads(self) -> list[ThreadSummary]:
-        """This chat's threads (id, title, message count, last update), in the
-        order they were opened or made."""
+        """This chat's threads (id, title, message count, last update): those
+        read from a folder oldest first, then those made since."""
         return list(self._store.summaries())
 
     @property
@@ -421,8 +421,7 @@ class Runtime:
         text = _user_text("send", text)
         self._settle("The user sent a new message.")
         self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
-        if sum(m.role == "user" for m in self._thread.messages) == 1:
-            self._threads_changed()  # the first user message names the thread
+        self._threads_changed()  # its length, and the first user message names it
         return self._answer()
 
     def _settle(self, reason: str) -> None:
@@ -908,8 +907,8 @@ class Runtime:
 
     def _recover(self) -> None:
         """A thread saved mid-run (the kernel died): end that run as cancelled.
-        A version in a fork never waits: a reply left waiting there (a
-        hand-written file) ends as cancelled too."""
+        A version in a fork never waits: a reply left running or waiting
+        there, or with a call unanswered (a hand-written file), is ended too."""
         for thread in self._store.threads.values():
             for message in thread.messages:
                 if isinstance(message.status, Running):
@@ -917,10 +916,12 @@ class Runtime:
             for fork in thread.forks.values():
                 for version in fork.stashed:
                     for message in version:
-                        if isinstance(message.status, Running | RequiresAction):
-                            self._events.end(
-                                message, Incomplete(reason="cancelled", error=INTERRUPTED)
-                            )
+                        status = message.status
+                        if isinstance(status, Running | RequiresAction):
+                            status = Incomplete(reason="cancelled", error=INTERRUPTED)
+                        elif all(p.has_result for p in message.tool_calls):
+                            continue
+                        self._events.end(message, status)  # its open calls answered
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the thread to ``path`` (atomically). To the ``persist`` path this

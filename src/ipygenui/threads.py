@@ -50,7 +50,8 @@ def summary(thread: Thread) -> ThreadSummary:
 
 
 class ThreadStore:
-    """The threads of one runtime, in the order they were opened or made, and
+    """The threads of one runtime (those read from a folder oldest first, then
+    those made since), and
     their files when persisted (``folder`` set: one file per thread; ``file``
     set: the one thread there; neither: kept in memory only)."""
 
@@ -105,7 +106,10 @@ class ThreadStore:
                 )
             self.threads[loaded.id] = loaded
             self._files[loaded.id] = handle
-        return list(self.threads.values())
+        # oldest first, so a thread made later comes after them in the list
+        ordered = sorted(self.threads.values(), key=lambda t: summary(t).updated_at)
+        self.threads = {t.id: t for t in ordered}
+        return ordered
 
     def add(self, thread: Thread) -> None:
         self.threads[thread.id] = thread
