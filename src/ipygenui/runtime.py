@@ -458,11 +458,9 @@ class Runtime:
             )
         self._settle("The user edited an earlier message.")
         start_version(self.thread, index)
-        new = Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report())
-        self._thread.messages.append(new)
         self._path_changed(index)
-        if index == self._first_user_index():
-            self._threads_changed()
+        self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
+        self._threads_changed()  # the first user message names the thread
         return self._answer()
 
     def regenerate(self, message_id: str | None = None) -> Run:
@@ -505,9 +503,6 @@ class Runtime:
 
     def _path_changed(self, start: int) -> None:
         self._events.emit(ActivePathChanged(self._thread.id, start, tuple(self._thread.messages)))
-
-    def _first_user_index(self) -> int:
-        return next((i for i, m in enumerate(self._thread.messages) if m.role == "user"), -1)
 
     # --- feedback ---------------------------------------------------------------
 
