@@ -262,3 +262,26 @@ async def test_backticks_in_a_tool_call_keep_the_transcript_line_whole() -> None
     await rt.send("go")
     line = next(x for x in rt.to_markdown().splitlines() if x.startswith("> 🔧"))
     assert line == '> 🔧 ``lookup({"q": "a `b` c"})`` → ``found a `b` c``'
+
+
+async def test_a_thread_id_that_is_no_plain_name_is_saved_inside_the_folder(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    odd = gu.Thread(id="../../escaped")
+    rt = gu.Runtime(model=gu.ScriptedModel(["a"]), persist=folder, thread=odd)
+    await rt.send("q")
+    assert not list(tmp_path.glob("*.json")) and not (tmp_path.parent / "escaped.json").exists()
+    (saved,) = folder.glob("*.json")
+    assert json.loads(saved.read_text())["thread"]["id"] == "../../escaped"
+    again = gu.Runtime(model=gu.ScriptedModel([]), persist=folder)
+    assert again.thread.id == "../../escaped"
+
+
+def test_an_unknown_thread_error_reads_plainly() -> None:
+    rt = gu.Runtime(model=gu.ScriptedModel([]))
+    with pytest.raises(KeyError) as info:
+        rt.switch_thread("thread_nope")
+    known = f"'{rt.thread.id}'"
+    assert str(info.value) == f"no thread 'thread_nope' in this chat (its threads: {known})"

@@ -558,8 +558,8 @@ class Runtime:
 
     def switch_thread(self, thread_id: str) -> None:
         """Show the thread ``thread_id`` (one of ``threads``); a run streaming
-        in the one shown so far is cancelled first. ``KeyError`` names the
-        chat's threads when there is no such thread."""
+        in the one shown so far is cancelled first. ``UnknownThreadError`` (a
+        ``KeyError``) names the chat's threads when there is no such thread."""
         thread = self._store.get(thread_id)
         if thread is not self._thread:
             self._show_thread(thread)
