@@ -83,8 +83,14 @@ from .messages import (
 )
 from .models.base import Model
 from .models.select import resolve_model
-from .persistence import PersistenceConflictError, ThreadFile, load_thread, save_thread
-from .threads import ThreadStore
+from .persistence import (
+    PersistenceConflictError,
+    ThreadFile,
+    ThreadFileError,
+    load_thread,
+    save_thread,
+)
+from .threads import ThreadStore, is_folder
 from .tools import Tool, as_tool
 from .transcript import thread_to_markdown
 
@@ -938,6 +944,10 @@ class Runtime:
         and its "always allow" grants are restored only with
         ``restore_approvals=True``. A file that cannot be read raises
         ``ThreadFileError`` naming it."""
+        if is_folder(path):
+            raise ThreadFileError(
+                f"{path} is a folder of threads: open them with persist={os.fspath(path)!r}"
+            )
         thread = load_thread(path)
         runtime = cls(thread=thread, restore_approvals=restore_approvals, **kwargs)
         distrust_loaded(runtime._thread, runtime._tools, restore_approvals)

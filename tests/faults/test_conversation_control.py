@@ -12,7 +12,8 @@ Tried here:
   call unanswered (a hand-edited file): it loads ended, its calls answered, so
   switching to it gives a valid history and nothing waits;
 - a rating edited by hand into nonsense: no rating, no crash;
-- a folder of threads with an unreadable file, or two files holding one thread.
+- a folder of threads with an unreadable file, or two files holding one thread;
+  a folder given to ``Runtime.load`` (which reads one thread file).
 """
 
 from __future__ import annotations
@@ -199,3 +200,8 @@ async def test_two_files_holding_one_thread_are_named(tmp_path: Path) -> None:
     (tmp_path / "copy.json").write_bytes(original.read_bytes())
     with pytest.raises(ThreadFileError, match=r"is also saved in .*; keep one of the two files"):
         gu.Runtime(persist=tmp_path)
+
+
+def test_loading_a_folder_as_one_thread_says_how_to_open_it(tmp_path: Path) -> None:
+    with pytest.raises(ThreadFileError, match="is a folder of threads: open them with persist="):
+        gu.Runtime.load(tmp_path)
