@@ -14,7 +14,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui._loop.history import check_openai_history
-from ipygenui.events import ActivePathChanged, ThreadEvent
+from ipygenui.events import ActivePathChanged, MessageAdded, ThreadEvent
 from ipygenui.messages import Incomplete
 from openai_server import OpenAIServer, Reply, ToolCall
 from runtime_helpers import BlockingModel, TextDelta, call
@@ -153,6 +153,22 @@ async def test_edit_while_a_reply_streams_cancels_it_first() -> None:
     assert texts(rt) == ["slow question", "partial "]
 
 
+async def test_regenerating_the_reply_that_streams_stops_it_and_keeps_it() -> None:
+    model = BlockingModel([TextDelta("half an ans")])
+    rt = gu.Runtime(model=model)
+    run = rt.send("question")
+    await model.reached.wait()
+    rt.model = gu.ScriptedModel(["a whole answer"])
+    again = rt.regenerate(run.message_id)
+    stopped = await run
+    assert isinstance(stopped.status, Incomplete) and stopped.text == "half an ans"
+    assert (await again).text == "a whole answer"
+    assert [m.text for m in rt.thread.branches(again.message_id)] == [
+        "half an ans",
+        "a whole answer",
+    ]
+
+
 async def test_regenerate_while_waiting_for_approval_answers_the_call_first() -> None:
     replies = [call("deploy", {"env": "prod"}), "Not deploying then.", "ok"]
     model = gu.ScriptedModel(replies, record=True)
@@ -198,7 +214,12 @@ async def test_views_hear_which_messages_to_show() -> None:
     await rt.edit(q2.id, "q2 edited")
     (changed,) = [e for e in events if isinstance(e, ActivePathChanged)]
     assert changed.start == 2 and changed.thread_id == rt.thread.id
-    assert [m.text for m in changed.messages] == ["q1", "a1", "q2 edited"]
+    assert [m.text for m in changed.messages] == ["q1", "a1"]
+    added = [e.message.role for e in events if isinstance(e, MessageAdded)]
+    assert added == ["user", "assistant"]  # the new version comes as a send's messages do
+    assert events.index(changed) < next(
+        i for i, e in enumerate(events) if isinstance(e, MessageAdded)
+    )
     events.clear()
     rt.switch_branch(rt.thread.messages[2].id, 0)
     (changed,) = [e for e in events if isinstance(e, ActivePathChanged)]
@@ -247,7 +268,8 @@ async def test_a_branch_index_out_of_range_names_the_valid_range() -> None:
     rt = gu.Runtime(model=gu.ScriptedModel(["a", "b", "c"]))
     await rt.send("q")
     reply = rt.thread.messages[1]
-    with pytest.raises(gu.BranchError, match=r"branch 1 is out of range: .* has 1 branch \(0 to 0\)"):
+    wanted = r"branch 1 is out of range: .* has 1 branch \(0 to 0\)"
+    with pytest.raises(gu.BranchError, match=wanted):
         rt.switch_branch(reply.id, 1)
     await rt.regenerate()
     await rt.regenerate()

@@ -91,7 +91,8 @@ async def test_bad_feedback_says_what_is_wrong_and_changes_nothing() -> None:
 async def test_threads_in_a_folder_are_each_saved_and_come_back(tmp_path: Path) -> None:
     folder = tmp_path / "chats"
     folder.mkdir()
-    rt = gu.Runtime(model=gu.ScriptedModel(["about cats", "about dogs", "more cats"]), persist=folder)
+    model = gu.ScriptedModel(["about cats", "about dogs", "more cats"])
+    rt = gu.Runtime(model=model, persist=folder)
     assert rt.persist == folder
     first_id = rt.thread.id
     await rt.send("Tell me about cats")
@@ -141,8 +142,9 @@ async def test_switching_threads_cancels_a_run_and_keeps_a_waiting_reply() -> No
         """Deploy."""
         return f"deployed to {env}"
 
-    rt = gu.Runtime(model=gu.ScriptedModel([call("deploy", {"env": "prod"}), "Deployed."]),
-                    tools=[deploy])
+    rt = gu.Runtime(
+        model=gu.ScriptedModel([call("deploy", {"env": "prod"}), "Deployed."]), tools=[deploy]
+    )
     waiting = await rt.send("deploy")
     first = rt.thread.id
     rt.new_thread()
@@ -229,7 +231,12 @@ async def test_demo_starters_get_demo_answers() -> None:
 async def test_the_transcript_is_the_active_branch_with_tool_calls_summarized() -> None:
     rt = gu.Runtime(
         model=gu.ScriptedModel(
-            [call("lookup", {"q": "x" * 300}), "Here is **what** I found.", "Other answer."]
+            [
+                call("lookup", {"q": "x" * 300}),
+                "Here is **what** I found.",
+                "Other answer.",
+                "Answer to the edit.",
+            ]
         ),
         tools=[lookup],
     )
@@ -241,7 +248,40 @@ async def test_the_transcript_is_the_active_branch_with_tool_calls_summarized() 
     assert text.startswith("# Find x\n")
     assert "## User\n\nFind x" in text
     assert "Here is **what** I found." in text
-    assert "> 🔧 `lookup(" in text and "→ found x" in text
+    assert "> 🔧 `lookup(" in text and "→ `found xxx" in text
     assert len(max(text.splitlines(), key=len)) < 300  # the long argument is cut
     assert "*Feedback: 👍 useful*" in text
-    assert "Edited question" in text and "Second question" not in text
+    assert text.endswith("## User\n\nEdited question\n\n## Assistant\n\nAnswer to the edit.\n")
+    assert "Second question" not in text and "Other answer." not in text
+
+
+async def test_backticks_in_a_tool_call_keep_the_transcript_line_whole() -> None:
+    rt = gu.Runtime(
+        model=gu.ScriptedModel([call("lookup", {"q": "a `b` c"}), "done"]), tools=[lookup]
+    )
+    await rt.send("go")
+    line = next(x for x in rt.to_markdown().splitlines() if x.startswith("> 🔧"))
+    assert line == '> 🔧 ``lookup({"q": "a `b` c"})`` → ``found a `b` c``'
+
+
+async def test_a_thread_id_that_is_no_plain_name_is_saved_inside_the_folder(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    odd = gu.Thread(id="../../escaped")
+    rt = gu.Runtime(model=gu.ScriptedModel(["a"]), persist=folder, thread=odd)
+    await rt.send("q")
+    assert not list(tmp_path.glob("*.json")) and not (tmp_path.parent / "escaped.json").exists()
+    (saved,) = folder.glob("*.json")
+    assert json.loads(saved.read_text())["thread"]["id"] == "../../escaped"
+    again = gu.Runtime(model=gu.ScriptedModel([]), persist=folder)
+    assert again.thread.id == "../../escaped"
+
+
+def test_an_unknown_thread_error_reads_plainly() -> None:
+    rt = gu.Runtime(model=gu.ScriptedModel([]))
+    with pytest.raises(KeyError) as info:
+        rt.switch_thread("thread_nope")
+    known = f"'{rt.thread.id}'"
+    assert str(info.value) == f"no thread 'thread_nope' in this chat (its threads: {known})"

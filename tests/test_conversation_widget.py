@@ -7,9 +7,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 import ipygenui as gu
 from comm_helpers import click, customs, settle
 from ipygenui.models.base import TextDelta
+from ipygenui.models.scripted import ScriptedCall
 from ipygenui.widget.chat import Chat
 
 
@@ -108,3 +111,34 @@ def test_the_offline_demo_offers_its_starters(wire: list[Any]) -> None:
     assert chat.starters == list(gu.DemoModel.starters)
     opened = [d for t, _, d in wire if t == "comm_open" and "starters" in d.get("state", {})]
     assert opened and opened[-1]["state"]["starters"] == chat.starters
+
+
+class NoteProps(BaseModel):
+    text: str
+
+
+@gu.component
+def Note(props: NoteProps) -> str:
+    """A note rendered in Python."""
+    return f"*{props.text}*"
+
+
+async def test_a_thread_switched_to_gets_its_python_components_rendered(
+    wire: list[Any], tmp_path: Path
+) -> None:
+    note = ScriptedCall("show_component_Note", {"text": "hi"}, id="n1")
+    model = gu.ScriptedModel([note, "ok", "b"])
+    rt = gu.Runtime(model=model, components=[Note], persist=tmp_path)
+    await rt.send("a note please")
+    with_note = rt.thread.id
+    rt.new_thread()
+    await rt.send("no note here")  # saved last: a chat on the folder opens it
+
+    chat = Chat(model=gu.ScriptedModel([]), components=[Note], persist=tmp_path)
+    assert chat.thread_id != with_note
+    chat.switch_thread(with_note)
+    for _ in range(50):
+        await asyncio.sleep(0.01)
+    output = chat.component_outputs.get("n1")
+    assert output is not None and output["bundle"]["text/markdown"] == "*hi*"
+    chat.close()

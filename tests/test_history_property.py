@@ -1,5 +1,5 @@
 """Property: whatever the user does (send, approve, reject, answer, cancel, edit,
-regenerate, switch branches, at any moment), every request the model receives
+regenerate, switch branches or threads, at any moment), every request the model receives
 is valid for the OpenAI chat API, no approval-gated tool runs without an
 approval, and the thread (every branch of it) saves and loads."""
 
@@ -41,6 +41,7 @@ actions = st.lists(
                 "edit",
                 "regenerate",
                 "switch",
+                "thread",
             ]
         ),
         st.integers(0, 7),
@@ -61,7 +62,8 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
 
     @gu.tool(requires_approval=True)
     def gated(n: int) -> int:
-        every = rt.thread.all_messages()  # an edit may have stashed it meanwhile
+        # an edit may have stashed it meanwhile, or another thread is shown
+        every = [m for t in rt._store.threads.values() for m in t.all_messages()]
         parts = [p for m in every for p in m.tool_calls if p.tool_name == "gated"]
         mine = [p for p in parts if p.args.get("n") == n]
         if not mine or any(p.approval is None or p.approval.status != "approved" for p in mine):
@@ -140,6 +142,12 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
                 target_id = pick(None, k)
                 count = rt.thread.branch_position(target_id).count if rt.thread.messages else 1
                 rt.switch_branch(target_id, k % (count + 1))  # now and then out of range
+            elif action == "thread":  # a new thread, or back to one (a reply may wait there)
+                known_threads = [t.id for t in rt.threads]
+                if k % 3 == 0:
+                    rt.new_thread()
+                else:
+                    rt.switch_thread(known_threads[k % len(known_threads)])
         except (gu.DecisionError, gu.BranchError):
             assert rt.thread.model_dump() == before, "a refused action changed the thread"
     rt.cancel()
@@ -152,6 +160,10 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
     assert all(p.has_result for m in rt.thread.all_messages() for p in m.tool_calls)
     assert not rt.running
     assert decode_thread(encode_thread(rt.thread), "t.json") == rt.thread
+    for summary in rt.threads:  # the others may wait for the user: still valid
+        rt.switch_thread(summary.id)
+        check_openai_history(to_openai_messages(rt.thread))
+        assert decode_thread(encode_thread(rt.thread), "t.json") == rt.thread
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -62,7 +62,8 @@ class ActivePathChanged:
     (``start == 0``) another thread is shown. ``messages`` is the whole active
     branch of thread ``thread_id``; a view drops what it showed from ``start``
     on and shows ``messages[start:]`` (their branch positions may have changed
-    too: ``Thread.branch_position``)."""
+    too: ``Thread.branch_position``). The new messages of an edit or a
+    regenerate follow as ``MessageAdded``, as a send's do."""
 
     thread_id: str
     start: int

@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -270,8 +271,6 @@ class Thread(_Model):
         """The ratings given in this thread (every branch), oldest first: rows
         ready for ``pandas.DataFrame``, with ``message_id``, ``rating``
         (``"up"``/``"down"``), ``comment``, ``model`` and ``time`` (a UTC datetime)."""
-        from datetime import UTC, datetime
-
         rows: list[dict[str, Any]] = []
         for message in self.all_messages():
             feedback = message.feedback

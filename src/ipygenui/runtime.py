@@ -83,8 +83,14 @@ from .messages import (
 )
 from .models.base import Model
 from .models.select import resolve_model
-from .persistence import PersistenceConflictError, ThreadFile, load_thread, save_thread
-from .threads import ThreadStore
+from .persistence import (
+    PersistenceConflictError,
+    ThreadFile,
+    ThreadFileError,
+    load_thread,
+    save_thread,
+)
+from .threads import ThreadStore, is_folder
 from .tools import Tool, as_tool
 from .transcript import thread_to_markdown
 
@@ -354,8 +360,8 @@ class Runtime:
 
     @property
     def threads(self) -> list[ThreadSummary]:
-        """This chat's threads (id, title, message count, last update), in the
-        order they were opened or made."""
+        """This chat's threads (id, title, message count, last update): those
+        read from a folder oldest first, then those made since."""
         return list(self._store.summaries())
 
     @property
@@ -421,8 +427,7 @@ class Runtime:
         text = _user_text("send", text)
         self._settle("The user sent a new message.")
         self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
-        if sum(m.role == "user" for m in self._thread.messages) == 1:
-            self._threads_changed()  # the first user message names the thread
+        self._threads_changed()  # its length, and the first user message names it
         return self._answer()
 
     def _settle(self, reason: str) -> None:
@@ -459,11 +464,9 @@ class Runtime:
             )
         self._settle("The user edited an earlier message.")
         start_version(self.thread, index)
-        new = Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report())
-        self._thread.messages.append(new)
         self._path_changed(index)
-        if index == self._first_user_index():
-            self._threads_changed()
+        self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
+        self._threads_changed()  # the first user message names the thread
         return self._answer()
 
     def regenerate(self, message_id: str | None = None) -> Run:
@@ -506,9 +509,6 @@ class Runtime:
 
     def _path_changed(self, start: int) -> None:
         self._events.emit(ActivePathChanged(self._thread.id, start, tuple(self._thread.messages)))
-
-    def _first_user_index(self) -> int:
-        return next((i for i, m in enumerate(self._thread.messages) if m.role == "user"), -1)
 
     # --- feedback ---------------------------------------------------------------
 
@@ -564,8 +564,8 @@ class Runtime:
 
     def switch_thread(self, thread_id: str) -> None:
         """Show the thread ``thread_id`` (one of ``threads``); a run streaming
-        in the one shown so far is cancelled first. ``KeyError`` names the
-        chat's threads when there is no such thread."""
+        in the one shown so far is cancelled first. ``UnknownThreadError`` (a
+        ``KeyError``) names the chat's threads when there is no such thread."""
         thread = self._store.get(thread_id)
         if thread is not self._thread:
             self._show_thread(thread)
@@ -908,8 +908,8 @@ class Runtime:
 
     def _recover(self) -> None:
         """A thread saved mid-run (the kernel died): end that run as cancelled.
-        A version in a fork never waits: a reply left waiting there (a
-        hand-written file) ends as cancelled too."""
+        A version in a fork never waits: a reply left running or waiting
+        there, or with a call unanswered (a hand-written file), is ended too."""
         for thread in self._store.threads.values():
             for message in thread.messages:
                 if isinstance(message.status, Running):
@@ -917,10 +917,12 @@ class Runtime:
             for fork in thread.forks.values():
                 for version in fork.stashed:
                     for message in version:
-                        if isinstance(message.status, Running | RequiresAction):
-                            self._events.end(
-                                message, Incomplete(reason="cancelled", error=INTERRUPTED)
-                            )
+                        status = message.status
+                        if isinstance(status, Running | RequiresAction):
+                            status = Incomplete(reason="cancelled", error=INTERRUPTED)
+                        elif all(p.has_result for p in message.tool_calls):
+                            continue
+                        self._events.end(message, status)  # its open calls answered
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the thread to ``path`` (atomically). To the ``persist`` path this
@@ -942,6 +944,10 @@ class Runtime:
         and its "always allow" grants are restored only with
         ``restore_approvals=True``. A file that cannot be read raises
         ``ThreadFileError`` naming it."""
+        if is_folder(path):
+            raise ThreadFileError(
+                f"{path} is a folder of threads: open them with persist={os.fspath(path)!r}"
+            )
         thread = load_thread(path)
         runtime = cls(thread=thread, restore_approvals=restore_approvals, **kwargs)
         distrust_loaded(runtime._thread, runtime._tools, restore_approvals)

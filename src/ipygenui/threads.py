@@ -11,18 +11,37 @@ over. Opening a folder shows the thread saved most recently, or a new one.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from pathlib import Path
 
 from .events import ThreadSummary
 from .messages import Thread
 from .persistence import ThreadFile, ThreadFileError
 
-__all__ = ["NEW_THREAD_TITLE", "ThreadStore", "is_folder", "summary", "title_of"]
+__all__ = [
+    "NEW_THREAD_TITLE",
+    "ThreadStore",
+    "UnknownThreadError",
+    "is_folder",
+    "summary",
+    "title_of",
+]
 
 NEW_THREAD_TITLE = "New chat"
 TITLE_CHARS = 60
 """A title taken from the first user message is cut to this many characters."""
+
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+class UnknownThreadError(KeyError):
+    """No thread with that id in this chat; the message lists its threads."""
+
+    def __str__(self) -> str:  # a KeyError would quote its message
+        return str(self.args[0]) if self.args else "unknown thread"
 
 
 def is_folder(persist: str | os.PathLike[str]) -> bool:
@@ -50,7 +69,8 @@ def summary(thread: Thread) -> ThreadSummary:
 
 
 class ThreadStore:
-    """The threads of one runtime, in the order they were opened or made, and
+    """The threads of one runtime (those read from a folder oldest first, then
+    those made since), and
     their files when persisted (``folder`` set: one file per thread; ``file``
     set: the one thread there; neither: kept in memory only)."""
 
@@ -105,7 +125,10 @@ class ThreadStore:
                 )
             self.threads[loaded.id] = loaded
             self._files[loaded.id] = handle
-        return list(self.threads.values())
+        # oldest first, so a thread made later comes after them in the list
+        ordered = sorted(self.threads.values(), key=lambda t: summary(t).updated_at)
+        self.threads = {t.id: t for t in ordered}
+        return ordered
 
     def add(self, thread: Thread) -> None:
         self.threads[thread.id] = thread
@@ -114,7 +137,7 @@ class ThreadStore:
         thread = self.threads.get(thread_id) if isinstance(thread_id, str) else None
         if thread is None:
             known = ", ".join(repr(t) for t in self.threads) or "none"
-            raise KeyError(f"no thread {thread_id!r} in this chat (its threads: {known})")
+            raise UnknownThreadError(f"no thread {thread_id!r} in this chat (its threads: {known})")
         return thread
 
     def file_of(self, thread: Thread) -> ThreadFile | None:
@@ -122,10 +145,18 @@ class ThreadStore:
         handle = self._files.get(thread.id)
         if handle is not None or self.folder is None:
             return handle  # a single file holds its first thread only
-        handle = ThreadFile(self.folder / f"{thread.id}.json")
+        handle = ThreadFile(self.folder / file_name(thread.id))
         handle.open(load=False)
         self._files[thread.id] = handle
         return handle
 
     def summaries(self) -> tuple[ThreadSummary, ...]:
         return tuple(summary(thread) for thread in self.threads.values())
+
+
+def file_name(thread_id: str) -> str:
+    """``<thread id>.json``; an id that is no plain name (``../x``, from a file
+    or a caller) is hashed, so a thread is never saved outside its folder."""
+    if _SAFE_ID.fullmatch(thread_id):
+        return f"{thread_id}.json"
+    return f"thread_{hashlib.sha256(thread_id.encode('utf-8', 'replace')).hexdigest()[:16]}.json"

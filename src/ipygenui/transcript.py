@@ -10,6 +10,7 @@ Reasoning is left out.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .messages import Complete, Incomplete, Message, TextPart, Thread, ToolCallPart
@@ -53,15 +54,25 @@ def _message(message: Message) -> list[str]:
 
 def _tool_line(part: ToolCallPart) -> str:
     args = _short(part.args if part.args else part.args_text)
-    head = f"> 🔧 `{part.tool_name or 'unknown'}({args})`"
-    if part.approval is not None and part.approval.status == "rejected":
-        reason = part.approval.reason
-        return f"{head} was rejected" + (f": {_one_line(reason)}" if reason else "")
+    name = part.tool_name or "unknown"
+    head = f"> 🔧 {_code(f'{name}({args})')}"
+    approval = part.approval
+    if approval is not None and approval.status == "rejected":
+        reason = f": {_one_line(approval.reason)}" if approval.reason else ""
+        return f"{head} was rejected{reason}"
     if not part.has_result:
         return f"{head}: no result"
     if part.is_error:
-        return f"{head} failed: {_short(part.result)}"
-    return f"{head} → {_short(part.result)}"
+        return f"{head} failed: {_code(_short(part.result))}"
+    return f"{head} → {_code(_short(part.result))}"
+
+
+def _code(text: str) -> str:
+    """``text`` as an inline code span, whatever backticks it holds."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _short(value: Any) -> str:
@@ -73,4 +84,4 @@ def _short(value: Any) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split()).replace("`", "ʼ")
+    return " ".join(str(text).split())

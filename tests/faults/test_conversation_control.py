@@ -8,15 +8,18 @@ Tried here:
   nothing stashed, an empty stashed version, a message id in two branches, a
   stashed version of the wrong type: each fails to load with a
   ``ThreadFileError`` naming the file and the fork;
-- a stashed version left mid-run or waiting for approval (a hand-edited file):
-  it loads ended, its calls answered, so switching to it gives a valid history;
+- a stashed version left mid-run, waiting for approval, or "complete" with a
+  call unanswered (a hand-edited file): it loads ended, its calls answered, so
+  switching to it gives a valid history and nothing waits;
 - a rating edited by hand into nonsense: no rating, no crash;
-- a folder of threads with an unreadable file, or two files holding one thread.
+- a folder of threads with an unreadable file, or two files holding one thread;
+  a folder given to ``Runtime.load`` (which reads one thread file).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui._loop.history import check_openai_history, to_openai_messages
-from ipygenui.messages import Incomplete
+from ipygenui.messages import Complete, Incomplete
 from ipygenui.persistence import ThreadFileError, encode_thread
 from runtime_helpers import call
 
@@ -67,7 +70,8 @@ async def test_a_version_1_file_loads(tmp_path: Path) -> None:
 def test_an_unknown_version_names_the_readable_ones(tmp_path: Path) -> None:
     path = tmp_path / "future.json"
     write(path, {"format": "ipygenui.thread", "version": 3, "thread": {}})
-    with pytest.raises(ThreadFileError, match="unsupported thread file version 3 .*versions 1 to 2"):
+    wanted = r"unsupported thread file version 3 .*versions 1 to 2"
+    with pytest.raises(ThreadFileError, match=wanted):
         gu.Runtime.load(path)
 
 
@@ -125,7 +129,8 @@ async def test_a_corrupt_branch_structure_fails_to_load_clearly(
         lambda: gu.Runtime(persist=path),
         lambda: gu.Chat.load(path),
     ):
-        with pytest.raises(ThreadFileError, match=f"{path}: the thread does not validate: .*{error}"):
+        wanted = f"{re.escape(str(path))}: the thread does not validate: .*{error}"
+        with pytest.raises(ThreadFileError, match=wanted):
             load()
 
 
@@ -139,24 +144,28 @@ async def test_a_stashed_version_left_running_or_waiting_loads_ended(tmp_path: P
     thread.messages[:] = [question, gu.Message(role="assistant", parts=[gu.TextPart(text="b")])]
     stashed_wait = waiting.model_copy(deep=True)
     stashed_run = waiting.model_copy(deep=True, update={"id": "msg_running"})
+    stashed_done = waiting.model_copy(deep=True, update={"id": "msg_done"})
+    stashed_done.status = Complete()  # "complete" with its call still open
     data = json.loads(encode_thread(thread))
     data["thread"]["forks"] = {
         question.id: {
-            "active": 2,
+            "active": 3,
             "stashed": [
                 [stashed_wait.model_dump(mode="json")],
                 [{**stashed_run.model_dump(mode="json"), "status": {"type": "running"}}],
+                [stashed_done.model_dump(mode="json")],
             ],
         }
     }
     write(path, data)
 
     loaded = gu.Runtime.load(path, tools=[deploy], model=gu.ScriptedModel(["fine"]))
-    for version in (0, 1):
+    for version in (0, 1, 2):
         loaded.switch_branch(loaded.thread.messages[1].id, version)
         reply = loaded.thread.messages[1]
-        assert isinstance(reply.status, Incomplete)
+        assert isinstance(reply.status, Incomplete if version < 2 else Complete)
         assert all(p.has_result for p in reply.tool_calls)
+        assert loaded.phase == "idle"
         check_openai_history(to_openai_messages(loaded.thread))
     assert (await loaded.send("next")).text == "fine"
 
@@ -189,5 +198,10 @@ async def test_two_files_holding_one_thread_are_named(tmp_path: Path) -> None:
     await rt.send("q")
     (original,) = tmp_path.glob("*.json")
     (tmp_path / "copy.json").write_bytes(original.read_bytes())
-    with pytest.raises(ThreadFileError, match=f"is also saved in .*; keep one of the two files"):
+    with pytest.raises(ThreadFileError, match=r"is also saved in .*; keep one of the two files"):
         gu.Runtime(persist=tmp_path)
+
+
+def test_loading_a_folder_as_one_thread_says_how_to_open_it(tmp_path: Path) -> None:
+    with pytest.raises(ThreadFileError, match="is a folder of threads: open them with persist="):
+        gu.Runtime.load(tmp_path)
