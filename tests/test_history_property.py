@@ -1,6 +1,7 @@
-"""Property: whatever the user does (send, approve, reject, answer, cancel, at any
-moment), every request the model receives is valid for the OpenAI chat API, and
-no approval-gated tool runs without an approval."""
+"""Property: whatever the user does (send, approve, reject, answer, cancel, edit,
+regenerate, switch branches or threads, at any moment), every request the model receives
+is valid for the OpenAI chat API, no approval-gated tool runs without an
+approval, and the thread (every branch of it) saves and loads."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 import ipygenui as gu
 from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.models.base import ModelRequest
+from ipygenui.persistence import decode_thread, encode_thread
 
 KINDS = ("safe", "gated", "human", "unknown", "bad")
 step_plans = st.lists(
@@ -36,6 +38,10 @@ actions = st.lists(
                 "wait",
                 "revoke",
                 "retry",
+                "edit",
+                "regenerate",
+                "switch",
+                "thread",
             ]
         ),
         st.integers(0, 7),
@@ -56,7 +62,9 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
 
     @gu.tool(requires_approval=True)
     def gated(n: int) -> int:
-        parts = [p for m in rt.thread.messages for p in m.tool_calls if p.tool_name == "gated"]
+        # an edit may have stashed it meanwhile, or another thread is shown
+        every = [m for t in rt._store.threads.values() for m in t.all_messages()]
+        parts = [p for m in every for p in m.tool_calls if p.tool_name == "gated"]
         mine = [p for p in parts if p.args.get("n") == n]
         if not mine or any(p.approval is None or p.approval.status != "approved" for p in mine):
             violations.append(f"gated({n}) ran without approval")
@@ -93,6 +101,11 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
     def ids() -> list[str]:
         return [p.tool_call_id for m in rt.thread.messages for p in m.tool_calls]
 
+    def pick(role: str | None, k: int) -> str:
+        """The id of a message on the active branch (of ``role``), or an unknown one."""
+        found = [m.id for m in rt.thread.messages if role is None or m.role == role]
+        return found[k % len(found)] if found else "msg_unknown"
+
     for action, k in script:
         known = ids()
         target = known[k % len(known)] if known else "none"
@@ -121,8 +134,22 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
                 rt.revoke_always("gated")
             elif action == "retry" and rt.thread.messages:
                 run = rt.retry()
-        except gu.DecisionError:
-            assert rt.thread.model_dump() == before, "a refused decision changed the thread"
+            elif action == "edit":  # now and then a reply's id: refused
+                run = rt.edit(pick("user" if k % 4 else None, k), f"edited {k}")
+            elif action == "regenerate":
+                run = rt.regenerate(pick("assistant", k) if k % 3 else None)
+            elif action == "switch":
+                target_id = pick(None, k)
+                count = rt.thread.branch_position(target_id).count if rt.thread.messages else 1
+                rt.switch_branch(target_id, k % (count + 1))  # now and then out of range
+            elif action == "thread":  # a new thread, or back to one (a reply may wait there)
+                known_threads = [t.id for t in rt.threads]
+                if k % 3 == 0:
+                    rt.new_thread()
+                else:
+                    rt.switch_thread(known_threads[k % len(known_threads)])
+        except (gu.DecisionError, gu.BranchError):
+            assert rt.thread.model_dump() == before, "a refused action changed the thread"
     rt.cancel()
     await asyncio.sleep(0)
 
@@ -130,8 +157,13 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
     for request in model.requests:
         check_openai_history(request.messages)
     check_openai_history(to_openai_messages(rt.thread))
-    assert all(p.has_result for m in rt.thread.messages for p in m.tool_calls)
+    assert all(p.has_result for m in rt.thread.all_messages() for p in m.tool_calls)
     assert not rt.running
+    assert decode_thread(encode_thread(rt.thread), "t.json") == rt.thread
+    for summary in rt.threads:  # the others may wait for the user: still valid
+        rt.switch_thread(summary.id)
+        check_openai_history(to_openai_messages(rt.thread))
+        assert decode_thread(encode_thread(rt.thread), "t.json") == rt.thread
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

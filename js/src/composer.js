@@ -1,14 +1,30 @@
 // The composer: a text box (Enter sends, Shift+Enter adds a line), a send
 // button, and a stop button while a run streams. Sending never empties the
 // box by itself: the chat calls `clear` once the kernel took the message,
-// so a refused or unanswered send keeps what the user typed.
+// so a refused or unanswered send keeps what the user typed. Esc leaves the
+// box (to the notebook, so JupyterLab's command mode keys work again);
+// Up in an empty box edits the last message the user sent.
 
 import { h, show } from "./dom.js";
 
 /**
- * @param {{onSend: (text: string) => void, onStop: () => void}} actions
+ * @param {{onSend: (text: string) => void, onStop: () => void, onEditLast?: () => boolean}} actions
+ *   `onEditLast`: open the editor on the last user message (false: there is none)
  */
-export function createComposer({ onSend, onStop }) {
+/**
+ * Move the focus out of the box to the notebook around the widget (its
+ * cell, else the notebook), where JupyterLab's command mode keys act.
+ * @param {HTMLElement} input
+ */
+function leave(input) {
+  const target = /** @type {HTMLElement | null} */ (
+    input.closest(".jp-Notebook") ?? input.closest(".jp-Cell")
+  );
+  input.blur();
+  target?.focus?.({ preventScroll: true });
+}
+
+export function createComposer({ onSend, onStop, onEditLast }) {
   const input = h("textarea.gu-input", {
     rows: 1,
     placeholder: "Send a message…",
@@ -36,6 +52,11 @@ export function createComposer({ onSend, onStop }) {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       submit();
+    } else if (event.key === "Escape" && !event.isComposing) {
+      leave(input);
+      return; // JupyterLab reads this Esc too: it enters command mode
+    } else if (event.key === "ArrowUp" && !input.value && onEditLast?.()) {
+      event.preventDefault();
     }
     // Keep notebook shortcuts (e.g. JupyterLab's command mode keys) out of the box.
     event.stopPropagation();

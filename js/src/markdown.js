@@ -150,7 +150,7 @@ export function sanitize(html, { resources } = {}) {
 export function renderMarkdown(text, { resources } = {}) {
   if (!text) return "";
   try {
-    return serialize(sanitizeToFragment(marked.parse(text, { async: false }), resources));
+    return serialize(withCopyButtons(sanitizeToFragment(marked.parse(text, { async: false }), resources)));
   } catch {
     // Block by block, so only the block that fails shows as text.
     const box = h("div");
@@ -159,6 +159,26 @@ export function renderMarkdown(text, { resources } = {}) {
     }
     return box.innerHTML;
   }
+}
+
+/**
+ * Each code block of sanitized markdown gets a "Copy code" button: the block
+ * goes into a `div.gu-code-block` with the button before the `pre`, so the
+ * code's text stays exactly the code. Added after sanitizing (the button is
+ * ours, not the model's); clicks are read by `listenForCodeCopies`.
+ * @param {DocumentFragment} fragment
+ */
+function withCopyButtons(fragment) {
+  for (const pre of fragment.querySelectorAll("pre.gu-code")) {
+    if (pre.parentElement?.classList.contains("gu-code-block")) continue;
+    const block = h("div.gu-code-block");
+    pre.replaceWith(block);
+    block.append(
+      h("button.gu-copy-code", { type: "button", "aria-label": "Copy code" }, "Copy"),
+      pre,
+    );
+  }
+  return fragment;
 }
 
 /** A top-level block's identity: same type and source give the same DOM. */
@@ -272,7 +292,7 @@ function renderBlock(token, plain, resources) {
   // Straight to DOM nodes: sanitized exactly like `sanitize`, without a
   // serialize + re-parse round trip.
   try {
-    return [...sanitizeToFragment(html, resources).childNodes];
+    return [...withCopyButtons(sanitizeToFragment(html, resources)).childNodes];
   } catch {
     return [rawBlock(token.raw)];
   }

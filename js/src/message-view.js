@@ -1,7 +1,10 @@
 // One message: its parts (markdown text, a collapsible reasoning block, tool
 // call cards), an error line with a retry button when it ended incomplete,
-// and the run footer. Updates touch only the parts that changed.
+// the action bar (copy, edit, regenerate, feedback, versions), and the run
+// footer. Updates touch only the parts that changed. A user message can turn
+// into an editor in place: its new text goes to the kernel as an edit.
 
+import { createActionBar } from "./action-bar.js";
 import { h, setData, setText, show } from "./dom.js";
 import { createFooter, runFooter } from "./footer.js";
 import { createMarkdownView } from "./markdown.js";
@@ -60,9 +63,10 @@ export function errorText(status) {
 
 /**
  * @param {{send: (msg:any) => void, notify: (t:string) => void, isHuman: (n:string) => boolean,
- *          standardParams?: () => string[], resources?: import("./resources.js").Resources}} ctx
- *   the chat's actions, the arguments every tool call carries for the UI, and the URLs
- *   it allowed to load
+ *          standardParams?: () => string[], resources?: import("./resources.js").Resources,
+ *          sendEdit?: (messageId: string, text: string) => void}} ctx
+ *   the chat's actions, the arguments every tool call carries for the UI, the URLs
+ *   it allowed to load, and where an edited user message goes
  */
 export function createMessageView(ctx) {
   const parts = h("div.gu-parts");
@@ -76,17 +80,54 @@ export function createMessageView(ctx) {
   const error = h("div.gu-error", { role: "alert" }, errorLine, retry);
   const footer = createFooter();
   const bubble = h("div.gu-bubble", {}, parts);
-  const el = h("div.gu-message", {}, bubble, footer.el);
+  /** @type {any} the message as last rendered */
+  let current = null;
+  /** @type {ReturnType<typeof createEditor> | null} made on the first edit */
+  let editor = null;
+  const actions = createActionBar(ctx, { onEdit: () => startEdit() });
+  const el = h("div.gu-message", {}, bubble, actions.el, footer.el);
   /** @type {Array<{type: string, view: any}>} */
   const views = [];
 
+  function startEdit() {
+    if (!current || current.role !== "user") return;
+    editor ??= createEditor({
+      onSave: (text) => ctx.sendEdit?.(current.id, text),
+      onCancel: () => stopEdit(),
+    });
+    editor.open(messageText(current));
+    if (editor.el.parentNode !== bubble) bubble.append(editor.el);
+    show(parts, false);
+    show(actions.el, false);
+    editor.focus();
+  }
+
+  function stopEdit() {
+    if (!editor?.el.parentNode) return;
+    // Keyboard users go on from where they were, not from the page's top.
+    const hadFocus = editor.el.contains(document.activeElement);
+    editor.el.remove();
+    show(parts, true);
+    show(actions.el, (current?.status?.type ?? "complete") !== "running");
+    if (hadFocus) actions.focusEdit();
+  }
+
   return {
     el,
+    /** Open the editor on this (user) message. */
+    edit: startEdit,
+    /** Close the editor (the kernel took the edit). */
+    closeEditor: stopEdit,
+    /** Whether the editor is open. */
+    get editing() {
+      return !!editor?.el.parentNode;
+    },
     /**
      * @param {any} message
      * @param {{isLast: boolean, running: boolean}} opts
      */
     update(message, { isLast, running }) {
+      current = message;
       const status = message.status?.type ?? "complete";
       // Unchanged values are not written again: every write is DOM work.
       setData(el, "role", message.role);
@@ -115,6 +156,57 @@ export function createMessageView(ctx) {
       else if (!text && error.parentNode) error.remove();
       show(retry, isLast && !running && text !== "");
       footer.update(status === "running" ? null : runFooter(message));
+      actions.update(message);
+      if (editor?.el.parentNode) show(actions.el, false);
+    },
+  };
+}
+
+/** The text of a user message (what its editor starts from). */
+function messageText(message) {
+  return (message?.parts ?? [])
+    .filter((p) => p?.type === "text" && typeof p.text === "string")
+    .map((p) => p.text)
+    .join("\n\n");
+}
+
+/**
+ * The in-place editor of a user message: Enter (or "Save and send") sends
+ * the new text, Shift+Enter adds a line, Esc or "Cancel" closes it. It stays
+ * open until the kernel takes the edit, so a refused edit keeps the text.
+ * @param {{onSave: (text: string) => void, onCancel: () => void}} actions
+ */
+function createEditor({ onSave, onCancel }) {
+  const input = h("textarea.gu-edit-input", { rows: 2, "aria-label": "Edit your message" });
+  const save = h("button.gu-edit-save", { type: "button" }, "Save and send");
+  const cancel = h("button.gu-edit-cancel", { type: "button" }, "Cancel");
+  const submit = () => {
+    const text = input.value.trim();
+    if (text) onSave(text);
+  };
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      onCancel();
+    }
+    event.stopPropagation(); // notebook shortcuts stay out of the box
+  });
+  save.addEventListener("click", submit);
+  cancel.addEventListener("click", () => onCancel());
+  const el = h("div.gu-editor", {}, input, h("div.gu-editor-buttons", {}, cancel, save));
+  return {
+    el,
+    input,
+    /** @param {string} text */
+    open(text) {
+      input.value = text;
+    },
+    focus() {
+      input.focus();
+      input.setSelectionRange(input.value.length, input.value.length);
     },
   };
 }

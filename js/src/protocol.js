@@ -6,7 +6,7 @@
 // - Browser -> kernel: custom messages, built only by `toKernel` below (the
 //   kernel validates each one and answers `error` when it changes nothing).
 // - Kernel -> browser: custom messages (`frame`, `snapshot`, `accepted`,
-//   `error`, `component_output`), read only through `readServerMessage`,
+//   `error`, `component_output`, `transcript`), read only through `readServerMessage`,
 //   which drops a malformed one (the next snapshot or trait carries the state).
 // - Patch ops (inside frames): `append`, `set` and `add_part` on one part of
 //   one message; `isPatchOp` says whether this view can apply one.
@@ -35,6 +35,19 @@ export const toKernel = Object.freeze({
   retry: () => ({ type: "retry" }),
   /** A component's state as the user left it (a Form's values). */
   componentState: (toolCallId, state) => ({ type: "component_state", tool_call_id: toolCallId, state }),
+  /** A user message's new text: the kernel re-runs from it, keeping the old branch. */
+  edit: (messageId, text, ref) => ({ type: "edit", message_id: messageId, text, ref }),
+  /** A new reply in place of this assistant message (a new branch). */
+  regenerate: (messageId) => ({ type: "regenerate", message_id: messageId }),
+  /** Show the `index`-th (from 0) version of this message and what follows it. */
+  switchBranch: (messageId, index) => ({ type: "switch_branch", message_id: messageId, index }),
+  /** `rating`: "up", "down", or null to take a rating back. */
+  feedback: (messageId, rating) => ({ type: "feedback", message_id: messageId, rating }),
+  newThread: () => ({ type: "new_thread" }),
+  switchThread: (threadId) => ({ type: "switch_thread", thread_id: threadId }),
+  renameThread: (threadId, title) => ({ type: "rename_thread", thread_id: threadId, title }),
+  /** Ask for the thread as markdown (answered by a `transcript` message). */
+  transcript: () => ({ type: "transcript" }),
 });
 
 // --- kernel -> browser ---------------------------------------------------------
@@ -72,9 +85,10 @@ const SERVER_MESSAGES = {
     Number.isInteger(m.seq) &&
     Array.isArray(m.messages) &&
     m.messages.every((item) => isObject(item) && isObject(item.message) && typeof item.rev === "number"),
-  accepted: (m) => m.request === "send" && isOptionalString(m.ref),
+  accepted: (m) => (m.request === "send" || m.request === "edit") && isOptionalString(m.ref),
   error: (m) => isOptionalString(m.message) && isOptionalString(m.request) && isOptionalString(m.ref),
   component_output: (m) => isObject(m.output) && typeof m.output.tool_call_id === "string",
+  transcript: (m) => typeof m.markdown === "string" && typeof m.filename === "string",
 };
 
 /**
@@ -103,3 +117,29 @@ export const componentIdOf = (part) => uiName(part, "component_id");
 
 /** The id of the component an update call changes, or null. */
 export const updateTarget = (part) => uiName(part, "updates");
+
+// --- names on a message ----------------------------------------------------------
+
+/**
+ * Where a message sits among its versions (an edit or a regenerate makes a
+ * sibling): `{index, count}` with index from 0, or null when it has none.
+ * @param {any} message
+ * @returns {{index: number, count: number} | null}
+ */
+export function branchOf(message) {
+  const b = message?.branch;
+  if (!isObject(b) || !Number.isInteger(b.index) || !Number.isInteger(b.count)) return null;
+  if (b.count < 1 || b.index < 0 || b.index >= b.count) return null;
+  return { index: b.index, count: b.count };
+}
+
+/**
+ * The user's rating of a reply (the kernel keeps it in `metadata.feedback`):
+ * "up", "down", or null.
+ * @param {any} message
+ * @returns {"up" | "down" | null}
+ */
+export function feedbackOf(message) {
+  const rating = message?.metadata?.feedback?.rating;
+  return rating === "up" || rating === "down" ? rating : null;
+}

@@ -1,10 +1,14 @@
-// Follow-up suggestion chips shown after a run; clicking one sends it.
+// Suggestion chips: follow-ups shown after a run, or the starters of an
+// empty thread; clicking one sends it.
 
 import { h, show } from "./dom.js";
 
-/** @param {(text: string) => void} onPick */
-export function createSuggestions(onPick) {
-  const el = h("div.gu-suggestions", { role: "group", "aria-label": "Suggested follow-ups" });
+/**
+ * @param {(text: string) => void} onPick
+ * @param {string} [label] the group's name (the starters of an empty thread use these chips too)
+ */
+export function createSuggestions(onPick, label = "Suggested follow-ups") {
+  const el = h("div.gu-suggestions", { role: "group", "aria-label": label });
   let current = "";
   return {
     el,

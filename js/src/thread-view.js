@@ -1,25 +1,43 @@
 // The scrolling list of messages. Keeps one view per message id, in thread
-// order, and follows the stream to the bottom unless the user scrolled up.
+// order, and follows the stream to the bottom unless the user scrolled up;
+// then a "Jump to latest" button brings the stream back while a reply
+// streams. An empty thread shows the chat's starter prompts.
 
 import { h, show } from "./dom.js";
 import { createMessageView } from "./message-view.js";
+import { createSuggestions } from "./suggestions.js";
 
 const FOLLOW_SLACK_PX = 48;
 const CHUNK_SIZE = 20;
 
 export function createThreadView(ctx) {
-  const empty = h("div.gu-empty", { text: "Ask me anything to start." });
+  const starters = createSuggestions((text) => ctx.sendStarter?.(text), "Conversation starters");
+  const empty = h("div.gu-empty", {}, h("div.gu-empty-text", { text: "Ask me anything to start." }), starters.el);
+  const jump = h(
+    "button.gu-jump",
+    { type: "button", hidden: true, onclick: () => toLatest() },
+    "↓ Jump to latest",
+  );
   const el = h(
     "div.gu-thread",
     { role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" },
     empty,
+    jump,
   );
   /** @type {Map<string, ReturnType<typeof createMessageView>>} */
   const views = new Map();
   let follow = true;
+  let streaming = false;
   el.addEventListener("scroll", () => {
     follow = el.scrollHeight - el.scrollTop - el.clientHeight <= FOLLOW_SLACK_PX;
+    show(jump, streaming && !follow);
   });
+
+  function toLatest() {
+    follow = true;
+    el.scrollTop = el.scrollHeight;
+    show(jump, false);
+  }
 
   /** @type {string[]} ids of the visible messages, in order, as last rendered */
   let order = [];
@@ -64,16 +82,35 @@ export function createThreadView(ctx) {
 
   return {
     el,
+    /** The "Jump to latest" button (shown while a reply streams and the user scrolled up). */
+    jump,
+    /** Open the editor on the last user message; false when there is none. */
+    editLastUser() {
+      for (let i = order.length - 1; i >= 0; i--) {
+        const view = views.get(order[i]);
+        if (view?.el.dataset.role === "user") {
+          view.edit();
+          view.el.scrollIntoView?.({ block: "nearest" });
+          return true;
+        }
+      }
+      return false;
+    },
+    /** Close the editor of message `id` (its edit was taken). */
+    closeEditor(id) {
+      views.get(id)?.closeEditor();
+    },
     /**
      * Bring the DOM up to date. Only the messages in `dirty` (their state
      * changed since the last render), new ones, and those whose place as
      * the last message or whose `running` flag matters changed are
      * updated; the other views are not touched at all.
      * @param {any[]} messages live messages in order
-     * @param {{running: boolean, dirty?: Set<string> | null}} opts
-     *   `dirty` null or absent: update every message
+     * @param {{running: boolean, dirty?: Set<string> | null, starters?: string[]}} opts
+     *   `dirty` null or absent: update every message; `starters`: the prompts an
+     *   empty thread offers
      */
-    render(messages, { running, dirty = null }) {
+    render(messages, { running, dirty = null, starters: prompts = [] }) {
       const visible = messages.filter((m) => m.role !== "system");
       const ids = visible.map((m) => m.id);
       const reordered = ids.length !== order.length || ids.some((id, i) => id !== order[i]);
@@ -98,8 +135,10 @@ export function createThreadView(ctx) {
       order = ids;
       lastRunning = running;
       show(empty, visible.length === 0);
-      if (visible.length === 0 && empty.parentNode !== el) el.append(empty);
+      if (visible.length === 0) starters.update(prompts, !running);
+      streaming = running;
       if (follow) el.scrollTop = el.scrollHeight;
+      show(jump, streaming && !follow);
     },
   };
 }

@@ -12,6 +12,7 @@
 // carries a `ref` (unique to this view) that the kernel's answer echoes:
 // `accepted` clears the composer, `error` leaves the text in it.
 
+import { listenForCodeCopies } from "./clipboard.js";
 import { createComponentContext } from "./components/slot.js";
 import { createComposer } from "./composer.js";
 import { h, setText, show } from "./dom.js";
@@ -19,6 +20,7 @@ import { readServerMessage, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
 import { ThreadStore } from "./sync.js";
+import { createThreadMenu, downloadText, readThreads } from "./thread-menu.js";
 import { createThreadView } from "./thread-view.js";
 
 const PHASE_TEXT = {
@@ -45,6 +47,8 @@ export function modelRef(value) {
 
 // Traits that change the header, suggestions and composer, not the messages.
 const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "save_error"];
+// Traits of the conversation controls (threads, starters).
+const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
 
 const nextFrame =
   typeof requestAnimationFrame === "function"
@@ -80,6 +84,8 @@ export class ChatView {
       notify: (text) => this.notice(text),
       isHuman: (name) => (this.model.get("human_tools") ?? []).includes(name),
       standardParams: () => this.model.get("standard_params") ?? [],
+      sendEdit: (messageId, text) => this.sendEdit(messageId, text),
+      sendStarter: (text) => this.sendText(text),
     };
     this.thread = createThreadView(ctx);
     /** Whether a kernel has answered this view (a saved or exported copy has none). */
@@ -94,7 +100,11 @@ export class ChatView {
     this.composer = createComposer({
       onSend: (text) => this.sendText(text),
       onStop: () => this.send(toKernel.cancel()),
+      onEditLast: () => this.thread.editLastUser(),
     });
+    /** @type {{ref: string, messageId: string} | null} the edit waiting for the kernel's answer */
+    this.pendingEdit = null;
+    this.threadMenu = createThreadMenu({ send: (msg) => this.send(msg) });
     this.suggestions = createSuggestions((text) => this.send(toKernel.suggestion(text)));
     this.modelName = h("span.gu-model-name");
     this.badge = h(
@@ -110,7 +120,7 @@ export class ChatView {
     this.root = h(
       "div.gu-chat",
       { "data-phase": "idle" },
-      h("div.gu-header", {}, this.modelName, this.badge, this.phase),
+      h("div.gu-header", {}, this.modelName, this.badge, this.phase, this.threadMenu.el),
       this.thread.el,
       this.suggestions.el,
       this.saveErrorEl,
@@ -118,6 +128,7 @@ export class ChatView {
       this.composer.el,
     );
     this.stopLoads = listenForLoads(this.root, this.resources);
+    this.stopCopies = listenForCodeCopies(this.root);
     el.classList.add("gu-widget");
     el.replaceChildren(this.root);
   }
@@ -134,7 +145,7 @@ export class ChatView {
     };
     m.on("msg:custom", this.onCustom);
     m.on("change:messages", this.onMessages);
-    for (const key of META_KEYS) m.on(`change:${key}`, this.onMeta);
+    for (const key of [...META_KEYS, ...THREAD_KEYS]) m.on(`change:${key}`, this.onMeta);
     m.on("change:human_tools", this.onHumanTools);
     this.unsubscribe = this.store.subscribe((ids) => {
       if (this.dirty) for (const id of ids) this.dirty.add(id);
@@ -151,12 +162,13 @@ export class ChatView {
     const m = this.model;
     m.off("msg:custom", this.onCustom);
     m.off("change:messages", this.onMessages);
-    for (const key of META_KEYS) m.off(`change:${key}`, this.onMeta);
+    for (const key of [...META_KEYS, ...THREAD_KEYS]) m.off(`change:${key}`, this.onMeta);
     m.off("change:human_tools", this.onHumanTools);
     for (const { off } of this.children.values()) off();
     this.children.clear();
     this.unsubscribe?.();
     this.stopLoads();
+    this.stopCopies();
     this.components.destroy();
   }
 
@@ -186,6 +198,13 @@ export class ChatView {
     this.noKernelNotice = true;
   }
 
+  /** A user message's new text goes to the kernel; its editor stays open until taken. */
+  sendEdit(messageId, text) {
+    const ref = `${this.viewTag}-${++this.sends}`;
+    this.pendingEdit = { ref, messageId };
+    this.send(toKernel.edit(messageId, text, ref));
+  }
+
   /** A message from the kernel arrived: sends from now on are read. */
   kernelAnswered() {
     if (this.kernelSeen) return;
@@ -200,16 +219,24 @@ export class ChatView {
     if (msg === null) return;
     const pending = this.pendingSend;
     const mine = pending !== null && msg.ref === pending.ref;
+    const edit = this.pendingEdit;
     if (msg.type === "frame") this.store.applyFrame(msg);
     else if (msg.type === "snapshot") {
       for (const item of msg.messages) this.store.setSnapshot(item.message, item.rev);
     } else if (msg.type === "accepted" && mine) {
       this.composer.clear(pending.text);
       this.pendingSend = null;
+    } else if (msg.type === "accepted" && edit !== null && edit.ref === msg.ref) {
+      this.thread.closeEditor(edit.messageId);
+      this.pendingEdit = null;
+    } else if (msg.type === "transcript") {
+      downloadText(msg.markdown, msg.filename);
     } else if (msg.type === "error") {
       const text = msg.message || "Something went wrong.";
       this.notice(mine ? `${text.replace(/[.\s]+$/, "")}. Your text is still in the box.` : text);
       if (mine) this.pendingSend = null;
+      // A refused edit: its editor stays open with the text.
+      if (edit !== null && msg.ref === edit.ref) this.pendingEdit = null;
     }
   }
 
@@ -278,7 +305,9 @@ export class ChatView {
     // Frames that arrived since the last render change only their messages.
     const dirty = this.dirty;
     this.dirty = new Set();
-    this.thread.render(this.store.messages(), { running, dirty });
+    const starters = (m.get("starters") ?? []).filter((t) => typeof t === "string");
+    this.thread.render(this.store.messages(), { running, dirty, starters });
+    this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "");
     // Screen readers wait for the finished reply instead of reading every token.
     const busy = running ? "true" : "false";
     if (this.thread.el.getAttribute("aria-busy") !== busy) this.thread.el.setAttribute("aria-busy", busy);

@@ -19,6 +19,8 @@ _EXPORTS: dict[str, str] = {
     "ReasoningPart": "messages",
     "ToolCallPart": "messages",
     "Approval": "messages",
+    "BranchError": "messages",
+    "Feedback": "messages",
     "Usage": "messages",
     "should_continue": "_loop.continuation",
     "tool": "tools",
@@ -54,11 +56,13 @@ _EXPORTS: dict[str, str] = {
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
 __all__ = [
     "Approval",
+    "BranchError",
     "Chart",
     "Chat",
     "Component",
     "DecisionError",
     "DemoModel",
+    "Feedback",
     "Form",
     "Image",
     "Markdown",
@@ -122,6 +126,8 @@ if TYPE_CHECKING:  # static checkers see the real names
     )
     from .messages import (
         Approval,
+        BranchError,
+        Feedback,
         Message,
         ReasoningPart,
         TextPart,

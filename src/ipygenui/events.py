@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ._internal.patch_ops import PatchOp
-from .messages import Message
+from .messages import Feedback, Message
 
 RunPhase = Literal["idle", "thinking", "running-tool", "waiting"]
 
@@ -55,6 +55,51 @@ class SaveStatusChanged:
     error: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class ActivePathChanged:
+    """The messages a view shows changed from index ``start`` on: an edit or a
+    regenerate started a new branch, ``switch_branch`` showed another, or
+    (``start == 0``) another thread is shown. ``messages`` is the whole active
+    branch of thread ``thread_id``; a view drops what it showed from ``start``
+    on and shows ``messages[start:]`` (their branch positions may have changed
+    too: ``Thread.branch_position``). The new messages of an edit or a
+    regenerate follow as ``MessageAdded``, as a send's do."""
+
+    thread_id: str
+    start: int
+    messages: tuple[Message, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackChanged:
+    """The user rated a reply (``feedback=None``: the rating was taken back).
+    The message itself follows as a ``MessageReplaced`` when it is shown."""
+
+    message_id: str
+    feedback: Feedback | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadSummary:
+    """One thread as a thread menu lists it."""
+
+    id: str
+    title: str
+    """The user's title, else the first user message (shortened), else "New chat"."""
+    messages: int
+    """Messages on its active branch."""
+    updated_at: float
+    """When its newest message was made (0.0: none yet)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadsChanged:
+    """The list of threads or their titles changed, or another one is active."""
+
+    threads: tuple[ThreadSummary, ...]
+    active: str
+
+
 ThreadEvent = (
     MessageAdded
     | MessagePatched
@@ -62,5 +107,8 @@ ThreadEvent = (
     | RunChanged
     | SuggestionsChanged
     | SaveStatusChanged
+    | ActivePathChanged
+    | FeedbackChanged
+    | ThreadsChanged
 )
 ThreadListener = Callable[[ThreadEvent], None]

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 def new_id(prefix: str) -> str:
@@ -110,6 +113,16 @@ class Usage(_Model):
         )
 
 
+class Feedback(_Model):
+    """A user's rating of an assistant reply (``Message.metadata["feedback"]``)."""
+
+    rating: Literal["up", "down"]
+    comment: str | None = None
+    model: str | None = None
+    """The model that wrote the reply."""
+    time: float = Field(default_factory=time.time)
+
+
 class Message(_Model):
     id: str = Field(default_factory=lambda: new_id("msg"))
     role: Literal["user", "assistant", "system"]
@@ -133,11 +146,146 @@ class Message(_Model):
                 return part
         return None
 
+    @property
+    def feedback(self) -> Feedback | None:
+        """The user's rating of this reply, or None (kept in ``metadata`` so
+        the message's shape, on the wire and on disk, stays the same)."""
+        raw = self.metadata.get("feedback")
+        if not isinstance(raw, dict):
+            return None
+        try:
+            return Feedback.model_validate(raw)
+        except ValueError:  # a hand-edited file: no rating rather than a crash
+            return None
+
+
+# --- branches -------------------------------------------------------------------
+
+START = ""
+"""The ``Thread.forks`` key of versions of the thread's first message."""
+
+
+class Fork(_Model):
+    """The versions of the conversation from one place on: a user message
+    edited, or a reply regenerated, starts a new version there.
+
+    The active version is ``Thread.messages`` from that place on; the others
+    are kept here whole, each from its first message to its end (with the
+    forks inside them, which stay in ``Thread.forks`` under their own keys).
+    """
+
+    active: int = 0
+    """The index of the version ``Thread.messages`` continues with."""
+    stashed: list[list[Message]] = Field(default_factory=list)
+    """The other versions, in order, without the active one: version ``i`` is
+    ``stashed[i]`` for ``i < active`` and ``stashed[i - 1]`` after it."""
+
+    @property
+    def count(self) -> int:
+        return len(self.stashed) + 1
+
+    def version(self, index: int) -> list[Message] | None:
+        """The stashed version ``index`` (None for the active one)."""
+        if index == self.active:
+            return None
+        return self.stashed[index if index < self.active else index - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class BranchPosition:
+    """Which version of its place a message is (``index``, 0-based) of ``count``."""
+
+    index: int
+    count: int
+
+
+class BranchError(ValueError):
+    """An edit, regenerate, branch switch or rating that does not fit the
+    thread (unknown message, wrong role, index out of range). Nothing changed."""
+
 
 class Thread(_Model):
+    """A conversation. ``messages`` is the active branch, the only one the
+    model reads and the one every view shows; the other versions of edited
+    or regenerated messages are in ``forks``, keyed by the id of the message
+    before them (``START`` for the first message)."""
+
     id: str = Field(default_factory=lambda: new_id("thread"))
     messages: list[Message] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    title: str | None = None
+    """Set by the user (``rename_thread``); None: the first user message names it."""
+    forks: dict[str, Fork] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check_forks(self) -> Thread:
+        if self.forks:
+            check_forks(self)
+        return self
+
+    # --- branches -------------------------------------------------------------
+
+    def index_of(self, message_id: str) -> int:
+        """The position of ``message_id`` in the active branch; ``BranchError``
+        when it is not there (unknown, or in a version not shown)."""
+        for index in range(len(self.messages) - 1, -1, -1):
+            if self.messages[index].id == message_id:
+                return index
+        if any(m.id == message_id for m in self.all_messages()):
+            raise BranchError(
+                f"message {message_id!r} is not on the active branch: switch to its branch first"
+            )
+        raise BranchError(f"no message {message_id!r} in this thread")
+
+    def fork_key(self, index: int) -> str:
+        """The ``forks`` key of the place of ``messages[index]``."""
+        return START if index == 0 else self.messages[index - 1].id
+
+    def branch_position(self, message_id: str) -> BranchPosition:
+        """Which version ``message_id`` (on the active branch) is, of how many."""
+        fork = self.forks.get(self.fork_key(self.index_of(message_id)))
+        return BranchPosition(fork.active, fork.count) if fork else BranchPosition(0, 1)
+
+    def branches(self, message_id: str) -> list[Message]:
+        """Every version of the message at ``message_id``'s place in the active
+        branch, in order (the first message of each branch): index ``i`` is
+        what ``switch_branch(message_id, i)`` shows."""
+        index = self.index_of(message_id)
+        fork = self.forks.get(self.fork_key(index))
+        if fork is None:
+            return [self.messages[index]]
+        out = []
+        for i in range(fork.count):
+            version = fork.version(i)
+            out.append(self.messages[index] if version is None else version[0])
+        return out
+
+    def all_messages(self) -> Iterator[Message]:
+        """Every message of every branch: the active one first."""
+        yield from self.messages
+        for fork in self.forks.values():
+            for version in fork.stashed:
+                yield from version
+
+    def feedback(self) -> list[dict[str, Any]]:
+        """The ratings given in this thread (every branch), oldest first: rows
+        ready for ``pandas.DataFrame``, with ``message_id``, ``rating``
+        (``"up"``/``"down"``), ``comment``, ``model`` and ``time`` (a UTC datetime)."""
+        rows: list[dict[str, Any]] = []
+        for message in self.all_messages():
+            feedback = message.feedback
+            if feedback is not None:
+                rows.append(
+                    {
+                        "message_id": message.id,
+                        "rating": feedback.rating,
+                        "comment": feedback.comment,
+                        "model": feedback.model,
+                        "time": datetime.fromtimestamp(feedback.time, tz=UTC),
+                    }
+                )
+        rows.sort(key=lambda row: row["time"])
+        return rows
 
     def message(self, message_id: str) -> Message | None:
         for message in reversed(self.messages):  # the live message is usually last
@@ -158,3 +306,34 @@ class Thread(_Model):
             if message.role == "assistant":
                 return message
         return None
+
+
+def check_forks(thread: Thread) -> None:
+    """Raise ``ValueError`` (a file's corrupt branches) unless every fork fits:
+    it names a message that is followed by its active version, its active
+    index is in range, no stashed version is empty, and no message id repeats."""
+    seen: set[str] = set()
+    followed: set[str] = set()
+    """Ids of messages some message follows in their own branch."""
+    for sequence in [thread.messages, *(v for f in thread.forks.values() for v in f.stashed)]:
+        for i, message in enumerate(sequence):
+            if message.id in seen:
+                raise ValueError(f"forks: message id {message.id!r} appears twice")
+            seen.add(message.id)
+            if i + 1 < len(sequence):
+                followed.add(message.id)
+    if thread.messages:
+        followed.add(START)
+    for key, fork in thread.forks.items():
+        where = f"forks[{key!r}]"
+        if not fork.stashed:
+            raise ValueError(f"{where}: a fork with one version has nothing stashed")
+        if any(not version for version in fork.stashed):
+            raise ValueError(f"{where}: a stashed version is empty")
+        if not 0 <= fork.active <= len(fork.stashed):
+            raise ValueError(
+                f"{where}: active version {fork.active} is out of range 0 to {len(fork.stashed)}"
+            )
+        if key not in followed:
+            reason = "no such message" if key not in seen and key != START else "nothing follows it"
+            raise ValueError(f"{where}: {reason}, so there is no active version")

@@ -6,8 +6,12 @@ OS file lock on a sidecar ``.<name>.lock`` file, that the claim is still its
 own and that the file is still the one it last wrote. A newer owner (a
 notebook cell run again, another process) or a writer that changed the file
 in between makes the save fail with :class:`PersistenceConflictError`, so
-two writers never silently overwrite each other's thread. The file format is
-unchanged (version 1): older loaders read these files.
+two writers never silently overwrite each other's thread.
+
+File format version 2 added the thread's branches (``Thread.forks``) and its
+title; version 1 files (no branches) still load. A branch structure that does
+not fit (a fork naming no message, an active version out of range) fails to
+load with a :class:`ThreadFileError` that says what is wrong.
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 FORMAT = "ipygenui.thread"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
+"""Versions this ipygenui reads: 1 is 2 without branches or a title."""
 
 STALE_TEMP_SECONDS = 60.0
 """A temp file of this path older than this is left over from an interrupted save."""
@@ -111,10 +117,11 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
                 f"{path}: not an ipygenui thread file (format {data['format']!r}, "
                 f"expected {FORMAT!r})"
             )
-        if data.get("version") != VERSION:
+        version = data.get("version")
+        if isinstance(version, bool) or version not in READABLE_VERSIONS:
             raise ThreadFileError(
-                f"{path}: unsupported thread file version {data.get('version')!r} "
-                f"(this ipygenui reads version {VERSION})"
+                f"{path}: unsupported thread file version {version!r} "
+                f"(this ipygenui reads versions {READABLE_VERSIONS[0]} to {VERSION})"
             )
         if "thread" not in data:
             raise ThreadFileError(f"{path}: the file has no thread")
@@ -123,7 +130,8 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
         return Thread.model_validate(json_safe(data))
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(x) for x in error['loc']) or 'thread'}: {error['msg']}"
+            f"{'.'.join(str(x) for x in error['loc']) or 'thread'}: "
+            f"{error['msg'].removeprefix('Value error, ')}"
             for error in exc.errors()[:3]
         )
         more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""

@@ -31,13 +31,13 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ag_ui.core import BaseEvent
 
 from ._internal.argument_checks import check_runtime_arguments
 from ._internal.sanitize import clean_text, json_safe
+from ._loop.branches import check_version, show_version, start_version
 from ._loop.continuation import should_continue
 from ._loop.decisions import (
     DecisionError,
@@ -59,9 +59,20 @@ from .agui import AGUIListener
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
-from .events import RunPhase, SaveStatusChanged, SuggestionsChanged, ThreadListener
+from .events import (
+    ActivePathChanged,
+    FeedbackChanged,
+    RunPhase,
+    SaveStatusChanged,
+    SuggestionsChanged,
+    ThreadListener,
+    ThreadsChanged,
+    ThreadSummary,
+)
 from .messages import (
+    BranchError,
     Complete,
+    Feedback,
     Incomplete,
     Message,
     RequiresAction,
@@ -72,12 +83,21 @@ from .messages import (
 )
 from .models.base import Model
 from .models.select import resolve_model
-from .persistence import PersistenceConflictError, ThreadFile, load_thread, save_thread
+from .persistence import (
+    PersistenceConflictError,
+    ThreadFile,
+    ThreadFileError,
+    load_thread,
+    save_thread,
+)
+from .threads import ThreadStore, is_folder
 from .tools import Tool, as_tool
+from .transcript import thread_to_markdown
 
 __all__ = [
     "CANCELLED",
     "MAX_IDENTICAL_CALLS",
+    "BranchError",
     "DecisionError",
     "PersistenceConflictError",
     "Run",
@@ -207,6 +227,13 @@ class Runtime:
     Where no event loop runs (a plain script), ``send``, ``retry`` and the
     decisions return a Run that starts when awaited
     (``asyncio.run(rt.send("hi"))``), and ``run_sync`` runs one reply.
+
+    Conversation control: ``edit`` a user message or ``regenerate`` a reply
+    to start a new branch there (the old one is kept: ``thread.branches``,
+    ``switch_branch``); ``feedback`` rates a reply; ``new_thread``,
+    ``switch_thread`` and ``threads`` keep several threads (with
+    ``persist=`` a folder, one file each); ``starters`` are the prompts an
+    empty thread offers; ``to_markdown`` gives the transcript.
     """
 
     def __init__(
@@ -222,6 +249,7 @@ class Runtime:
         tool_choice: str | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         restore_approvals: bool = False,
+        starters: Sequence[str] | None = None,
     ) -> None:
         checked = check_runtime_arguments(
             "Runtime",
@@ -237,6 +265,7 @@ class Runtime:
                 "tool_choice": tool_choice,
                 "max_result_chars": max_result_chars,
                 "restore_approvals": restore_approvals,
+                "starters": starters,
             },
         )
         tools, components = checked["tools"], checked["components"]
@@ -254,15 +283,16 @@ class Runtime:
         self.instructions = instructions
         self.suggestions = suggestions
         self.max_steps = max_steps
-        self.persist = Path(persist) if persist is not None else None
-        self._file = ThreadFile(self.persist) if self.persist is not None else None
+        self._starters: list[str] | None = checked["starters"]
+        self._store = ThreadStore(persist)
+        self.persist = self._store.persist
+        """The thread file, or the folder of thread files (None: not saved)."""
         self._save_error: str | None = None
-        if self._file is not None:
-            loaded = self._file.open(load=thread is None)
-            if loaded is not None:
-                distrust_loaded(loaded, self._tools, restore_approvals)
-                thread = loaded
-        self._thread: Thread = thread if thread is not None else Thread()
+        shown = self._store.open(thread)
+        for saved in self._store.threads.values():
+            if saved is not thread:  # read from a file: untrusted
+                distrust_loaded(saved, self._tools, restore_approvals)
+        self._thread: Thread = shown
         self._events = RunEvents(self._thread.id)
         self._run_loop = RunLoop(
             self,
@@ -321,6 +351,23 @@ class Runtime:
     def human_tool_names(self) -> list[str]:
         return [t.name for t in self._tools.values() if t.human]
 
+    @property
+    def starters(self) -> list[str]:
+        """Prompts an empty thread offers (``starters=``, else the model's own)."""
+        if self._starters is not None:
+            return list(self._starters)
+        return [clean_text(s) for s in getattr(self.model, "starters", ()) if isinstance(s, str)]
+
+    @property
+    def threads(self) -> list[ThreadSummary]:
+        """This chat's threads (id, title, message count, last update): those
+        read from a folder oldest first, then those made since."""
+        return list(self._store.summaries())
+
+    @property
+    def _file(self) -> ThreadFile | None:
+        return self._store.file_of(self._thread)
+
     # --- listeners --------------------------------------------------------
 
     def subscribe(self, listener: ThreadListener) -> Callable[[], None]:
@@ -377,18 +424,199 @@ class Runtime:
         and the run starts when the returned Run is awaited:
         ``asyncio.run(rt.send("hi"))``.
         """
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("send() needs a non-empty text")
-        text = clean_text(text)  # a lone surrogate would make the thread unsavable
+        text = _user_text("send", text)
+        self._settle("The user sent a new message.")
+        self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
+        self._threads_changed()  # its length, and the first user message names it
+        return self._answer()
+
+    def _settle(self, reason: str) -> None:
+        """Before a new user action: stop a streaming run (or one about to
+        start) and end a reply waiting for the user, its calls answered with
+        ``reason``, so the history stays valid whatever comes next."""
         self._stop_suggestions()
         if self.running or self._pending is not None:
             self.cancel()
-        self._end_waiting("The user sent a new message.")
-        self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
+        self._end_waiting(reason)
+
+    def _answer(self) -> Run:
+        """Start a run with a new reply at the end of the active branch."""
         message = Message(role="assistant", status=Running())
         run = self._launch(message, functools.partial(self._add_reply, message))
         self._autosave()
         return run
+
+    # --- branches -------------------------------------------------------------
+
+    def edit(self, message_id: str, text: str) -> Run:
+        """Replace the user message ``message_id`` with ``text`` and answer it
+        again, as a new branch: what followed the old text stays as another
+        (``thread.branches(id)``, ``switch_branch``). A streaming run is
+        cancelled first, as by ``send``. ``BranchError`` (nothing changes)
+        for a message that is not a user message on the active branch."""
+        text = _user_text("edit", text)
+        index = self._thread.index_of(message_id)
+        old = self._thread.messages[index]
+        if old.role != "user":
+            raise BranchError(
+                f"message {message_id!r} is an {old.role} message: only user messages can be "
+                "edited (regenerate(message_id) answers again)"
+            )
+        self._settle("The user edited an earlier message.")
+        start_version(self.thread, index)
+        self._path_changed(index)
+        self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
+        self._threads_changed()  # the first user message names the thread
+        return self._answer()
+
+    def regenerate(self, message_id: str | None = None) -> Run:
+        """Answer again in place of the assistant reply ``message_id`` (default:
+        the last one), as a new branch: the old reply and what followed it
+        stay as another (``switch_branch``). A streaming run is cancelled
+        first. ``BranchError`` for a message that is not an assistant reply on
+        the active branch."""
+        if message_id is None:
+            last = self._thread.last_assistant
+            if last is None:
+                raise BranchError("nothing to regenerate: this thread has no assistant reply")
+            message_id = last.id
+        index = self._thread.index_of(message_id)
+        old = self._thread.messages[index]
+        if old.role != "assistant":
+            raise BranchError(
+                f"message {message_id!r} is a {old.role} message: regenerate takes an assistant "
+                "reply (edit(message_id, text) changes a user message)"
+            )
+        self._settle("The user asked for another reply.")
+        start_version(self.thread, index)
+        self._path_changed(index)
+        return self._answer()
+
+    def switch_branch(self, message_id: str, index: int) -> None:
+        """Show version ``index`` (0-based) of the message ``message_id`` and
+        what followed it; ``thread.branches(message_id)`` lists them. A
+        streaming run is cancelled first. ``BranchError`` for a message not
+        on the active branch or an index out of range (the error names it)."""
+        position = self._thread.index_of(message_id)
+        where = self._thread.branch_position(message_id)
+        check_version(self._thread.messages[position], index, where.count)
+        if index == where.index:
+            return
+        self._settle("The user switched to another branch.")
+        show_version(self._thread, position, index)
+        self._path_changed(position)
+        self._autosave()
+
+    def _path_changed(self, start: int) -> None:
+        self._events.emit(ActivePathChanged(self._thread.id, start, tuple(self._thread.messages)))
+
+    # --- feedback ---------------------------------------------------------------
+
+    def feedback(self, message_id: str, rating: str | None, comment: str | None = None) -> None:
+        """Rate the assistant reply ``message_id`` (on any branch): ``"up"`` or
+        ``"down"``, with an optional comment; ``None`` takes a rating back.
+        Stored on the message (``message.feedback``), saved, and announced
+        (``FeedbackChanged``); ``thread.feedback()`` gives every rating as rows."""
+        if rating not in ("up", "down", None):
+            raise ValueError(f'a rating is "up", "down" or None, got {rating!r}')
+        if comment is not None and not isinstance(comment, str):
+            raise TypeError(f"a comment is a str or None, got {type(comment).__name__}")
+        message = next((m for m in self._thread.all_messages() if m.id == message_id), None)
+        if message is None:
+            raise BranchError(f"no message {message_id!r} in this thread")
+        if message.role != "assistant":
+            raise BranchError(
+                f"message {message_id!r} is a {message.role} message: only assistant replies "
+                "are rated"
+            )
+        feedback: Feedback | None = None
+        if rating is None:
+            message.metadata.pop("feedback", None)
+        else:
+            feedback = Feedback(
+                rating=rating,
+                comment=clean_text(comment).strip() or None if comment else None,
+                model=message.metadata.get("model"),
+            )
+            message.metadata["feedback"] = feedback.model_dump()
+        self._events.emit(FeedbackChanged(message_id, feedback))
+        if self._thread.message(message_id) is message:
+            self._commit(message)
+        else:
+            self._autosave()
+
+    # --- threads ------------------------------------------------------------------
+
+    def new_thread(self) -> str:
+        """Start a new, empty thread and show it; returns its id. The one shown
+        so far is kept (``threads``, ``switch_thread``): a run streaming in it
+        is cancelled first, a reply waiting for the user keeps waiting. With
+        ``persist=`` a single file, ``ValueError``: give a folder to keep several."""
+        if self._store.file is not None:
+            raise ValueError(
+                f"this chat saves one thread to {self._store.file}: give persist= a folder "
+                "to keep several threads"
+            )
+        thread = Thread()
+        self._store.add(thread)
+        self._show_thread(thread)
+        return thread.id
+
+    def switch_thread(self, thread_id: str) -> None:
+        """Show the thread ``thread_id`` (one of ``threads``); a run streaming
+        in the one shown so far is cancelled first. ``UnknownThreadError`` (a
+        ``KeyError``) names the chat's threads when there is no such thread."""
+        thread = self._store.get(thread_id)
+        if thread is not self._thread:
+            self._show_thread(thread)
+
+    def rename_thread(self, thread_id: str, title: str | None) -> None:
+        """Give thread ``thread_id`` a title (``None`` or blank: named by its
+        first user message again)."""
+        thread = self._store.get(thread_id)
+        if title is not None and not isinstance(title, str):
+            raise TypeError(f"a title is a str or None, got {type(title).__name__}")
+        thread.title = " ".join(clean_text(title).split()) or None if title else None
+        self._threads_changed()
+        self._save_thread(thread)
+
+    def _show_thread(self, thread: Thread) -> None:
+        self._stop_suggestions()
+        if self.running or self._pending is not None:
+            self.cancel()
+        self._thread = thread
+        self._events.agui.thread_id = thread.id
+        self._events.emit(ActivePathChanged(thread.id, 0, tuple(thread.messages)))
+        self._events.emit(SuggestionsChanged(self.current_suggestions))
+        waiting = thread.last_assistant
+        phase: RunPhase = (
+            "waiting"
+            if waiting is not None and isinstance(waiting.status, RequiresAction)
+            else "idle"
+        )
+        self._events.set_phase(phase)
+        self._threads_changed()
+
+    def _threads_changed(self) -> None:
+        self._events.emit(ThreadsChanged(self._store.summaries(), self._thread.id))
+
+    def _save_thread(self, thread: Thread) -> None:
+        if thread is self._thread:
+            self._autosave()
+            return
+        handle = self._store.file_of(thread)
+        if handle is not None:
+            try:
+                handle.save(thread)
+            except Exception as exc:
+                logger.warning("Not saved to %s: %s", handle.path, exc)
+
+    # --- transcript -----------------------------------------------------------------
+
+    def to_markdown(self) -> str:
+        """The active branch as a markdown transcript (tool calls summarized on
+        one line each): what "download transcript" saves."""
+        return thread_to_markdown(self.thread)
 
     def run_sync(self, text: str) -> Message:
         """``send(text)`` and wait for the run's end: for plain scripts.
@@ -438,9 +666,11 @@ class Runtime:
         message.metadata = self._fresh_metadata()
         self._events.replace(message)
 
-    @staticmethod
-    def _fresh_metadata() -> dict[str, Any]:
-        return {"steps": [], "started_at": time.time()}
+    def _fresh_metadata(self) -> dict[str, Any]:
+        # the model's name goes with the reply: a rating of it says which model wrote it
+        name = getattr(self.model, "name", None)
+        model = {"model": name} if isinstance(name, str) and name else {}
+        return {"steps": [], "started_at": time.time(), **model}
 
     def _launch(self, message: Message, prepare: Callable[[], None] | None = None) -> Run:
         """A run on ``message``: started now when a loop runs, else when awaited.
@@ -677,10 +907,22 @@ class Runtime:
     # --- persistence ----------------------------------------------------------
 
     def _recover(self) -> None:
-        """A thread saved mid-run (the kernel died): end that run as cancelled."""
-        for message in self.thread.messages:
-            if isinstance(message.status, Running):
-                self._events.end(message, Incomplete(reason="cancelled", error=INTERRUPTED))
+        """A thread saved mid-run (the kernel died): end that run as cancelled.
+        A version in a fork never waits: a reply left running or waiting
+        there, or with a call unanswered (a hand-written file), is ended too."""
+        for thread in self._store.threads.values():
+            for message in thread.messages:
+                if isinstance(message.status, Running):
+                    self._events.end(message, Incomplete(reason="cancelled", error=INTERRUPTED))
+            for fork in thread.forks.values():
+                for version in fork.stashed:
+                    for message in version:
+                        status = message.status
+                        if isinstance(status, Running | RequiresAction):
+                            status = Incomplete(reason="cancelled", error=INTERRUPTED)
+                        elif all(p.has_result for p in message.tool_calls):
+                            continue
+                        self._events.end(message, status)  # its open calls answered
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the thread to ``path`` (atomically). To the ``persist`` path this
@@ -702,7 +944,17 @@ class Runtime:
         and its "always allow" grants are restored only with
         ``restore_approvals=True``. A file that cannot be read raises
         ``ThreadFileError`` naming it."""
+        if is_folder(path):
+            raise ThreadFileError(
+                f"{path} is a folder of threads: open them with persist={os.fspath(path)!r}"
+            )
         thread = load_thread(path)
         runtime = cls(thread=thread, restore_approvals=restore_approvals, **kwargs)
         distrust_loaded(runtime._thread, runtime._tools, restore_approvals)
         return runtime
+
+
+def _user_text(method: str, text: Any) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{method}() needs a non-empty text")
+    return clean_text(text)  # a lone surrogate would make the thread unsavable

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from ..components.component import Component
 from ..components.registry import Registry
 from ..messages import Thread
 from ..tools import Tool
+from .sanitize import clean_text
 
 __all__ = ["check_runtime_arguments", "check_type", "described"]
 
@@ -136,9 +136,7 @@ def _persist(owner: str, value: Any) -> Any:
     check_type(owner, "persist", value, (str, os.PathLike), "a path (str or os.PathLike) or None")
     if not os.fspath(value):
         raise ValueError(f"{owner}(persist=...) must not be empty: give a file path")
-    if Path(value).is_dir():
-        raise ValueError(f"{owner}(persist=...) must be a file path, got the directory {value!r}")
-    return value
+    return value  # a directory (or a path ending in "/") keeps several threads, one file each
 
 
 def _max_steps(owner: str, value: Any) -> int:
@@ -164,6 +162,19 @@ def _max_result_chars(owner: str, value: Any) -> int | None:
     return value
 
 
+def _starters(owner: str, value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    items = _listed(owner, "starters", value)
+    for index, item in enumerate(items):
+        if not isinstance(item, str) or not item.strip():
+            raise TypeError(
+                f"{owner}(starters=...) item {index} must be a non-empty str (a prompt), "
+                f"got {described(item)}"
+            )
+    return [clean_text(item) for item in items]
+
+
 def _thread(owner: str, value: Any) -> Any:
     if value is not None:
         check_type(owner, "thread", value, Thread, "a gu.Thread or None")
@@ -182,4 +193,5 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "tool_choice": _optional_str("tool_choice"),
     "max_result_chars": _max_result_chars,
     "restore_approvals": _flag("restore_approvals"),
+    "starters": _starters,
 }

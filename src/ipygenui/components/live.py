@@ -22,7 +22,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .._internal.tool_threads import call_in_thread
-from ..events import MessageAdded, MessagePatched, MessageReplaced, ThreadEvent
+from ..events import (
+    ActivePathChanged,
+    MessageAdded,
+    MessagePatched,
+    MessageReplaced,
+    ThreadEvent,
+)
 from ..messages import Message, Thread, ToolCallPart
 from ..tools import ToolArgumentsError
 from ..ui_tools import component_id, component_name_of, target_of_update
@@ -216,6 +222,11 @@ class ComponentHost:
                     self._sync(part)
             elif isinstance(event, MessagePatched):
                 self._patched(event)
+            elif isinstance(event, ActivePathChanged):  # another branch or thread shown
+                for message in event.messages[event.start :]:
+                    for part in message.tool_calls:
+                        if part.args_complete:
+                            self._sync(part)  # rendered already: nothing happens
         except Exception:
             log.exception("component host failed on %r", type(event).__name__)
 

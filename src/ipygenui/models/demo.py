@@ -243,11 +243,23 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
     return ScriptedReply(text=INTRO.format(echo=_echo(text)))
 
 
+STARTERS = (
+    "What can you do offline?",
+    "What's the weather in Paris?",
+    "Show me a chart of monthly sales",
+)
+"""The prompts an empty demo chat offers (``Runtime.starters``): each shows
+something the demo answers well."""
+
+
 class DemoModel(ScriptedModel):
     """Offline demo: ~45 tokens a second by default (``delay`` per 4-character chunk).
 
     Like :class:`ScriptedModel` it keeps only its last few requests unless ``record=True``.
+    ``starters`` are the prompts an empty chat on it offers.
     """
+
+    starters: tuple[str, ...] = STARTERS
 
     def __init__(self, *, delay: float = 0.022, record: bool = False) -> None:
         super().__init__(self._reply, chunk_size=4, delay=delay, name="offline demo", record=record)

@@ -33,6 +33,8 @@ from traitlets import Bool, Dict, Instance, List, Unicode
 from .._internal.argument_checks import check_runtime_arguments, check_type
 from .._internal.sanitize import json_safe
 from ..events import (
+    ActivePathChanged,
+    FeedbackChanged,
     MessageAdded,
     MessagePatched,
     MessageReplaced,
@@ -40,6 +42,8 @@ from ..events import (
     SaveStatusChanged,
     SuggestionsChanged,
     ThreadEvent,
+    ThreadsChanged,
+    ThreadSummary,
 )
 from ..messages import Message, Thread
 from ..runtime import Run, Runtime
@@ -51,22 +55,31 @@ from .protocol import (
     ApproveMsg,
     CancelMsg,
     ClientMessage,
+    EditMsg,
+    FeedbackMsg,
     FrameMessage,
     HelloMsg,
+    NewThreadMsg,
     PatchOp,
     ProtocolError,
+    RegenerateMsg,
     RejectMsg,
+    RenameThreadMsg,
     RetryMsg,
     SendMsg,
     SnapshotItem,
     SuggestionMsg,
+    SwitchBranchMsg,
+    SwitchThreadMsg,
     ToolResultMsg,
+    TranscriptMsg,
     accepted_message,
     error_message,
     message_for_browser,
     ops_for_browser,
     parse_client_message,
     snapshot_message,
+    transcript_message,
 )
 from .sync import FrameCoalescer
 
@@ -146,6 +159,13 @@ class Chat(anywidget.AnyWidget):
     save_error = Unicode("").tag(sync=True)
     """Why the last save to ``persist`` failed ("" once a save succeeds): a
     trait, so a view opened later (or a reload) still shows it."""
+    starters = List(Unicode()).tag(sync=True)
+    """Prompts an empty thread offers as chips (``Runtime.starters``)."""
+    thread_list = List(Dict()).tag(sync=True)
+    """The chat's threads for the thread menu: ``{id, title, messages,
+    updated_at}`` each (``Runtime.threads``)."""
+    thread_id = Unicode("").tag(sync=True)
+    """The id of the thread shown."""
 
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
         widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
@@ -180,6 +200,9 @@ class Chat(anywidget.AnyWidget):
             phase=runtime.phase,
             running=runtime.running,
             save_error=runtime.save_error or "",
+            starters=runtime.starters,
+            thread_list=_thread_list(runtime.threads),
+            thread_id=runtime.thread.id,
             **widget_kwargs,
         )
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
@@ -222,6 +245,19 @@ class Chat(anywidget.AnyWidget):
     shown_components = _FromRuntime(Runtime.shown_components)
     set_component_state = _FromRuntime(Runtime.set_component_state)
     save = _FromRuntime(Runtime.save)
+    edit = _FromRuntime(Runtime.edit)
+    regenerate = _FromRuntime(Runtime.regenerate)
+    switch_branch = _FromRuntime(Runtime.switch_branch)
+    feedback = _FromRuntime(Runtime.feedback)
+    new_thread = _FromRuntime(Runtime.new_thread)
+    switch_thread = _FromRuntime(Runtime.switch_thread)
+    rename_thread = _FromRuntime(Runtime.rename_thread)
+    to_markdown = _FromRuntime(Runtime.to_markdown)
+
+    @property
+    def threads(self) -> list[ThreadSummary]:
+        """:attr:`Runtime.threads` (the synced form is the ``thread_list`` trait)."""
+        return self._runtime.threads
 
     @classmethod
     def load(
@@ -279,6 +315,17 @@ class Chat(anywidget.AnyWidget):
             self.suggestions = list(event.suggestions)
         elif isinstance(event, SaveStatusChanged):
             self.save_error = event.error or ""
+        elif isinstance(event, ActivePathChanged):
+            self._show_path(event)
+        elif isinstance(event, FeedbackChanged):
+            # A thumb pressed shows at once, not at the next catch-up.
+            rated = self._runtime.thread.message(event.message_id)
+            if rated is not None and rated.id in self._models:
+                self._write(rated)
+        elif isinstance(event, ThreadsChanged):
+            with self.hold_sync():
+                self.thread_list = _thread_list(event.threads)
+                self.thread_id = event.active
         if not isinstance(event, MessagePatched):  # patches never start or end a run
             self.running = self._runtime.running
 
@@ -292,15 +339,42 @@ class Chat(anywidget.AnyWidget):
             self.messages = [*self.messages, self._new_model(message)]
         else:
             seq = self._coalescer.seq
-            _send_safely(lambda data: model.set_snapshot(data, seq), message)
+            _send_safely(lambda data: model.set_snapshot(data, seq), self._wire(message))
 
     def _new_model(self, message: Message) -> MessageModel:
         seq = self._coalescer.seq
         model: MessageModel = _send_safely(
-            lambda data: MessageModel(message=data, rev=seq), message
+            lambda data: MessageModel(message=data, rev=seq), self._wire(message)
         )
         self._models[message.id] = model
         return model
+
+    def _wire(self, message: Message) -> dict[str, Any]:
+        """The message as synced, with its place among its versions when it
+        has several: ``branch: {index, count}`` (what a branch picker shows)."""
+        data = message_for_browser(message)
+        thread = self._runtime.thread
+        if thread.forks and thread.message(message.id) is message:
+            where = thread.branch_position(message.id)
+            if where.count > 1:
+                data["branch"] = {"index": where.index, "count": where.count}
+        return data
+
+    def _show_path(self, event: ActivePathChanged) -> None:
+        """Show another branch (or thread) from ``event.start`` on: messages
+        kept keep their models (written again: their branch position may have
+        changed); another thread's models are closed."""
+        shown = {m.id for m in event.messages}
+        for message in event.messages[event.start :]:
+            if message.id in self._models:
+                self._write(message)
+        models = [self._models.get(m.id) or self._new_model(m) for m in event.messages]
+        self.messages = models
+        if event.thread_id != self.thread_id:
+            for message_id in [i for i in self._models if i not in shown]:
+                self._coalescer.drop(message_id)
+                self._dirty.discard(message_id)
+                self._models.pop(message_id).close()
 
     def _on_run_changed(self, phase: str, detail: str | None) -> None:
         # When the run settles the traits catch up at once, so the final state
@@ -398,6 +472,33 @@ class Chat(anywidget.AnyWidget):
             if rt.running:
                 raise ProtocolError("a run is streaming: stop it before retrying")
             rt.retry()
+        else:
+            self._handle_conversation(msg)
+
+    def _handle_conversation(self, msg: ClientMessage) -> None:
+        """The conversation controls: versions of a message, ratings, threads.
+        The runtime checks the ids (an unknown one raises a clear error, which
+        the view shows) and stops a streaming run first where it must."""
+        rt = self._runtime
+        if isinstance(msg, EditMsg):
+            rt.edit(msg.message_id, msg.text)
+            # The view's editor closes only now: a refused edit keeps the text.
+            super().send(accepted_message(msg.ref, "edit"))
+        elif isinstance(msg, RegenerateMsg):
+            rt.regenerate(msg.message_id)
+        elif isinstance(msg, SwitchBranchMsg):
+            rt.switch_branch(msg.message_id, msg.index)
+        elif isinstance(msg, FeedbackMsg):
+            rt.feedback(msg.message_id, msg.rating)
+        elif isinstance(msg, NewThreadMsg):
+            rt.new_thread()
+        elif isinstance(msg, SwitchThreadMsg):
+            rt.switch_thread(msg.thread_id)
+        elif isinstance(msg, RenameThreadMsg):
+            rt.rename_thread(msg.thread_id, msg.title)
+        elif isinstance(msg, TranscriptMsg):
+            markdown = rt.to_markdown()
+            _send_safely(super().send, transcript_message(markdown, _transcript_name(rt.thread)))
 
     def _start(self, text: str) -> None:
         if self._runtime.running:
@@ -412,7 +513,7 @@ class Chat(anywidget.AnyWidget):
         for message_id in sorted(self._dirty):
             message = self._runtime.thread.message(message_id)
             if message is not None:
-                items.append({"message": message_for_browser(message), "rev": seq})
+                items.append({"message": self._wire(message), "rev": seq})
         _send_safely(super().send, snapshot_message(seq, items))
 
     def _error(self, text: str, content: Any) -> None:
@@ -446,6 +547,20 @@ def _send_safely(send: Callable[[Any], Any], value: Any) -> Any:
     except (ValueError, TypeError, RecursionError) as exc:
         log.warning("ipygenui widget sends a cleaned copy: %s", exc)
     return send(json_safe(data))
+
+
+def _transcript_name(thread: Thread) -> str:
+    """A file name for the thread's transcript: its title, in safe characters."""
+    title = thread.title or next((m.text for m in thread.messages if m.role == "user"), "")
+    slug = "-".join("".join(c if c.isalnum() else " " for c in title.lower()).split())[:60]
+    return f"{slug or 'chat'}.md"
+
+
+def _thread_list(threads: Any) -> list[dict[str, Any]]:
+    return [
+        {"id": t.id, "title": t.title, "messages": t.messages, "updated_at": t.updated_at}
+        for t in threads
+    ]
 
 
 class _NoTimer:

@@ -14,7 +14,8 @@ has no length limit of its own (the kernel put it in the thread, the runtime
 looks it up there and refuses an unknown one), only the message text has one.
 
 Kernel -> browser: custom messages built by the constructors below
-(``frame``, ``snapshot``, ``accepted``, ``error``, ``component_output``), and
+(``frame``, ``snapshot``, ``accepted``, ``error``, ``component_output``,
+``transcript``), and
 messages in their wire form (:func:`message_for_browser`, :func:`ops_for_browser`):
 the patch ops of ``ipygenui.patch_ops``, with the names the browser needs but
 must not derive itself (which calls show or update a component, its id).
@@ -53,13 +54,18 @@ __all__ = [
     "ClientMessage",
     "ComponentOutputMessage",
     "ComponentStateMsg",
+    "EditMsg",
     "ErrorMessage",
+    "FeedbackMsg",
     "FrameMessage",
     "HelloMsg",
+    "NewThreadMsg",
     "Patch",
     "PatchOp",
     "ProtocolError",
+    "RegenerateMsg",
     "RejectMsg",
+    "RenameThreadMsg",
     "RetryMsg",
     "SendMsg",
     "ServerMessage",
@@ -67,8 +73,12 @@ __all__ = [
     "SnapshotItem",
     "SnapshotMessage",
     "SuggestionMsg",
+    "SwitchBranchMsg",
+    "SwitchThreadMsg",
     "ToolCallNames",
     "ToolResultMsg",
+    "TranscriptMessage",
+    "TranscriptMsg",
     "accepted_message",
     "add_part_op",
     "append_op",
@@ -81,6 +91,7 @@ __all__ = [
     "set_op",
     "snapshot_message",
     "tool_call_names",
+    "transcript_message",
 ]
 
 MAX_TEXT = 1_000_000
@@ -159,6 +170,65 @@ class HelloMsg(_Msg):
     type: Literal["hello"]
 
 
+MessageId = Annotated[str, Field(min_length=1, max_length=200)]
+ThreadId = Annotated[str, Field(min_length=1, max_length=200)]
+MAX_TITLE = 200
+"""Longest thread title accepted from the browser (characters)."""
+
+
+class EditMsg(_Msg):
+    """A user message's new text: the kernel re-runs from it (a new branch)."""
+
+    type: Literal["edit"]
+    message_id: MessageId
+    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+    ref: Ref | None = None
+    """As for ``send``: the view's editor closes only once the edit is taken."""
+
+
+class RegenerateMsg(_Msg):
+    """A new reply in place of an assistant message (a new branch)."""
+
+    type: Literal["regenerate"]
+    message_id: MessageId
+
+
+class SwitchBranchMsg(_Msg):
+    type: Literal["switch_branch"]
+    message_id: MessageId
+    index: Annotated[int, Field(ge=0)]
+    """Which version of the message, from 0 (the kernel names the valid range)."""
+
+
+class FeedbackMsg(_Msg):
+    """Thumbs up or down on a reply; ``None`` takes the rating back."""
+
+    type: Literal["feedback"]
+    message_id: MessageId
+    rating: Literal["up", "down"] | None
+
+
+class NewThreadMsg(_Msg):
+    type: Literal["new_thread"]
+
+
+class SwitchThreadMsg(_Msg):
+    type: Literal["switch_thread"]
+    thread_id: ThreadId
+
+
+class RenameThreadMsg(_Msg):
+    type: Literal["rename_thread"]
+    thread_id: ThreadId
+    title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE)]
+
+
+class TranscriptMsg(_Msg):
+    """Asks for the thread as markdown (answered by ``transcript``)."""
+
+    type: Literal["transcript"]
+
+
 class ComponentStateMsg(_Msg):
     """A component's state as the user left it (a Form's values); the
     component bridge (``components.py``) parses and applies it."""
@@ -177,7 +247,15 @@ ClientMessage = Annotated[
     | CancelMsg
     | RetryMsg
     | SuggestionMsg
-    | HelloMsg,
+    | HelloMsg
+    | EditMsg
+    | RegenerateMsg
+    | SwitchBranchMsg
+    | FeedbackMsg
+    | NewThreadMsg
+    | SwitchThreadMsg
+    | RenameThreadMsg
+    | TranscriptMsg,
     Field(discriminator="type"),
 ]
 
@@ -193,6 +271,14 @@ KNOWN_TYPES = (
     "retry",
     "suggestion",
     "hello",
+    "edit",
+    "regenerate",
+    "switch_branch",
+    "feedback",
+    "new_thread",
+    "switch_thread",
+    "rename_thread",
+    "transcript",
 )
 
 
@@ -204,7 +290,7 @@ def parse_client_message(content: Any) -> ClientMessage:
     if not isinstance(kind, str) or kind not in KNOWN_TYPES:
         raise ProtocolError(f"unknown message type {str(kind)[:40]!r} from the browser")
     text = content.get("text")
-    if kind in ("send", "suggestion") and isinstance(text, str) and len(text) > MAX_TEXT:
+    if kind in ("send", "suggestion", "edit") and isinstance(text, str) and len(text) > MAX_TEXT:
         raise ProtocolError(
             f"message too long: {len(text):,} characters, the chat takes at most "
             f"{MAX_TEXT:,}; shorten it"
@@ -253,10 +339,11 @@ class SnapshotMessage(TypedDict):
 
 
 class AcceptedMessage(TypedDict):
-    """A send was taken: the view that tagged it ``ref`` clears its box."""
+    """A send (or an edit) was taken: the view that tagged it ``ref`` clears
+    its box (closes its editor)."""
 
     type: Literal["accepted"]
-    request: Literal["send"]
+    request: Literal["send", "edit"]
     ref: NotRequired[str]
 
 
@@ -278,8 +365,21 @@ class ComponentOutputMessage(TypedDict):
     output: dict[str, Any]
 
 
+class TranscriptMessage(TypedDict):
+    """The thread as markdown, for the view that asked to download it."""
+
+    type: Literal["transcript"]
+    markdown: str
+    filename: str
+
+
 ServerMessage = (
-    FrameMessage | SnapshotMessage | AcceptedMessage | ErrorMessage | ComponentOutputMessage
+    FrameMessage
+    | SnapshotMessage
+    | AcceptedMessage
+    | ErrorMessage
+    | ComponentOutputMessage
+    | TranscriptMessage
 )
 
 MAX_ERROR = 2000
@@ -294,8 +394,8 @@ def snapshot_message(seq: int, messages: list[SnapshotItem]) -> SnapshotMessage:
     return {"type": "snapshot", "seq": seq, "messages": messages}
 
 
-def accepted_message(ref: str | None) -> AcceptedMessage:
-    msg: AcceptedMessage = {"type": "accepted", "request": "send"}
+def accepted_message(ref: str | None, request: Literal["send", "edit"] = "send") -> AcceptedMessage:
+    msg: AcceptedMessage = {"type": "accepted", "request": request}
     if ref is not None:
         msg["ref"] = ref
     return msg
@@ -315,6 +415,10 @@ def error_message(text: str, refused: Any = None) -> ErrorMessage:
 
 def component_output_message(output: dict[str, Any]) -> ComponentOutputMessage:
     return {"type": "component_output", "output": output}
+
+
+def transcript_message(markdown: str, filename: str) -> TranscriptMessage:
+    return {"type": "transcript", "markdown": markdown, "filename": filename}
 
 
 # --- messages in their wire form ----------------------------------------------------
