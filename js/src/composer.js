@@ -1,14 +1,18 @@
 // The composer: a text box (Enter sends, Shift+Enter adds a line), a send
 // button, and a stop button while a run streams. Sending never empties the
 // box by itself: the chat calls `clear` once the kernel took the message,
-// so a refused or unanswered send keeps what the user typed.
+// so a refused or unanswered send keeps what the user typed. When a send
+// would change something the user may not expect (a call waiting for them is
+// rejected), `warnBeforeSend` says what: the box shows it and sends on confirm.
 
 import { h, show } from "./dom.js";
 
 /**
- * @param {{onSend: (text: string) => void, onStop: () => void}} actions
+ * @param {{onSend: (text: string) => void, onStop: () => void,
+ *          warnBeforeSend?: () => string | null}} actions `warnBeforeSend`: what
+ *   a send would do besides sending, or null to send at once
  */
-export function createComposer({ onSend, onStop }) {
+export function createComposer({ onSend, onStop, warnBeforeSend = () => null }) {
   const input = h("textarea.gu-input", {
     rows: 1,
     placeholder: "Send a message…",
@@ -21,11 +25,42 @@ export function createComposer({ onSend, onStop }) {
     "Stop",
   );
 
+  const warningText = h("span.gu-composer-warning-text");
+  const sendAnyway = h("button.gu-send-anyway", { type: "button" }, "Send anyway");
+  const keepWaiting = h("button.gu-send-cancel", { type: "button" }, "Cancel");
+  const warning = h(
+    "div.gu-composer-warning",
+    { role: "alert", hidden: true },
+    warningText,
+    h("span.gu-composer-warning-buttons", {}, sendAnyway, keepWaiting),
+  );
+
+  function dismiss() {
+    show(warning, false);
+  }
+
   function submit() {
     const text = input.value.trim();
     if (!text || send.disabled) return;
+    const why = warnBeforeSend();
+    if (why && warning.hidden) {
+      warningText.textContent = why;
+      show(warning, true);
+      return;
+    }
+    dismiss();
     onSend(text);
   }
+
+  sendAnyway.addEventListener("click", () => {
+    const text = input.value.trim();
+    dismiss();
+    if (text && !send.disabled) onSend(text);
+  });
+  keepWaiting.addEventListener("click", () => {
+    dismiss();
+    input.focus();
+  });
 
   function autosize() {
     input.style.height = "auto";
@@ -44,7 +79,8 @@ export function createComposer({ onSend, onStop }) {
   send.addEventListener("click", submit);
   stop.addEventListener("click", () => onStop());
 
-  const el = h("div.gu-composer", {}, input, h("div.gu-composer-buttons", {}, stop, send));
+  const row = h("div.gu-composer-row", {}, input, h("div.gu-composer-buttons", {}, stop, send));
+  const el = h("div.gu-composer", {}, warning, row);
   return {
     el,
     input,
@@ -56,6 +92,7 @@ export function createComposer({ onSend, onStop }) {
     },
     /** @param {boolean} running */
     update(running) {
+      if (!warning.hidden && !warnBeforeSend()) dismiss(); // nothing waits any more
       send.disabled = running;
       show(stop, running);
     },

@@ -1,5 +1,8 @@
-// The scrolling list of messages. Keeps one view per message id, in thread
-// order, and follows the stream to the bottom unless the user scrolled up.
+// The list of messages. Keeps one view per message id, in thread order. By
+// default it grows with the page (no scroller inside the notebook's own);
+// with a fixed height it scrolls, and keeps the newest content in view
+// (also when a component grows after the render, e.g. a plot arriving)
+// unless the user scrolled up.
 
 import { h, show } from "./dom.js";
 import { createMessageView } from "./message-view.js";
@@ -17,9 +20,25 @@ export function createThreadView(ctx) {
   /** @type {Map<string, ReturnType<typeof createMessageView>>} */
   const views = new Map();
   let follow = true;
+  let fixedHeight = "";
+  /** The height the content had at the last scroll event or stick. */
+  let stuckHeight = 0;
+  const atBottom = () => el.scrollHeight - el.scrollTop - el.clientHeight <= FOLLOW_SLACK_PX;
+  const stick = () => {
+    if (!fixedHeight || !follow) return;
+    el.scrollTop = el.scrollHeight;
+    stuckHeight = el.scrollHeight;
+  };
   el.addEventListener("scroll", () => {
-    follow = el.scrollHeight - el.scrollTop - el.clientHeight <= FOLLOW_SLACK_PX;
+    // Content that grew since the last stick is not the user scrolling up.
+    if (el.scrollHeight !== stuckHeight && !atBottom() && follow) {
+      stick();
+      return;
+    }
+    follow = atBottom();
   });
+  // Content grows without a render too (a component mounting, an image loading).
+  const resizes = typeof ResizeObserver === "function" ? new ResizeObserver(() => stick()) : null;
 
   /** @type {string[]} ids of the visible messages, in order, as last rendered */
   let order = [];
@@ -45,7 +64,11 @@ export function createThreadView(ctx) {
     }
     const count = Math.ceil(visible.length / CHUNK_SIZE);
     for (let c = 0; c < count; c++) {
-      if (!chunks[c]) chunks.push(h("div.gu-chunk"));
+      if (!chunks[c]) {
+        const chunk = h("div.gu-chunk");
+        resizes?.observe(chunk);
+        chunks.push(chunk);
+      }
       const chunk = chunks[c];
       const wantedChunk = c === 0 ? el.firstChild : chunks[c - 1].nextSibling;
       if (wantedChunk !== chunk) el.insertBefore(chunk, wantedChunk);
@@ -59,11 +82,27 @@ export function createThreadView(ctx) {
         previous = view.el;
       }
     }
-    while (chunks.length > count) chunks.pop()?.remove();
+    while (chunks.length > count) {
+      const chunk = chunks.pop();
+      if (chunk) resizes?.unobserve(chunk);
+      chunk?.remove();
+    }
   }
 
   return {
     el,
+    /**
+     * A fixed height (any CSS length: the thread scrolls inside it), or "" to
+     * let the thread grow with the page.
+     * @param {string} height
+     */
+    setHeight(height) {
+      if (height === fixedHeight) return;
+      fixedHeight = height;
+      el.style.maxHeight = height;
+      el.classList.toggle("gu-thread-fixed", !!height);
+      stick();
+    },
     /**
      * Bring the DOM up to date. Only the messages in `dirty` (their state
      * changed since the last render), new ones, and those whose place as
@@ -99,7 +138,7 @@ export function createThreadView(ctx) {
       lastRunning = running;
       show(empty, visible.length === 0);
       if (visible.length === 0 && empty.parentNode !== el) el.append(empty);
-      if (follow) el.scrollTop = el.scrollHeight;
+      stick();
     },
   };
 }
