@@ -52,10 +52,10 @@ export function errorMessage(result) {
   return "";
 }
 
-/** The traceback an error result carries for the user, if any. */
-function tracebackOf(result) {
-  const tb = result && typeof result === "object" ? result.traceback : null;
-  return typeof tb === "string" ? tb : "";
+/** The traceback of a failed call, for the user only (the kernel sends it
+ * beside the result, which is what the model reads), if any. */
+function tracebackOf(part) {
+  return part.is_error && typeof part.traceback === "string" ? part.traceback : "";
 }
 
 /** A value as a highlighted JSON block (sanitized like every message). */
@@ -92,7 +92,8 @@ export function createToolCard(ctx) {
   const resultLabel = h("div.gu-tool-label", { text: "Result", hidden: true });
   const resultBlock = h("div.gu-tool-result", { hidden: true });
   const tracePre = h("pre.gu-tool-traceback-text");
-  const traceback = h("details.gu-tool-traceback", { hidden: true }, h("summary", {}, "Traceback"), tracePre);
+  // In the DOM only when the kernel sent one.
+  const traceback = h("details.gu-tool-traceback", {}, h("summary", {}, "Traceback"), tracePre);
   const details = h(
     "details.gu-tool-details",
     {},
@@ -104,7 +105,7 @@ export function createToolCard(ctx) {
   );
   const controls = h("div.gu-tool-controls");
   const head = h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status);
-  const el = h("div.gu-tool-call", {}, head, controls, traceback, details);
+  const el = h("div.gu-tool-call", {}, head, controls, details);
   const component = componentHook(ctx.components, el, controls);
   let pendingKey = null;
   let lastArgs = "";
@@ -148,9 +149,10 @@ export function createToolCard(ctx) {
         lastResult = part.result;
         setText(resultLabel, part.is_error ? "Error" : "Result");
         fillJson(resultBlock, part.result);
-        const tb = part.is_error ? tracebackOf(part.result) : "";
+        const tb = tracebackOf(part);
         tracePre.textContent = tb;
-        show(traceback, tb !== "");
+        if (tb && !traceback.parentNode) el.insertBefore(traceback, details);
+        else if (!tb) traceback.remove();
       }
       show(resultLabel, !!part.has_result);
       show(resultBlock, !!part.has_result);

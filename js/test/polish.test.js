@@ -117,6 +117,15 @@ describe("error and result texts", () => {
       result: { error: "get_weather raised ValueError: no station for Atlantis" },
     });
     expect(statusLine(part)).toBe("get_weather raised ValueError: no station for Atlantis");
+    const card = createToolCard(ctx());
+    card.update(part, { canAct: false });
+    expect(card.el.querySelector(".gu-tool-traceback")).toBeNull();
+    card.update({ ...part, result: { ...part.result }, traceback: "Traceback (most recent call last):\n  boom" }, {
+      canAct: false,
+    });
+    const fold = card.el.querySelector("details.gu-tool-traceback");
+    expect(fold.open).toBe(false);
+    expect(fold.textContent).toContain("most recent call last");
   });
 
   it("arguments and result are formatted the same: highlighted JSON under headings", () => {
