@@ -133,7 +133,9 @@ def test_form_edit_reaches_the_next_model_request(page: LabPage) -> None:
     # the form's own look: an accent Submit (as Send), text and number inputs
     # alike, the checkbox beside its label
     submit = form.locator("button.gu-c-form-submit")
-    send_bg = chat.locator("button.gu-send").evaluate("(el) => getComputedStyle(el).backgroundColor")
+    send_bg = chat.locator("button.gu-send").evaluate(
+        "(el) => getComputedStyle(el).backgroundColor"
+    )
     assert submit.evaluate("(el) => getComputedStyle(el).backgroundColor") == send_bg
     nights = form.locator('input[data-field="nights"]')
     assert city.evaluate(_LOOK_JS) == nights.evaluate(_LOOK_JS)

@@ -141,7 +141,9 @@ def test_sending_while_a_call_waits_warns_first_then_says_what_happened(
     assert flows.run_json(users) == ["Please drop the sales table"]  # nothing sent yet
 
     warning.get_by_role("button", name="Send anyway").click()
-    expect(reply_text(chat).last).to_contain_text("Hello from the scripted model", timeout=LONG_WAIT)
+    expect(reply_text(chat).last).to_contain_text(
+        "Hello from the scripted model", timeout=LONG_WAIT
+    )
     expect(warning).to_be_hidden()
     expect(card.locator(".gu-tool-status")).to_contain_text("Rejected")
     assert flows.run_json(users) == ["Please drop the sales table", "never mind, hello there"]
