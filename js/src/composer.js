@@ -1,16 +1,14 @@
 // The composer: a text box (Enter sends, Shift+Enter adds a line), a send
 // button, and a stop button while a run streams. Sending never empties the
 // box by itself: the chat calls `clear` once the kernel took the message,
-// so a refused or unanswered send keeps what the user typed. Esc leaves the
-// box (to the notebook, so JupyterLab's command mode keys work again);
-// Up in an empty box edits the last message the user sent.
+// so a refused or unanswered send keeps what the user typed. When a send
+// would change something the user may not expect (a call waiting for them is
+// rejected), `warnBeforeSend` says what: the box shows it and sends on confirm.
+// Esc leaves the box (to the notebook, so JupyterLab's command mode keys work
+// again); Up in an empty box edits the last message the user sent.
 
 import { h, show } from "./dom.js";
 
-/**
- * @param {{onSend: (text: string) => void, onStop: () => void, onEditLast?: () => boolean}} actions
- *   `onEditLast`: open the editor on the last user message (false: there is none)
- */
 /**
  * Move the focus out of the box to the notebook around the widget (its
  * cell, else the notebook), where JupyterLab's command mode keys act.
@@ -24,7 +22,13 @@ function leave(input) {
   target?.focus?.({ preventScroll: true });
 }
 
-export function createComposer({ onSend, onStop, onEditLast }) {
+/**
+ * @param {{onSend: (text: string) => void, onStop: () => void, onEditLast?: () => boolean,
+ *          warnBeforeSend?: () => string | null}} actions `onEditLast`: open the
+ *   editor on the last user message (false: there is none); `warnBeforeSend`:
+ *   what a send would do besides sending, or null to send at once
+ */
+export function createComposer({ onSend, onStop, onEditLast, warnBeforeSend = () => null }) {
   const input = h("textarea.gu-input", {
     rows: 1,
     placeholder: "Send a message…",
@@ -37,11 +41,42 @@ export function createComposer({ onSend, onStop, onEditLast }) {
     "Stop",
   );
 
+  const warningText = h("span.gu-composer-warning-text");
+  const sendAnyway = h("button.gu-send-anyway", { type: "button" }, "Send anyway");
+  const keepWaiting = h("button.gu-send-cancel", { type: "button" }, "Cancel");
+  const warning = h(
+    "div.gu-composer-warning",
+    { role: "alert", hidden: true },
+    warningText,
+    h("span.gu-composer-warning-buttons", {}, sendAnyway, keepWaiting),
+  );
+
+  function dismiss() {
+    show(warning, false);
+  }
+
   function submit() {
     const text = input.value.trim();
     if (!text || send.disabled) return;
+    const why = warnBeforeSend();
+    if (why && warning.hidden) {
+      warningText.textContent = why;
+      show(warning, true);
+      return;
+    }
+    dismiss();
     onSend(text);
   }
+
+  sendAnyway.addEventListener("click", () => {
+    const text = input.value.trim();
+    dismiss();
+    if (text && !send.disabled) onSend(text);
+  });
+  keepWaiting.addEventListener("click", () => {
+    dismiss();
+    input.focus();
+  });
 
   function autosize() {
     input.style.height = "auto";
@@ -65,7 +100,8 @@ export function createComposer({ onSend, onStop, onEditLast }) {
   send.addEventListener("click", submit);
   stop.addEventListener("click", () => onStop());
 
-  const el = h("div.gu-composer", {}, input, h("div.gu-composer-buttons", {}, stop, send));
+  const row = h("div.gu-composer-row", {}, input, h("div.gu-composer-buttons", {}, stop, send));
+  const el = h("div.gu-composer", {}, warning, row);
   return {
     el,
     input,
@@ -77,6 +113,7 @@ export function createComposer({ onSend, onStop, onEditLast }) {
     },
     /** @param {boolean} running */
     update(running) {
+      if (!warning.hidden && !warnBeforeSend()) dismiss(); // nothing waits any more
       send.disabled = running;
       show(stop, running);
     },

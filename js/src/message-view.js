@@ -155,7 +155,9 @@ export function createMessageView(ctx) {
       if (text && error.parentNode !== bubble) bubble.append(error);
       else if (!text && error.parentNode) error.remove();
       show(retry, isLast && !running && text !== "");
-      footer.update(status === "running" ? null : runFooter(message));
+      // A run that waits for the user has not finished: no footer yet.
+      const finished = status === "complete" || status === "incomplete";
+      footer.update(finished ? runFooter(message) : null);
       actions.update(message);
       if (editor?.el.parentNode) show(actions.el, false);
     },

@@ -1,7 +1,9 @@
-// The scrolling list of messages. Keeps one view per message id, in thread
-// order, and follows the stream to the bottom unless the user scrolled up;
-// then a "Jump to latest" button brings the stream back while a reply
-// streams. An empty thread shows the chat's starter prompts.
+// The list of messages. Keeps one view per message id, in thread order. By
+// default it grows with the page (no scroller inside the notebook's own);
+// with a fixed height it scrolls, keeps the newest content in view (also
+// when a component grows after the render, e.g. a plot arriving) unless the
+// user scrolled up, and then shows "Jump to latest" while a reply streams.
+// An empty thread shows the chat's starter prompts.
 
 import { h, show } from "./dom.js";
 import { createMessageView } from "./message-view.js";
@@ -28,14 +30,31 @@ export function createThreadView(ctx) {
   const views = new Map();
   let follow = true;
   let streaming = false;
+  let fixedHeight = "";
+  /** The height the content had at the last scroll event or stick. */
+  let stuckHeight = 0;
+  const atBottom = () => el.scrollHeight - el.scrollTop - el.clientHeight <= FOLLOW_SLACK_PX;
+  const stick = () => {
+    if (!fixedHeight || !follow) return;
+    el.scrollTop = el.scrollHeight;
+    stuckHeight = el.scrollHeight;
+  };
   el.addEventListener("scroll", () => {
-    follow = el.scrollHeight - el.scrollTop - el.clientHeight <= FOLLOW_SLACK_PX;
+    // Content that grew since the last stick is not the user scrolling up.
+    if (fixedHeight && el.scrollHeight !== stuckHeight && !atBottom() && follow) {
+      stick();
+      return;
+    }
+    follow = atBottom();
     show(jump, streaming && !follow);
   });
+  // Content grows without a render too (a component mounting, an image loading).
+  const resizes = typeof ResizeObserver === "function" ? new ResizeObserver(() => stick()) : null;
 
   function toLatest() {
     follow = true;
     el.scrollTop = el.scrollHeight;
+    stuckHeight = el.scrollHeight;
     show(jump, false);
   }
 
@@ -63,7 +82,11 @@ export function createThreadView(ctx) {
     }
     const count = Math.ceil(visible.length / CHUNK_SIZE);
     for (let c = 0; c < count; c++) {
-      if (!chunks[c]) chunks.push(h("div.gu-chunk"));
+      if (!chunks[c]) {
+        const chunk = h("div.gu-chunk");
+        resizes?.observe(chunk);
+        chunks.push(chunk);
+      }
       const chunk = chunks[c];
       const wantedChunk = c === 0 ? el.firstChild : chunks[c - 1].nextSibling;
       if (wantedChunk !== chunk) el.insertBefore(chunk, wantedChunk);
@@ -77,7 +100,11 @@ export function createThreadView(ctx) {
         previous = view.el;
       }
     }
-    while (chunks.length > count) chunks.pop()?.remove();
+    while (chunks.length > count) {
+      const chunk = chunks.pop();
+      if (chunk) resizes?.unobserve(chunk);
+      chunk?.remove();
+    }
   }
 
   return {
@@ -99,6 +126,18 @@ export function createThreadView(ctx) {
     /** Close the editor of message `id` (its edit was taken). */
     closeEditor(id) {
       views.get(id)?.closeEditor();
+    },
+    /**
+     * A fixed height (any CSS length: the thread scrolls inside it), or "" to
+     * let the thread grow with the page.
+     * @param {string} height
+     */
+    setHeight(height) {
+      if (height === fixedHeight) return;
+      fixedHeight = height;
+      el.style.maxHeight = height;
+      el.classList.toggle("gu-thread-fixed", !!height);
+      stick();
     },
     /**
      * Bring the DOM up to date. Only the messages in `dirty` (their state
@@ -137,7 +176,7 @@ export function createThreadView(ctx) {
       show(empty, visible.length === 0);
       if (visible.length === 0) starters.update(prompts, !running);
       streaming = running;
-      if (follow) el.scrollTop = el.scrollHeight;
+      stick();
       show(jump, streaming && !follow);
     },
   };

@@ -5,7 +5,9 @@
 import { createApproval, createHumanInput } from "./approval.js";
 import { componentHook } from "./components/slot.js";
 import { h, setData, setText, show } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
 import { parsePartialJson } from "./partial-json.js";
+import { shownComponent, updateTarget } from "./protocol.js";
 
 /**
  * The arguments to show: parsed from the streamed text while it streams
@@ -34,13 +36,33 @@ export function statusLine(part, { human = false } = {}) {
     if (part.approval?.status === "rejected") {
       return part.approval.reason ? `Rejected: ${part.approval.reason}` : "Rejected";
     }
-    if (part.is_error) return `${name} failed`;
+    if (part.is_error) return errorMessage(part.result) || `${name} failed`;
     return part.completion_status_message || `Called ${name}`;
   }
   if (part.approval?.status === "pending") return "Waiting for your approval";
   if (part.approval?.status === "rejected") return "Rejected";
   if (human && part.args_complete) return "Waiting for your answer";
   return part.status_message || `Calling ${name}…`;
+}
+
+/** The message of an error result (`{error: "..."}` or a plain string). */
+export function errorMessage(result) {
+  if (typeof result === "string") return result.trim();
+  if (result && typeof result === "object" && typeof result.error === "string") return result.error.trim();
+  return "";
+}
+
+/** The traceback of a failed call, for the user only (the kernel sends it
+ * beside the result, which is what the model reads), if any. */
+function tracebackOf(part) {
+  return part.is_error && typeof part.traceback === "string" ? part.traceback : "";
+}
+
+/** A value as a highlighted JSON block (sanitized like every message). */
+function fillJson(el, value) {
+  const text = pretty(value);
+  const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((m) => m.length + 1)));
+  el.innerHTML = renderMarkdown(`${fence}json\n${text}\n${fence}`);
 }
 
 function stateOf(part) {
@@ -66,27 +88,35 @@ function pretty(value) {
 export function createToolCard(ctx) {
   const status = h("span.gu-tool-status", { "aria-live": "polite" });
   const name = h("span.gu-tool-name");
-  const argsPre = h("pre.gu-tool-args");
-  const resultPre = h("pre.gu-tool-result", { hidden: true });
+  const argsBlock = h("div.gu-tool-args");
+  const resultLabel = h("div.gu-tool-label", { text: "Result", hidden: true });
+  const resultBlock = h("div.gu-tool-result", { hidden: true });
+  const tracePre = h("pre.gu-tool-traceback-text");
+  // In the DOM only when the kernel sent one.
+  const traceback = h("details.gu-tool-traceback", {}, h("summary", {}, "Traceback"), tracePre);
   const details = h(
     "details.gu-tool-details",
     {},
     h("summary", {}, "Details"),
     h("div.gu-tool-label", { text: "Arguments" }),
-    argsPre,
-    resultPre,
+    argsBlock,
+    resultLabel,
+    resultBlock,
   );
   const controls = h("div.gu-tool-controls");
-  const el = h(
-    "div.gu-tool-call",
-    {},
-    h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status),
-    controls,
-    details,
-  );
+  const head = h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status);
+  const el = h("div.gu-tool-call", {}, head, controls, details);
   const component = componentHook(ctx.components, el, controls);
   let pendingKey = null;
   let lastArgs = "";
+  let latestArgs = {};
+  details.addEventListener("toggle", () => {
+    const text = pretty(latestArgs);
+    if (details.open && text !== lastArgs) {
+      lastArgs = text;
+      fillJson(argsBlock, latestArgs);
+    }
+  });
   let lastResult;
 
   return {
@@ -99,18 +129,33 @@ export function createToolCard(ctx) {
       setData(el, "state", stateOf(part));
       setText(name, part.component ? part.component : part.tool_name);
       setText(status, statusLine(part, { human }));
+      // A component stands in the thread as itself: no card, no status line
+      // (only a waiting approval or a failure still speaks).
+      const ui = !!(shownComponent(part) || updateTarget(part));
+      el.classList.toggle("gu-tool-call-ui", ui);
+      const state = stateOf(part);
+      show(head, !ui || state === "approval" || (state === "error" && !shownComponent(part)));
       const args = displayArgs(part, ctx.standardParams?.() ?? []);
       component.update(part, args);
+      latestArgs = args;
       const argsText = pretty(args);
-      if (argsText !== lastArgs) {
+      // Highlighted only when the details are open or the call settled: a
+      // streaming call's arguments change every frame.
+      if (argsText !== lastArgs && (details.open || part.args_complete)) {
         lastArgs = argsText;
-        argsPre.textContent = argsText;
+        fillJson(argsBlock, args);
       }
       if (part.has_result && part.result !== lastResult) {
         lastResult = part.result;
-        resultPre.textContent = `${part.is_error ? "Error" : "Result"}: ${pretty(part.result)}`;
+        setText(resultLabel, part.is_error ? "Error" : "Result");
+        fillJson(resultBlock, part.result);
+        const tb = tracebackOf(part);
+        tracePre.textContent = tb;
+        if (tb && !traceback.parentNode) el.insertBefore(traceback, details);
+        else if (!tb) traceback.remove();
       }
-      show(resultPre, !!part.has_result);
+      show(resultLabel, !!part.has_result);
+      show(resultBlock, !!part.has_result);
 
       // Which controls the call needs now; rebuilt only when that changes.
       let key = null;

@@ -15,7 +15,7 @@
 import { listenForCodeCopies } from "./clipboard.js";
 import { createComponentContext } from "./components/slot.js";
 import { createComposer } from "./composer.js";
-import { h, setText, show } from "./dom.js";
+import { h, setData, setText, show } from "./dom.js";
 import { readServerMessage, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
@@ -26,6 +26,7 @@ import { createThreadView } from "./thread-view.js";
 const PHASE_TEXT = {
   idle: "",
   thinking: "Thinking…",
+  writing: "Writing…",
   "running-tool": "Running a tool…",
   waiting: "Waiting for you",
 };
@@ -38,6 +39,32 @@ export function phaseText(phase, detail) {
   return PHASE_TEXT[phase] ?? "";
 }
 
+/**
+ * What the run is doing, for the header: the kernel's phase, except that a
+ * "thinking" model whose reply already streams text is "writing".
+ * @param {string} phase the kernel's phase @param {any[]} messages live messages in order
+ */
+export function liveActivity(phase, messages) {
+  if (phase !== "thinking") return phase;
+  const last = messages[messages.length - 1];
+  if (last?.role !== "assistant" || last.status?.type !== "running") return phase;
+  const parts = last.parts ?? [];
+  const part = parts[parts.length - 1];
+  return part?.type === "text" && part.text ? "writing" : phase;
+}
+
+/** The model name the header shows: none for the offline demo (its badge says it). */
+export function headerModelName(name, offline) {
+  return offline ? "" : name || "";
+}
+
+/** The calls of the last message that wait for the user (approval or an answer). */
+function waitingCalls(messages) {
+  const last = messages[messages.length - 1];
+  if (last?.status?.type !== "requires-action") return [];
+  return (last.parts ?? []).filter((p) => p?.type === "tool-call" && !p.has_result).map((p) => p.tool_name);
+}
+
 /** Extract a widget model id from an ipywidgets reference. */
 export function modelRef(value) {
   if (typeof value === "string" && value.startsWith("IPY_MODEL_")) return value.slice(10);
@@ -46,7 +73,7 @@ export function modelRef(value) {
 }
 
 // Traits that change the header, suggestions and composer, not the messages.
-const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "save_error"];
+const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "save_error", "height"];
 // Traits of the conversation controls (threads, starters).
 const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
 
@@ -101,6 +128,7 @@ export class ChatView {
       onSend: (text) => this.sendText(text),
       onStop: () => this.send(toKernel.cancel()),
       onEditLast: () => this.thread.editLastUser(),
+      warnBeforeSend: () => this.sendWarning(),
     });
     /** @type {{ref: string, messageId: string} | null} the edit waiting for the kernel's answer */
     this.pendingEdit = null;
@@ -181,6 +209,18 @@ export class ChatView {
     this.noKernelNotice = false;
     setText(this.noticeEl, text);
     show(this.noticeEl, !!text);
+  }
+
+  /** What a send would do to a call that waits for the user, or null. */
+  sendWarning() {
+    if (this.model.get("phase") !== "waiting") return null;
+    const names = [...new Set(waitingCalls(this.store.messages()))];
+    const what = names.length ? names.join(", ") : "A tool call";
+    const verb = names.length > 1 ? "wait" : "waits";
+    return (
+      `${what} ${verb} for your decision. Sending a new message rejects ` +
+      `${names.length > 1 ? "them" : "it"} (the model is told you sent a new message) and starts a new reply.`
+    );
   }
 
   /** The composer's text goes to the kernel; the box keeps it until taken. */
@@ -295,10 +335,15 @@ export class ChatView {
     const m = this.model;
     const phase = m.get("phase") || "idle";
     const running = !!m.get("running");
+    const messages = this.store.messages();
     this.root.dataset.phase = phase;
-    setText(this.modelName, m.get("model_name") || "");
-    show(this.badge, !!m.get("offline"));
-    setText(this.phase, phaseText(phase, m.get("phase_detail")));
+    const activity = liveActivity(phase, messages);
+    setData(this.root, "activity", activity);
+    const offline = !!m.get("offline");
+    setText(this.modelName, headerModelName(m.get("model_name"), offline));
+    show(this.badge, offline);
+    setText(this.phase, phaseText(activity, m.get("phase_detail")));
+    this.thread.setHeight(m.get("height") || "");
     const saveError = m.get("save_error") || "";
     setText(this.saveErrorEl, saveError);
     show(this.saveErrorEl, !!saveError);
@@ -306,7 +351,7 @@ export class ChatView {
     const dirty = this.dirty;
     this.dirty = new Set();
     const starters = (m.get("starters") ?? []).filter((t) => typeof t === "string");
-    this.thread.render(this.store.messages(), { running, dirty, starters });
+    this.thread.render(messages, { running, dirty, starters });
     this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "");
     // Screen readers wait for the finished reply instead of reading every token.
     const busy = running ? "true" : "false";

@@ -150,6 +150,8 @@ class LabServer:
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.root}",
             "--LabApp.expose_app_in_browser=True",
+            # Notebook 7's pages (``/notebooks/...``) on the same server, driven the same way
+            "--JupyterNotebookApp.expose_app_in_browser=True",
             "--LabApp.news_url=",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ]

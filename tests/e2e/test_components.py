@@ -77,6 +77,16 @@ def test_table_appears_while_its_rows_stream_then_settles(page: LabPage) -> None
     expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     shown = page.run_json("[(s.name, len(s.props.rows)) for s in chat.shown_components()]")
     assert shown == [["Table", 26]]
+    # the thread grows with the page: no scroller of its own inside the notebook's
+    thread = chat.locator(".gu-thread")
+    assert thread.evaluate("(el) => getComputedStyle(el).overflowY") == "visible"
+    assert thread.evaluate("(el) => el.scrollHeight <= el.clientHeight + 1")
+    # numbers: right-aligned under a right-aligned header
+    n_header = table.get_by_role("columnheader", name="n", exact=True)
+    assert n_header.evaluate("(el) => getComputedStyle(el).textAlign") == "right"
+    assert table.locator("td.gu-num").first.evaluate("(el) => getComputedStyle(el).textAlign") == (
+        "right"
+    )
 
 
 def test_python_matplotlib_component_updates_in_place(page: LabPage) -> None:
@@ -101,6 +111,18 @@ def test_python_matplotlib_component_updates_in_place(page: LabPage) -> None:
     assert renders[-1] == 16 and min(renders) < 16, renders
 
 
+_LOOK_JS = """(el) => {
+  const s = getComputedStyle(el);
+  return [s.backgroundColor, s.borderTopColor, s.borderTopStyle, s.color];
+}"""
+
+
+def _box(locator: Locator) -> dict[str, float]:
+    box = locator.bounding_box()
+    assert box is not None
+    return box
+
+
 def test_form_edit_reaches_the_next_model_request(page: LabPage) -> None:
     chat = show_chat(page, "make_form_chat")
     send_from_ui(chat, "plan a trip")
@@ -108,6 +130,20 @@ def test_form_edit_reaches_the_next_model_request(page: LabPage) -> None:
     city = form.locator('input[data-field="city"]')
     expect(city).to_be_visible(timeout=LONG_WAIT)
     expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    # the form's own look: an accent Submit (as Send), text and number inputs
+    # alike, the checkbox beside its label
+    submit = form.locator("button.gu-c-form-submit")
+    send_bg = chat.locator("button.gu-send").evaluate(
+        "(el) => getComputedStyle(el).backgroundColor"
+    )
+    assert submit.evaluate("(el) => getComputedStyle(el).backgroundColor") == send_bg
+    nights = form.locator('input[data-field="nights"]')
+    assert city.evaluate(_LOOK_JS) == nights.evaluate(_LOOK_JS)
+    check = _box(form.locator('input[data-field="breakfast"]'))
+    label = _box(form.locator("label", has_text="Breakfast"))
+    assert check["x"] + check["width"] <= label["x"], (check, label)
+    middle = check["y"] + check["height"] / 2
+    assert label["y"] <= middle <= label["y"] + label["height"], (check, label)
     city.fill("Lima")
     form.locator("button.gu-c-form-submit").click()
     expect(form.locator(".gu-c-form-done")).to_have_text("Sent")
@@ -158,3 +194,44 @@ def test_two_components_of_one_parallel_turn_both_render(page: LabPage) -> None:
     expect(slot(chat, "Metric")).to_contain_text("Revenue")
     names = page.run_json("[s.name for s in chat.shown_components()]")
     assert names == ["Weather", "Metric"]
+
+
+def test_a_component_stands_as_itself_and_its_markdown_tables_have_rules(page: LabPage) -> None:
+    chat = show_chat(page)
+    send_from_ui(chat, "show notes")
+    notes = slot(chat, "Markdown")
+    expect(notes.locator("td", has_text="Cusco")).to_be_visible(timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    card = chat.locator('.gu-tool-call[data-tool-name="show_component_Markdown"]')
+    # no grey card, no "Called show_component_Markdown": the component, its details folded
+    expect(card.locator(".gu-tool-head")).to_be_hidden()
+    assert "show_component_Markdown" not in chat.inner_text()  # what the user sees
+    look = card.evaluate(
+        "(el) => [getComputedStyle(el).borderTopStyle, getComputedStyle(el).backgroundColor]"
+    )
+    assert look == ["none", "rgba(0, 0, 0, 0)"], look
+    assert card.locator("details.gu-tool-details").evaluate("(el) => el.open") is False
+    cell = notes.locator("td", has_text="Cusco")
+    assert cell.evaluate("(el) => getComputedStyle(el).borderBottomStyle") == "solid"
+
+
+_DISTANCE_FROM_BOTTOM_JS = "(el) => el.scrollHeight - el.scrollTop - el.clientHeight"
+
+
+def test_a_fixed_height_thread_keeps_the_newest_content_in_view(page: LabPage) -> None:
+    chat = show_chat(page, "(lambda: make_chat(height='14rem'))")
+    thread = chat.locator(".gu-thread")
+    send_from_ui(chat, "table please")
+    expect(slot(chat, "Table").locator("tbody tr")).to_have_count(26, timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    # a Python component: its final image arrives after the reply's last render
+    send_from_ui(chat, "plot it")
+    final = slot(chat, "Plot").locator('.gu-component-body[data-final="true"] img')
+    expect(final).to_be_visible(timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    final.evaluate("(img) => img.decode()")
+    assert thread.evaluate("(el) => el.scrollHeight > el.clientHeight")
+    page.page.wait_for_function(
+        f"(el) => ({_DISTANCE_FROM_BOTTOM_JS})(el) <= 48", arg=thread.element_handle()
+    )
+    assert thread.evaluate(_DISTANCE_FROM_BOTTOM_JS) <= 48

@@ -83,6 +83,8 @@ def test_approval_waits_then_approve_runs_the_tool_exactly_once(flows: LabPage) 
     expect(chat).to_have_attribute("data-phase", "waiting")
     expect(assistant(chat)).to_have_attribute("data-status", "requires-action")
     expect(card.locator(".gu-tool-status")).to_contain_text("approval")
+    # the run has not finished: no finished-run footer yet
+    expect(assistant(chat).locator(".gu-footer")).to_be_hidden()
     assert flows.run_json("RUNS") == [], "the tool ran before anyone approved it"
 
     approve.dblclick()  # the second click is a duplicate decision
@@ -125,6 +127,54 @@ def test_reject_with_reason_skips_the_tool_and_tells_the_model(flows: LabPage) -
     assert sent["role"] == "tool" and "not on a Friday" in sent["content"]
 
 
+def test_sending_while_a_call_waits_warns_first_then_says_what_happened(
+    flows: LabPage,
+) -> None:
+    chat, card = ask_to_drop(flows)
+    send_from_ui(chat, "never mind, hello there")
+    warning = chat.locator(".gu-composer-warning")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("drop_table waits for your decision")
+    expect(warning).to_contain_text("rejects it")
+    expect(chat.locator("textarea.gu-input")).to_have_value("never mind, hello there")
+    users = "[m.text for m in chat.thread.messages if m.role == 'user']"
+    assert flows.run_json(users) == ["Please drop the sales table"]  # nothing sent yet
+
+    warning.get_by_role("button", name="Send anyway").click()
+    expect(reply_text(chat).last).to_contain_text(
+        "Hello from the scripted model", timeout=LONG_WAIT
+    )
+    expect(warning).to_be_hidden()
+    expect(card.locator(".gu-tool-status")).to_contain_text("Rejected")
+    assert flows.run_json(users) == ["Please drop the sales table", "never mind, hello there"]
+    assert flows.run_json("RUNS") == []
+
+
+def test_a_failing_tool_shows_its_error_message(flows: LabPage) -> None:
+    chat = show_chat(flows)
+    send_from_ui(chat, "what is the weather in Atlantis")
+    card = tool_card(chat, "get_weather")
+    expect(card).to_have_attribute("data-state", "error", timeout=LONG_WAIT)
+    expect(card.locator(".gu-tool-status")).to_have_text(
+        "get_weather raised ValueError: no station for Atlantis"
+    )
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+
+
+def test_an_unreachable_model_server_says_what_to_check(flows: LabPage) -> None:
+    before = flows.chats().count()
+    flows.run_code(
+        "chat = gu.Chat(model=gu.OpenAIModel('m', base_url='http://127.0.0.1:9/v1',"
+        " api_key='k', max_retries=0))\ndisplay(chat)"
+    )
+    chat = flows.chat(before)
+    send_from_ui(chat, "hello")
+    error = assistant(chat).locator(".gu-error-text")
+    expect(error).to_contain_text("could not reach m at http://127.0.0.1:9/v1", timeout=LONG_WAIT)
+    expect(error).to_contain_text("check base_url and that the server runs")
+    assert ".:" not in error.inner_text()
+
+
 def test_human_tool_is_answered_in_the_ui(flows: LabPage) -> None:
     chat = show_chat(flows)
     send_from_ui(chat, "ask me something")
@@ -148,6 +198,7 @@ def test_stop_mid_stream_keeps_the_partial_reply(flows: LabPage) -> None:
     chat = show_chat(flows)
     send_long_and_hold(flows, chat)
     expect(assistant(chat)).to_have_attribute("data-status", "running")
+    expect(chat.locator(".gu-phase")).to_have_text("Writing…")  # text streams: not "Thinking…"
     chat.locator("button.gu-stop").click()
 
     expect(assistant(chat)).to_have_attribute("data-status", "incomplete", timeout=LONG_WAIT)
@@ -309,7 +360,16 @@ def test_widget_follows_the_lab_theme_light_and_dark(flows: LabPage, screenshots
     expect(tool_card(chat, "drop_table").locator("button.gu-approve")).to_be_visible(
         timeout=LONG_WAIT
     )
-    expect(chat.locator(".gu-tool-call table")).to_contain_text("staging_tmp")
+    table = chat.locator('.gu-component[data-component="Table"] table')
+    expect(table).to_contain_text("staging_tmp")
+    # the table stands as itself (no "Called show_component_Table" card)
+    table_card = tool_card(chat, "show_component_Table")
+    expect(table_card.locator(".gu-tool-head")).to_be_hidden()
+    assert "show_component_Table" not in chat.inner_text()
+    # numbers with thousands separators, right-aligned under a right-aligned header
+    expect(table.locator("td.gu-num").first).to_have_text(f"{120433:,}")
+    rows_header = table.get_by_role("columnheader", name="rows", exact=True)
+    assert rows_header.evaluate("(el) => getComputedStyle(el).textAlign") == "right"
     background = "(el) => getComputedStyle(el).backgroundColor + ' ' + getComputedStyle(el).color"
     chat.screenshot(path=screenshots / "approval-light.png")
     light = chat.evaluate(background)
@@ -450,7 +510,12 @@ def test_edited_arguments_are_the_ones_the_tool_runs_with(flows: LabPage) -> Non
     assert _drop_calls(flows) == [
         {"args": {"name": "archive"}, "approval": "approved", "result": "dropped archive"}
     ]
-    expect(card.locator(".gu-tool-args")).to_contain_text("archive")
+    card.locator("summary", has_text="Details").click()
+    # arguments and result alike: a code block under a heading
+    expect(card.locator(".gu-tool-label")).to_have_text(["Arguments", "Result"])
+    expect(card.locator(".gu-tool-args pre code")).to_contain_text("archive")
+    expect(card.locator(".gu-tool-args .hljs-attr")).to_have_text('"name"')
+    expect(card.locator(".gu-tool-result pre code")).to_have_text("dropped archive")
     sent = flows.run_json("MODELS[-1].requests[-1].messages[-1]")
     assert sent["role"] == "tool" and sent["content"] == "dropped archive"
 

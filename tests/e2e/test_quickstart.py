@@ -35,6 +35,9 @@ def test_typed_message_streams_into_the_dom_and_the_kernel_thread(
     lab.run_all()
     chat = lab.chat(0)
     expect(chat.locator(".gu-offline-badge")).to_be_visible()
+    # the header names the offline demo once (the badge), not also as the model name
+    header = chat.locator(".gu-header").inner_text().lower()
+    assert header.count("offline demo") == 1, header
     before = lab.run_json("len(chat.thread.messages)")
     replies_before = chat.locator('.gu-message[data-role="assistant"]').count()
 

@@ -18,10 +18,36 @@ function columnsOf(props, rows) {
   return seen;
 }
 
-function cellText(value) {
+function rawText(value) {
   if (value === null || value === undefined) return "";
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
+}
+
+/** A cell as shown: numbers with the reader's thousands separators (as Metric). */
+export function cellText(value) {
+  if (typeof value === "number" && Number.isFinite(value)) return value.toLocaleString();
+  return rawText(value);
+}
+
+/** The columns whose values are all numbers (empty cells aside): aligned right. */
+export function numericColumns(columns, rows) {
+  const numeric = new Set();
+  for (const column of columns) {
+    let seen = false;
+    let all = true;
+    for (const row of rows) {
+      const v = row?.[column];
+      if (v === null || v === undefined || v === "") continue;
+      seen = true;
+      if (typeof v !== "number") {
+        all = false;
+        break;
+      }
+    }
+    if (seen && all) numeric.add(column);
+  }
+  return numeric;
 }
 
 /** Compare two cell values: numbers as numbers, empty last, else text. */
@@ -30,7 +56,7 @@ export function compareCells(a, b) {
   const emptyB = b === null || b === undefined || b === "";
   if (emptyA || emptyB) return emptyA === emptyB ? 0 : emptyA ? 1 : -1;
   if (typeof a === "number" && typeof b === "number") return a - b;
-  return cellText(a).localeCompare(cellText(b), undefined, { numeric: true });
+  return rawText(a).localeCompare(rawText(b), undefined, { numeric: true });
 }
 
 /** Rows sorted by `column` (stable), ascending or descending. */
@@ -58,13 +84,14 @@ export function update({ props, el }) {
   const table = h("table.gu-c-table");
   if (p.title) table.append(h("caption", { text: String(p.title) }));
   const head = h("tr");
+  const numeric = numericColumns(columns, rows);
   for (const column of columns) {
     const onSort = () => {
       const descending = sort.column === column ? !sort.descending : false;
       sortState.set(el, { column, descending });
       update({ props, el });
     };
-    const th = h("th", {
+    const th = h(numeric.has(column) ? "th.gu-num" : "th", {
       scope: "col",
       tabindex: 0,
       "aria-sort": sort.column === column ? (sort.descending ? "descending" : "ascending") : undefined,

@@ -215,7 +215,10 @@ class OpenAIModel:
                 ) from error
             except openai.APIConnectionError as error:
                 if retries >= self.max_retries or cancel.is_set():
-                    raise ModelError(f"could not reach {where}: {_cause_text(error)}") from error
+                    raise ModelError(
+                        f"could not reach {where} ({_cause_text(error)}): check base_url "
+                        "and that the server runs"
+                    ) from error
                 wait, lead = backoff(retries + 1), f"Could not reach {url}"
             except ModelError:
                 raise
@@ -431,8 +434,10 @@ def _error_text(error: openai.APIStatusError) -> str:
 
 
 def _cause_text(error: BaseException) -> str:
+    """The error and its cause as one phrase ("Connection error: All connection
+    attempts failed"), without the end punctuation of either."""
     cause = error.__cause__ or error.__context__
-    text = str(error) or type(error).__name__
+    text = (str(error) or type(error).__name__).rstrip(" .")
     if cause is not None and str(cause) and str(cause) not in text:
-        text = f"{text}: {cause}"
+        text = f"{text}: {str(cause).rstrip(' .')}"
     return text

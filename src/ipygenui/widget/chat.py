@@ -22,13 +22,14 @@ import asyncio
 import logging
 import os
 import pathlib
+import re
 import uuid
 from collections.abc import Callable
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import anywidget
 from ipywidgets import widget_serialization
-from traitlets import Bool, Dict, Instance, List, Unicode
+from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
 from .._internal.argument_checks import check_runtime_arguments, check_type
 from .._internal.sanitize import json_safe
@@ -95,6 +96,8 @@ trip then costs one snapshot of the message, not one per event."""
 
 _SETTLED_PHASES = ("idle", "waiting")
 
+_CSS_LENGTH = re.compile(r"\d+(\.\d+)?(px|rem|em|vh)")
+
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -136,6 +139,12 @@ class Chat(anywidget.AnyWidget):
     with the runtime's own methods (``send``, ``approve``, ...: the same
     objects, not copies). Listeners and ``run_sync`` (a notebook always runs
     an event loop: ``await chat.send(...)``) stay on ``chat.runtime``.
+
+    The thread grows with the page by default (the notebook scrolls, not a
+    box inside it). ``height="30rem"`` (any CSS length: ``px``, ``rem``,
+    ``em``, ``vh``) gives the thread a fixed height and its own scroller,
+    which keeps the newest content in view unless the user scrolled up; it
+    can be changed later (``chat.height = ""`` lets it grow again).
     """
 
     _esm = _STATIC / "widget.js"
@@ -156,6 +165,8 @@ class Chat(anywidget.AnyWidget):
     component_outputs = Dict().tag(sync=True)
     _chat_key = Unicode("").tag(sync=True)
     """Names this chat to its views: what the user allowed to load is kept per chat."""
+    height = Unicode("").tag(sync=True)
+    """The thread's fixed height as a CSS length ("30rem"); "" grows with the page."""
     save_error = Unicode("").tag(sync=True)
     """Why the last save to ``persist`` failed ("" once a save succeeds): a
     trait, so a view opened later (or a reload) still shows it."""
@@ -167,12 +178,22 @@ class Chat(anywidget.AnyWidget):
     thread_id = Unicode("").tag(sync=True)
     """The id of the thread shown."""
 
+    @validate("height")
+    def _check_height(self, proposal: Any) -> str:
+        value = proposal["value"].strip()
+        if value and not _CSS_LENGTH.fullmatch(value):
+            raise TraitError(
+                f"Chat height={proposal['value']!r}: give a CSS length such as '30rem', "
+                "'480px' or '60vh', or '' to let the thread grow with the page"
+            )
+        return str(value)
+
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
-        widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
+        widget_kwargs = {k: kwargs.pop(k) for k in ("layout", "height") if k in kwargs}
         if runtime is None:
             # checked here too, so a mistake is reported as Chat(...)'s
             checked = check_runtime_arguments(
-                "Chat", {"model": model, **kwargs}, also=("runtime", "layout")
+                "Chat", {"model": model, **kwargs}, also=("runtime", "layout", "height")
             )
             runtime = Runtime(**checked)
         elif model is not None or kwargs:
@@ -268,7 +289,7 @@ class Chat(anywidget.AnyWidget):
         The file is untrusted (see ``Runtime.load``): calls it left approved
         but not run ask again; ``restore_approvals=True`` keeps its "always
         allow" grants."""
-        widget_kwargs = {k: kwargs.pop(k) for k in ("layout",) if k in kwargs}
+        widget_kwargs = {k: kwargs.pop(k) for k in ("layout", "height") if k in kwargs}
         runtime = Runtime.load(path, restore_approvals=restore_approvals, **kwargs)
         return cls(runtime=runtime, **widget_kwargs)
 
