@@ -246,11 +246,15 @@ async def test_bad_edits_say_what_is_wrong_and_change_nothing() -> None:
     before = rt.thread.model_dump()
     with pytest.raises(gu.BranchError, match="no message 'msg_nope' in this thread"):
         rt.edit("msg_nope", "x")
-    with pytest.raises(gu.BranchError, match="only user messages can be edited"):
+    with pytest.raises(
+        gu.BranchError, match="is an assistant message: only user messages can be edited"
+    ):
         rt.edit(reply.id, "x")
     with pytest.raises(ValueError, match="non-empty text"):
         rt.edit(rt.thread.messages[0].id, "  ")
-    with pytest.raises(gu.BranchError, match="regenerate takes an assistant reply"):
+    with pytest.raises(
+        gu.BranchError, match="is a user message: regenerate takes an assistant reply"
+    ):
         rt.regenerate(rt.thread.messages[0].id)
     with pytest.raises(gu.BranchError, match="no message 'msg_nope'"):
         rt.regenerate("msg_nope")

@@ -459,7 +459,7 @@ class Runtime:
         old = self._thread.messages[index]
         if old.role != "user":
             raise BranchError(
-                f"message {message_id!r} is an {old.role} message: only user messages can be "
+                f"message {message_id!r} is {_a(old.role)} message: only user messages can be "
                 "edited (regenerate(message_id) answers again)"
             )
         self._settle("The user edited an earlier message.")
@@ -484,7 +484,7 @@ class Runtime:
         old = self._thread.messages[index]
         if old.role != "assistant":
             raise BranchError(
-                f"message {message_id!r} is a {old.role} message: regenerate takes an assistant "
+                f"message {message_id!r} is {_a(old.role)} message: regenerate takes an assistant "
                 "reply (edit(message_id, text) changes a user message)"
             )
         self._settle("The user asked for another reply.")
@@ -526,7 +526,7 @@ class Runtime:
             raise BranchError(f"no message {message_id!r} in this thread")
         if message.role != "assistant":
             raise BranchError(
-                f"message {message_id!r} is a {message.role} message: only assistant replies "
+                f"message {message_id!r} is {_a(message.role)} message: only assistant replies "
                 "are rated"
             )
         feedback: Feedback | None = None
@@ -958,3 +958,7 @@ def _user_text(method: str, text: Any) -> str:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{method}() needs a non-empty text")
     return clean_text(text)  # a lone surrogate would make the thread unsavable
+
+
+def _a(role: str) -> str:
+    return "an assistant" if role == "assistant" else f"a {role}"  # the roles: user, system
