@@ -25,6 +25,8 @@ _EXPORTS: dict[str, str] = {
     "Tool": "tools",
     "ToolArgumentsError": "tools",
     "ToolDefinitionError": "tools",
+    "ToolError": "tools",
+    "MCPTools": "mcp_tools",
     "Runtime": "runtime",
     "Run": "runtime",
     "DecisionError": "runtime",
@@ -61,6 +63,7 @@ __all__ = [
     "DemoModel",
     "Form",
     "Image",
+    "MCPTools",
     "Markdown",
     "Message",
     "Metric",
@@ -85,6 +88,7 @@ __all__ = [
     "ToolArgumentsError",
     "ToolCallPart",
     "ToolDefinitionError",
+    "ToolError",
     "Usage",
     "__version__",
     "component",
@@ -120,6 +124,7 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
+    from .mcp_tools import MCPTools
     from .messages import (
         Approval,
         Message,
@@ -135,5 +140,5 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
     from .persistence import PersistenceConflictError, ThreadFileError
     from .runtime import DecisionError, Run, Runtime
-    from .tools import Tool, ToolArgumentsError, ToolDefinitionError, tool
+    from .tools import Tool, ToolArgumentsError, ToolDefinitionError, ToolError, tool
     from .widget.chat import Chat

@@ -250,6 +250,8 @@ class Chat(anywidget.AnyWidget):
             self._catch_up_timer = None
         for model in getattr(self, "_models", {}).values():
             model.close()
+        if hasattr(self, "_runtime"):  # its tool servers' connections end with the chat
+            self._runtime.close()
         super().close()
 
     def __repr__(self) -> str:

@@ -1,0 +1,688 @@
+"""MCP tool servers as chat tools: ``gu.MCPTools.stdio(...)`` / ``gu.MCPTools.http(...)``.
+
+An ``MCPTools`` goes in a chat's ``tools=`` and stands for every tool its
+server lists. It needs the optional extra ``mcp`` (``pip install
+ipygenui[mcp]``), imported only when a connection starts.
+
+The connection lives on a thread of its own with its own event loop: the MCP
+SDK's streams must be opened and closed by one task, and the chat needs the
+server's tools when it is built (a ``Runtime`` fixes its tools at
+construction), which may be in a notebook cell where the kernel's loop is
+busy running that very cell. So building the chat connects and waits for the
+tool list (a second or so for a local server); ``await tools.connect()``
+first does the same without blocking the kernel's loop. Each call is then
+sent from the chat's loop to that thread and awaited there, never blocking.
+
+- Schemas are the server's, as given (``Tool.from_json_schema``).
+- Descriptions are the server's text: they go in the tool's schema, where the
+  model reads what a tool does, and nowhere else (not in the instructions).
+- Approval: by default a tool asks first unless the server marks it
+  read-only (``readOnlyHint``); ``requires_approval=`` overrides it.
+- Results: structured content when the server gives it, else the text blocks
+  joined; images as ``{"type": "image", "mime_type", "src": "data:..."}``
+  entries; an ``isError`` result is an error result.
+- Life: ``Runtime.close()`` / ``Chat.close()`` close it (the server process
+  ends). A server that dies is restarted once; a call it died during is
+  repeated only when the tool is read-only or idempotent (else the model is
+  told it may have run). A server that fails to start names the command and
+  the tail of its stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import shlex
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+from ._internal.sanitize import clean_text
+from .tools import Tool, ToolDefinitionError, ToolError
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp.types import CallToolResult
+    from mcp.types import Tool as MCPTool
+
+__all__ = ["MCPConnectionError", "MCPTools"]
+
+logger = logging.getLogger("ipygenui")
+
+MCPApproval = bool | Collection[str] | Callable[[str, dict[str, Any]], bool] | None
+"""``None``: ask unless the server marks the tool read-only; ``True`` / ``False``:
+every tool; a collection of names: those ask, the others do not; a function
+``(name, annotations) -> bool`` (``annotations`` as the server sent them,
+e.g. ``{"read_only_hint": True}``)."""
+
+STDERR_LINES = 20
+STDERR_TAIL = 2_000
+"""Lines and characters of a stdio server's stderr an error quotes (its last)."""
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class MCPConnectionError(RuntimeError):
+    """An MCP server could not be started, reached or listed; the text says
+    which server and why (with a stdio server's stderr tail)."""
+
+
+def _require_mcp() -> None:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "gu.MCPTools needs the MCP SDK: install the extra with `pip install ipygenui[mcp]`"
+        ) from None
+
+
+def _first_error(exc: BaseException) -> BaseException:
+    """The first real error inside (anyio wraps task errors in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _describe_error(exc: BaseException) -> str:
+    exc = _first_error(exc)
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the connection to the server is gone."""
+    import anyio
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import CONNECTION_CLOSED
+
+    exc = _first_error(exc)
+    if isinstance(exc, MCPError):
+        return exc.error.code == CONNECTION_CLOSED
+    return isinstance(
+        exc, anyio.ClosedResourceError | anyio.BrokenResourceError | ConnectionError | EOFError
+    )
+
+
+# --- transports ---------------------------------------------------------------
+
+
+class _Stdio:
+    """A server run as a subprocess, spoken to over its stdin and stdout."""
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str],
+        env: Mapping[str, str] | None,
+        cwd: str | None,
+    ) -> None:
+        self.command = command
+        self.args = list(args)
+        self.env = dict(env) if env is not None else None
+        self.cwd = cwd
+        self._stderr: IO[str] | None = None
+
+    def describe(self) -> str:
+        return f"`{shlex.join([self.command, *self.args])}`"
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[Any]:
+        from mcp import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=self.command, args=self.args, env=self.env, cwd=self.cwd
+        )
+        # a file, not a pipe: a server writing much to stderr never blocks on it
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
+            self._stderr = stderr
+            async with stdio_client(params, errlog=stderr) as streams:
+                yield streams
+
+    def stderr_tail(self) -> str:
+        stderr = self._stderr
+        if stderr is None or stderr.closed:
+            return ""
+        try:
+            stderr.flush()
+            stderr.seek(0)
+            text = stderr.read()
+            stderr.seek(0, 2)
+        except (OSError, ValueError):
+            return ""
+        lines = [line.rstrip() for line in text.strip().splitlines()]
+        return "\n".join(lines[-STDERR_LINES:])[-STDERR_TAIL:]
+
+
+class _HTTP:
+    """A server reached over the MCP streamable-HTTP transport."""
+
+    def __init__(self, url: str, headers: Mapping[str, str] | None) -> None:
+        self.url = url
+        self.headers = dict(headers) if headers is not None else None
+
+    def describe(self) -> str:
+        return self.url
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[Any]:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        async with (
+            create_mcp_http_client(headers=self.headers) as client,
+            streamable_http_client(self.url, http_client=client) as streams,
+        ):
+            yield streams
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+_Transport = _Stdio | _HTTP
+
+
+# --- one connection, on the worker loop -------------------------------------------
+
+
+class _Connection:
+    """One session with the server, opened and closed by one task of its own
+    (the SDK's streams and task groups must be)."""
+
+    def __init__(self, transport: _Transport) -> None:
+        self.transport = transport
+        self.session: ClientSession | None = None
+        self._ready: asyncio.Future[list[MCPTool]] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._own())
+
+    async def _own(self) -> None:
+        from mcp import ClientSession
+
+        try:
+            async with self.transport.open() as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                tools: list[MCPTool] = []
+                cursor: str | None = None
+                while True:  # every page of the listing
+                    from mcp.types import PaginatedRequestParams
+
+                    params = PaginatedRequestParams(cursor=cursor) if cursor else None
+                    listed = await session.list_tools(params=params)
+                    tools.extend(listed.tools)
+                    cursor = listed.next_cursor
+                    if not cursor:
+                        break
+                self.session = session
+                self._ready.set_result(tools)
+                await self._stop.wait()
+        except BaseException as exc:
+            if not self._ready.done():
+                self._ready.set_exception(_first_error(exc))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self.session = None
+
+    async def ready(self, timeout: float) -> list[MCPTool]:
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._ready), timeout)
+        except TimeoutError:
+            await self.close()
+            raise TimeoutError(f"no answer within {timeout:g} s") from None
+
+    @property
+    def alive(self) -> bool:
+        return self.session is not None and not self._task.done()
+
+    async def close(self) -> None:
+        self._stop.set()
+        if not self._task.done():
+            try:  # the SDK bounds its own shutdown (stdin closed, then terminate, kill)
+                await asyncio.wait_for(asyncio.shield(self._task), 10)
+            except (TimeoutError, Exception):
+                self._task.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._task
+
+
+# --- the worker thread ----------------------------------------------------------------
+
+
+class _Worker:
+    """A daemon thread running an event loop of its own for the connection."""
+
+    def __init__(self, label: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name=f"ipygenui-mcp {label}", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, coro: Any, timeout: float | None) -> Any:
+        """Run ``coro`` on the worker and wait for it here (a blocking wait)."""
+        if threading.current_thread() is self.thread:
+            raise RuntimeError("cannot wait for the MCP worker on its own thread")
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def run_async(self, coro: Any) -> Any:
+        """Run ``coro`` on the worker; the caller's loop awaits without blocking
+        (cancelling the await cancels the worker's task)."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        if threading.current_thread() is not self.thread:
+            self.thread.join(5)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+# --- results ----------------------------------------------------------------------------
+
+
+def _blocks(result: CallToolResult) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The result's text blocks, images (data: URLs) and other content."""
+    from mcp import types
+
+    texts: list[str] = []
+    images: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    for block in result.content:
+        if isinstance(block, types.TextContent):
+            texts.append(block.text)
+        elif isinstance(block, types.ImageContent):
+            images.append(
+                {
+                    "type": "image",
+                    "mime_type": block.mime_type,
+                    "src": f"data:{block.mime_type};base64,{block.data}",
+                }
+            )
+        elif isinstance(block, types.AudioContent):
+            others.append(
+                {"type": "audio", "mime_type": block.mime_type, "base64_length": len(block.data)}
+            )
+        elif isinstance(block, types.EmbeddedResource):
+            resource = block.resource
+            entry: dict[str, Any] = {
+                "type": "resource",
+                "uri": str(resource.uri),
+                "mime_type": resource.mime_type,
+            }
+            if isinstance(resource, types.TextResourceContents):
+                entry["text"] = resource.text
+            else:
+                entry["base64_length"] = len(getattr(resource, "blob", ""))
+            others.append(entry)
+        elif isinstance(block, types.ResourceLink):
+            others.append({"type": "resource_link", "uri": str(block.uri), "name": block.name})
+        else:
+            others.append({"type": str(getattr(block, "type", type(block).__name__))})
+    return texts, images, others
+
+
+def result_value(result: CallToolResult) -> Any:
+    """A tool result from an MCP ``CallToolResult``; ``ToolError`` when it is an error.
+
+    Structured content when present, else the text blocks joined (a plain
+    string when that is all); images and other blocks ride along in a dict.
+    """
+    texts, images, others = _blocks(result)
+    text = "\n".join(texts)
+    if result.is_error:
+        raise ToolError({"error": clean_text(text) or "the tool failed and said nothing more"})
+    structured = result.structured_content
+    if not images and not others:
+        return structured if structured is not None else text
+    value: dict[str, Any] = {}
+    if structured is not None:
+        value["structured"] = structured
+    elif text:
+        value["text"] = text
+    if images:
+        value["images"] = images
+    if others:
+        value["content"] = others
+    return value
+
+
+# --- the public object --------------------------------------------------------------------
+
+
+class MCPTools:
+    """The tools of one MCP server, for a chat's ``tools=``.
+
+    Build one with ``MCPTools.stdio(command, args)`` (a local server run as
+    a subprocess) or ``MCPTools.http(url)`` (streamable HTTP). The chat
+    connects when it is built; ``await tools.connect()`` connects first
+    without blocking the event loop. ``close()`` ends the connection (the
+    chat's ``close()`` calls it).
+    """
+
+    def __init__(
+        self,
+        transport: _Transport,
+        *,
+        requires_approval: MCPApproval = None,
+        prefix: str = "",
+        startup_timeout: float = 30.0,
+        call_timeout: float | None = None,
+    ) -> None:
+        _check_approval(requires_approval)
+        if not isinstance(prefix, str):
+            raise TypeError(f"MCPTools(prefix=...) must be a str, got {prefix!r}")
+        self._transport = transport
+        self.requires_approval = requires_approval
+        self.prefix = prefix
+        self.startup_timeout = startup_timeout
+        self.call_timeout = call_timeout
+        self._worker: _Worker | None = None
+        self._connection: _Connection | None = None
+        self._listed: list[MCPTool] | None = None
+        self._tools: list[Tool] | None = None
+        self._read_only: set[str] = set()
+        self._closed = False
+        self._lock = threading.Lock()
+        self.skipped: dict[str, str] = {}
+        """Server tools left out, with why (a name the chat API refuses, a bad schema)."""
+        self.restarts = 0
+        """How many times the server was restarted after it died."""
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        *,
+        requires_approval: MCPApproval = None,
+        prefix: str = "",
+        startup_timeout: float = 30.0,
+        call_timeout: float | None = None,
+    ) -> MCPTools:
+        """A server run as ``command args`` (in ``cwd``), spoken to over stdio.
+
+        ``env`` adds variables to the few the SDK passes on (``PATH``,
+        ``HOME``, ...): the server does not see the kernel's whole environment.
+        """
+        _require_mcp()
+        if not isinstance(command, str) or not command:
+            raise TypeError(f"MCPTools.stdio(command=...) must be a non-empty str, got {command!r}")
+        if isinstance(args, str) or not all(isinstance(a, str) for a in args):
+            raise TypeError(
+                f"MCPTools.stdio(args=...) must be a list of str, got {args!r}"
+                + (f": write args=[{args!r}]" if isinstance(args, str) else "")
+            )
+        transport = _Stdio(command, args, env, None if cwd is None else str(cwd))
+        return cls(
+            transport,
+            requires_approval=requires_approval,
+            prefix=prefix,
+            startup_timeout=startup_timeout,
+            call_timeout=call_timeout,
+        )
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        requires_approval: MCPApproval = None,
+        prefix: str = "",
+        startup_timeout: float = 30.0,
+        call_timeout: float | None = None,
+    ) -> MCPTools:
+        """A server at ``url`` over streamable HTTP; ``headers`` go with every request."""
+        _require_mcp()
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise TypeError(f"MCPTools.http(url=...) must be an http(s) URL, got {url!r}")
+        return cls(
+            _HTTP(url, headers),
+            requires_approval=requires_approval,
+            prefix=prefix,
+            startup_timeout=startup_timeout,
+            call_timeout=call_timeout,
+        )
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "connected" if self.connected else "not connected"
+        return f"<MCPTools {self._transport.describe()} {state}>"
+
+    @property
+    def server(self) -> str:
+        """The server, as errors name it: its command line or its URL."""
+        return self._transport.describe()
+
+    @property
+    def connected(self) -> bool:
+        connection = self._connection
+        return connection is not None and connection.alive
+
+    # --- connecting -----------------------------------------------------------------
+
+    def _ensure_worker(self) -> _Worker:
+        with self._lock:
+            if self._closed:
+                raise MCPConnectionError(f"the MCP server {self.server} was closed")
+            if self._worker is None:
+                self._worker = _Worker(self.server)
+            return self._worker
+
+    async def _start(self, restarting: bool = False) -> list[MCPTool]:
+        """Open a connection (on the worker loop) and list the tools."""
+        if self._connection is not None:
+            await self._connection.close()
+        connection = _Connection(self._transport)
+        self._connection = connection
+        try:
+            return await connection.ready(self.startup_timeout)
+        except Exception as exc:
+            self._connection = None
+            await connection.close()
+            verb = "could not be restarted" if restarting else "failed to start"
+            raise MCPConnectionError(self._failure(f"{verb}: {_describe_error(exc)}")) from None
+
+    def _failure(self, what: str) -> str:
+        """``what`` happened to the server, with its stderr tail: for exceptions."""
+        text = f"The MCP server {self.server} {what}"
+        tail = self._transport.stderr_tail()
+        return f"{text}. Its stderr ended with:\n{tail}" if tail else f"{text}."
+
+    def _error(self, text: str) -> ToolError:
+        """An error result naming the server, its stderr tail apart."""
+        result: dict[str, Any] = {"error": f"The MCP server {self.server} {text}"}
+        tail = self._transport.stderr_tail()
+        if tail:
+            result["stderr"] = tail
+        return ToolError(result)
+
+    async def connect(self) -> None:
+        """Start the server and list its tools, without blocking the event loop.
+
+        Optional: a chat built with these tools connects by itself, waiting
+        for the listing. Raises ``MCPConnectionError`` naming the server.
+        """
+        if self._listed is not None and self.connected:
+            return
+        worker = self._ensure_worker()
+        self._listed = await worker.run_async(self._start())
+
+    def as_tools(self) -> list[Tool]:
+        """The server's tools as chat tools (connecting first, blocking, when
+        ``connect()`` was not awaited)."""
+        if self._tools is not None:
+            return list(self._tools)
+        if self._listed is None:
+            worker = self._ensure_worker()
+            self._listed = worker.run(self._start(), self.startup_timeout + 15)
+        self._tools = self._make_tools(self._listed)
+        return list(self._tools)
+
+    def _make_tools(self, listed: list[MCPTool]) -> list[Tool]:
+        offered = {t.name for t in listed}
+        rule = self.requires_approval
+        if isinstance(rule, Collection) and not isinstance(rule, str):
+            unknown = sorted(set(rule) - offered)
+            if unknown:  # a typo would let the meant tool run unasked
+                raise ValueError(
+                    f"MCPTools(requires_approval=...) names tools the server {self.server} "
+                    f"does not offer: {', '.join(unknown)} (it offers {', '.join(sorted(offered))})"
+                )
+        tools: list[Tool] = []
+        for listed_tool in listed:
+            name = self.prefix + listed_tool.name
+            annotations = (
+                listed_tool.annotations.model_dump(exclude_none=True)
+                if listed_tool.annotations is not None
+                else {}
+            )
+            if annotations.get("read_only_hint") is True or annotations.get("idempotent_hint"):
+                self._read_only.add(listed_tool.name)
+            if not _TOOL_NAME.fullmatch(name):
+                self.skipped[listed_tool.name] = "its name is not 1-64 letters, digits, '_' or '-'"
+                continue
+            # untrusted text from the server: it describes the tool, in its schema only
+            description = clean_text(listed_tool.description or listed_tool.title or "")
+            try:
+                tools.append(
+                    Tool.from_json_schema(
+                        name,
+                        listed_tool.input_schema,
+                        self._caller(listed_tool.name),
+                        description=description,
+                        requires_approval=self._asks(listed_tool.name, annotations),
+                    )
+                )
+            except ToolDefinitionError as exc:
+                self.skipped[listed_tool.name] = str(exc)
+        for skipped, why in self.skipped.items():
+            logger.warning("MCP tool %s of %s left out: %s", skipped, self.server, why)
+        return tools
+
+    def _asks(self, name: str, annotations: dict[str, Any]) -> bool:
+        rule = self.requires_approval
+        if rule is None:
+            return annotations.get("read_only_hint") is not True
+        if isinstance(rule, bool):
+            return rule
+        if callable(rule):
+            return bool(rule(name, dict(annotations)))
+        return name in rule
+
+    # --- calling ---------------------------------------------------------------------
+
+    def _caller(self, name: str) -> Callable[[dict[str, Any]], Any]:
+        async def call(arguments: dict[str, Any]) -> Any:
+            worker = self._worker
+            if worker is None or self._closed:
+                raise ToolError({"error": f"the MCP server {self.server} was closed"})
+            return await worker.run_async(self._call(name, arguments))
+
+        call.__name__ = name
+        return call
+
+    async def _call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """On the worker loop: call ``name``, restarting a dead server once."""
+        restarted = False
+        connection = self._connection
+        if connection is None or not connection.alive or not await self._answers(connection):
+            await self._restart(f"stopped before {name} was called")
+            restarted = True
+        try:
+            return await self._send(name, arguments)
+        except ToolError:
+            raise
+        except Exception as exc:
+            if not _connection_lost(exc):
+                raise ToolError(
+                    {"error": f"{name} failed on the MCP server: {_describe_error(exc)}"}
+                ) from None
+            if restarted:
+                raise self._error(
+                    f"stopped during the call to {name}, just after a restart."
+                ) from None
+            stopped = self._error(f"stopped during the call to {name}.")
+        await self._restart(f"stopped during the call to {name}")
+        if name not in self._read_only:  # it may have acted: the model decides what now
+            stopped.result["error"] += (
+                " It was restarted; the call was not repeated because it may have changed "
+                "something before the server stopped."
+            )
+            raise stopped
+        try:
+            return await self._send(name, arguments)
+        except ToolError:
+            raise
+        except Exception as exc:
+            what = "stopped again" if _connection_lost(exc) else f"failed: {_describe_error(exc)}"
+            raise self._error(f"was restarted, then {name} {what}.") from None
+
+    async def _answers(self, connection: _Connection) -> bool:
+        """Whether the server answers a ping (a dead one is found before the call)."""
+        session = connection.session
+        if session is None:
+            return False
+        try:
+            await asyncio.wait_for(session.send_ping(), 10)
+        except Exception as exc:
+            return not _connection_lost(exc) and not isinstance(exc, TimeoutError)
+        return True
+
+    async def _restart(self, why: str) -> None:
+        if self._closed:
+            raise ToolError({"error": f"the MCP server {self.server} was closed"})
+        logger.warning("MCP server %s %s: restarting it", self.server, why)
+        self.restarts += 1
+        try:
+            await self._start(restarting=True)
+        except MCPConnectionError as exc:
+            raise ToolError({"error": f"The MCP server {self.server} {why}. {exc}"}) from None
+
+    async def _send(self, name: str, arguments: dict[str, Any]) -> Any:
+        connection = self._connection
+        session = connection.session if connection is not None else None
+        if session is None:
+            raise ToolError({"error": f"the MCP server {self.server} is not connected"})
+        result = await session.call_tool(name, arguments, read_timeout_seconds=self.call_timeout)
+        return result_value(result)
+
+    # --- closing ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End the connection (a stdio server's process ends). Idempotent; a
+        closed MCPTools refuses further calls with an error result."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        try:
+            worker.run(self._close_connection(), 15)
+        except Exception:
+            logger.warning("closing the MCP server %s failed", self.server, exc_info=True)
+        finally:
+            worker.stop()
+
+    async def _close_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.close()
+
+
+def _check_approval(rule: Any) -> None:
+    if rule is None or isinstance(rule, bool) or callable(rule):
+        return
+    if isinstance(rule, Collection) and not isinstance(rule, str | bytes | Mapping):
+        if all(isinstance(name, str) for name in rule):
+            return
+    raise TypeError(
+        "MCPTools(requires_approval=...) must be None (ask unless read-only), True, False, "
+        f"a collection of tool names or a function (name, annotations) -> bool, got {rule!r}"
+    )
