@@ -124,6 +124,7 @@ class _Stdio:
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self._stderr: IO[str] | None = None
+        self._last_stderr = ""
 
     def describe(self) -> str:
         return f"`{shlex.join([self.command, *self.args])}`"
@@ -138,20 +139,27 @@ class _Stdio:
         # a file, not a pipe: a server writing much to stderr never blocks on it
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
             self._stderr = stderr
-            async with stdio_client(params, errlog=stderr) as streams:
-                yield streams
+            try:
+                async with stdio_client(params, errlog=stderr) as streams:
+                    yield streams
+            finally:  # kept for the error that follows a failed start or a death
+                self._last_stderr = self._read_stderr()
 
-    def stderr_tail(self) -> str:
+    def _read_stderr(self) -> str:
         stderr = self._stderr
         if stderr is None or stderr.closed:
-            return ""
+            return self._last_stderr
         try:
             stderr.flush()
             stderr.seek(0)
             text = stderr.read()
             stderr.seek(0, 2)
         except (OSError, ValueError):
-            return ""
+            return self._last_stderr
+        return text
+
+    def stderr_tail(self) -> str:
+        text = self._read_stderr()
         lines = [line.rstrip() for line in text.strip().splitlines()]
         return "\n".join(lines[-STDERR_LINES:])[-STDERR_TAIL:]
 
@@ -485,7 +493,12 @@ class MCPTools:
             self._connection = None
             await connection.close()
             verb = "could not be restarted" if restarting else "failed to start"
-            raise MCPConnectionError(self._failure(f"{verb}: {_describe_error(exc)}")) from None
+            why = (
+                "it closed the connection before answering (did the process exit?)"
+                if _connection_lost(exc)
+                else _describe_error(exc)
+            )
+            raise MCPConnectionError(self._failure(f"{verb}: {why}")) from None
 
     def _failure(self, what: str) -> str:
         """``what`` happened to the server, with its stderr tail: for exceptions."""
