@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,8 @@ import ipygenui as gu
 from ipygenui.messages import Complete, RequiresAction
 from mcp_helpers import SERVER, ServerFiles, alive
 from runtime_helpers import assert_valid, call, tool_messages
+
+DEMO_SERVER = Path(__file__).parents[1] / "notebooks" / "mcp_demo_server.py"
 
 
 @pytest.fixture
@@ -107,7 +110,9 @@ async def test_approval_can_be_overridden_by_names_and_by_a_rule(files) -> None:
     )
     assert by_name.tools["lookup"].needs_approval({"key": "a"})
     assert not by_name.tools["write_note"].needs_approval({"text": "a"})
-    everything = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[files.tools(requires_approval=True)])
+    everything = gu.Runtime(
+        model=gu.ScriptedModel(["hi"]), tools=[files.tools(requires_approval=True)]
+    )
     assert all(t.needs_approval({}) for t in everything.tools.values())
     seen: list[tuple[str, dict]] = []
 
@@ -244,7 +249,8 @@ async def test_http_server_tools_run_with_approval(files, http_server) -> None:
     files.opened.append(mcp)
     await mcp.connect()
     runtime, model = _runtime(
-        mcp, [call("lookup", {"key": "h"}, id="c1"), call("write_note", {"text": "via http"}, id="w1")]
+        mcp,
+        [call("lookup", {"key": "h"}, id="c1"), call("write_note", {"text": "via http"}, id="w1")],
     )
     message = await runtime.send("both")
     assert isinstance(message.status, RequiresAction)
@@ -258,3 +264,29 @@ async def test_http_server_tools_run_with_approval(files, http_server) -> None:
     assert_valid(model)
     runtime.close()
     assert not mcp.connected
+
+
+# --- the notebook's demo server ---------------------------------------------------------
+
+
+async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -> None:
+    """What notebooks/04_agents.ipynb shows: the weather read at once, a note
+    saved only after approval."""
+    notes = tmp_path / "notes.txt"
+    mcp = gu.MCPTools.stdio(sys.executable, [str(DEMO_SERVER)], env={"MCP_DEMO_NOTES": str(notes)})
+    runtime = gu.Runtime(model=gu.DemoModel(delay=0), tools=[mcp])
+    try:
+        assert set(runtime.tools) == {"get_weather", "save_note"}
+        reply = await runtime.send("What's the weather in Oslo?")
+        assert reply.tool_calls[0].result["city"] == "Oslo"
+        assert isinstance(reply.status, Complete)
+        reply = await runtime.send("Save a note: water the plants")
+        assert isinstance(reply.status, RequiresAction)
+        assert not notes.exists()
+        run = runtime.approve(reply.tool_calls[0].tool_call_id)
+        assert run is not None
+        reply = await run
+        assert notes.read_text() == "water the plants\n"
+        assert isinstance(reply.status, Complete)
+    finally:
+        runtime.close()

@@ -210,7 +210,10 @@ class _Connection:
         from mcp import ClientSession
 
         try:
-            async with self.transport.open() as (read, write), ClientSession(read, write) as session:
+            async with (
+                self.transport.open() as (read, write),
+                ClientSession(read, write) as session,
+            ):
                 await session.initialize()
                 tools: list[MCPTool] = []
                 cursor: str | None = None
@@ -692,9 +695,9 @@ class MCPTools:
 def _check_approval(rule: Any) -> None:
     if rule is None or isinstance(rule, bool) or callable(rule):
         return
-    if isinstance(rule, Collection) and not isinstance(rule, str | bytes | Mapping):
-        if all(isinstance(name, str) for name in rule):
-            return
+    names = isinstance(rule, Collection) and not isinstance(rule, str | bytes | Mapping)
+    if names and all(isinstance(name, str) for name in rule):  # server tool names
+        return
     raise TypeError(
         "MCPTools(requires_approval=...) must be None (ask unless read-only), True, False, "
         f"a collection of tool names or a function (name, annotations) -> bool, got {rule!r}"

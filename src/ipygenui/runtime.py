@@ -244,7 +244,7 @@ class Runtime:
         self.model: Model = resolve_model(model)
         self.components = list(components)
         self._tools: dict[str, Tool] = {}
-        self._tool_sources = [t for t in tools if callable(getattr(t, "as_tools", None))]
+        self._tool_sources: list[Any] = [t for t in tools if callable(getattr(t, "as_tools", None))]
         """Tool sources (``gu.MCPTools``) whose connection ends with ``close()``."""
         try:
             for tool in [*expand_tools(tools), *map(as_tool, components)]:

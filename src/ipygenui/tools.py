@@ -430,6 +430,10 @@ class JSONSchemaTool(Tool):
             self._check = schema_checker(schema)
         except SchemaProblem as exc:
             raise ToolDefinitionError(f"tool {name!r}: its arguments schema: {exc}") from None
+        try:  # what every request will send: fail here, not at the first request
+            with_standard_parameters(schema)
+        except ValueError as exc:
+            raise ToolDefinitionError(f"tool {name!r}: {exc}") from None
         self.parameters_schema = json.loads(json.dumps(schema))  # a copy, as given
 
     def validate(self, args: Mapping[str, Any]) -> BaseModel:
