@@ -71,6 +71,11 @@ async def test_a_read_only_tool_runs_without_approval(files) -> None:
     assert part.result == {"result": "value of kvalue of k"}  # the structured content
     assert tool_messages(model.requests[-1]) == {"c1": {"result": "value of kvalue of k"}}
     assert_valid(model)
+    # the server's description is the tool's, in its schema only: never instructions
+    request = model.requests[0]
+    [schema] = [t for t in request.tools if t["function"]["name"] == "lookup"]
+    assert schema["function"]["description"] == "Look a key up (read-only)."
+    assert all("Look a key up" not in str(m.get("content")) for m in request.messages)
     runtime.close()
 
 

@@ -531,6 +531,10 @@ class MCPTools:
     def as_tools(self) -> list[Tool]:
         """The server's tools as chat tools (connecting first, blocking, when
         ``connect()`` was not awaited)."""
+        if self._closed:  # e.g. a second chat built after the first one closed
+            raise MCPConnectionError(
+                f"the MCP server {self.server} was closed with its chat: make a new gu.MCPTools"
+            )
         if self._tools is not None:
             return list(self._tools)
         if self._listed is None:

@@ -207,3 +207,11 @@ async def test_a_tools_own_tool_error_is_its_error_result() -> None:
     part = message.tool_calls[0]
     assert part.is_error
     assert part.result == {"error": "quota exceeded", "retry_after": 60}
+
+
+def test_a_closed_server_is_not_handed_to_a_new_chat(files) -> None:
+    mcp = files.tools()
+    first = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    first.close()
+    with pytest.raises(MCPConnectionError, match="was closed with its chat"):
+        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
