@@ -236,12 +236,12 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
             )
     if "note" in lowered and NOTE_TOOL in names:  # e.g. an MCP server's write tool
         note = text.split(":", 1)[1].strip() if ":" in text else text.strip()
-        args = {
+        note_args = {
             STATUS_PARAM: "saving a note",
             COMPLETION_PARAM: "saved a note",
             "text": note or text,
         }
-        return ScriptedReply(tool_calls=[ScriptedCall(NOTE_TOOL, args)])
+        return ScriptedReply(tool_calls=[ScriptedCall(NOTE_TOOL, note_args)])
     if "weather" in lowered:
         if "get_weather" not in names:
             return ScriptedReply(text=NO_WEATHER_TOOL)
