@@ -397,6 +397,8 @@ class MCPTools:
         self._read_only: set[str] = set()
         self._closed = False
         self._lock = threading.Lock()
+        self._restarting = asyncio.Lock()
+        """Held (on the worker loop) while the server restarts: one restart per death."""
         self.skipped: dict[str, str] = {}
         """Server tools left out, with why (a name the chat API refuses, a bad schema)."""
         self.restarts = 0
@@ -611,10 +613,11 @@ class MCPTools:
         restarted = False
         connection = self._connection
         if connection is None or not connection.alive or not await self._answers(connection):
-            await self._restart(f"stopped before {name} was called")
+            await self._restart(f"stopped before {name} was called", connection)
             restarted = True
+        used = self._connection
         try:
-            return await self._send(name, arguments)
+            return await self._send(used, name, arguments)
         except ToolError:
             raise
         except Exception as exc:
@@ -627,7 +630,7 @@ class MCPTools:
                     f"stopped during the call to {name}, just after a restart."
                 ) from None
             stopped = self._error(f"stopped during the call to {name}.")
-        await self._restart(f"stopped during the call to {name}")
+        await self._restart(f"stopped during the call to {name}", used)
         if name not in self._read_only:  # it may have acted: the model decides what now
             stopped.result["error"] += (
                 " It was restarted; the call was not repeated because it may have changed "
@@ -635,7 +638,7 @@ class MCPTools:
             )
             raise stopped
         try:
-            return await self._send(name, arguments)
+            return await self._send(self._connection, name, arguments)
         except ToolError:
             raise
         except Exception as exc:
@@ -653,18 +656,23 @@ class MCPTools:
             return not _connection_lost(exc) and not isinstance(exc, TimeoutError)
         return True
 
-    async def _restart(self, why: str) -> None:
-        if self._closed:
-            raise ToolError({"error": f"the MCP server {self.server} was closed"})
-        logger.warning("MCP server %s %s: restarting it", self.server, why)
-        self.restarts += 1
-        try:
-            await self._start(restarting=True)
-        except MCPConnectionError as exc:
-            raise ToolError({"error": f"The MCP server {self.server} {why}. {exc}"}) from None
+    async def _restart(self, why: str, dead: _Connection | None) -> None:
+        """Start the server again unless a parallel call already replaced ``dead``."""
+        async with self._restarting:
+            if self._connection is not dead and self._connection is not None:
+                return  # restarted by a call that found it dead first
+            if self._closed:
+                raise ToolError({"error": f"the MCP server {self.server} was closed"})
+            logger.warning("MCP server %s %s: restarting it", self.server, why)
+            self.restarts += 1
+            try:
+                await self._start(restarting=True)
+            except MCPConnectionError as exc:
+                raise ToolError({"error": f"The MCP server {self.server} {why}. {exc}"}) from None
 
-    async def _send(self, name: str, arguments: dict[str, Any]) -> Any:
-        connection = self._connection
+    async def _send(
+        self, connection: _Connection | None, name: str, arguments: dict[str, Any]
+    ) -> Any:
         session = connection.session if connection is not None else None
         if session is None:
             raise ToolError({"error": f"the MCP server {self.server} is not connected"})

@@ -3,7 +3,8 @@ tests/mcp_server.py over stdio).
 
 - A command that does not exist, and one that starts and exits at once: the
   error names the command and quotes its stderr; building the chat raises it.
-- The server killed while idle: the next call restarts it once and runs.
+- The server killed while idle: the next call restarts it once and runs;
+  two parallel calls that both find it dead restart it once between them.
 - The server dying during a read-only call: restarted, the call repeated.
 - The server dying during a call that may write: restarted, the call not
   repeated; the model reads an error saying so, with the stderr tail; the next
@@ -85,6 +86,20 @@ async def test_a_server_killed_while_idle_is_restarted_for_the_next_call(files) 
     assert message.tool_calls[0].result == {"result": "value of a"}
     assert mcp.restarts == 1
     assert files.pid() != old and alive(files.pid())
+    runtime.close()
+
+
+async def test_parallel_calls_finding_the_server_dead_restart_it_once(files) -> None:
+    mcp = files.tools()
+    both = [call("lookup", {"key": "a"}, id="c1"), call("lookup", {"key": "b"}, id="c2")]
+    runtime, _ = _runtime(mcp, both)
+    files.kill()
+    message = await runtime.send("look twice")
+    assert [p.result for p in message.tool_calls] == [
+        {"result": "value of a"},
+        {"result": "value of b"},
+    ]
+    assert mcp.restarts == 1
     runtime.close()
 
 

@@ -237,6 +237,8 @@ class Chat(anywidget.AnyWidget):
         return cls(runtime=runtime, **widget_kwargs)
 
     def close(self) -> None:
+        """Close the widget and its runtime (``Runtime.close``: a run in
+        progress is cancelled and MCP servers' connections end)."""
         if hasattr(self, "_components"):
             self._components.close()
         unsubscribe = getattr(self, "_unsubscribe", None)
