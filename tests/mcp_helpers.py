@@ -35,6 +35,10 @@ class ServerFiles:
         return self.folder / "crash-next-lookup"
 
     @property
+    def started(self) -> Path:
+        return self.folder / "slow-started"
+
+    @property
     def refuse_flag(self) -> Path:
         return self.folder / "refuse-to-start"
 
@@ -44,6 +48,7 @@ class ServerFiles:
             "MCP_TEST_PID": str(self.pid_file),
             "MCP_TEST_CRASH_FLAG": str(self.crash_flag),
             "MCP_TEST_REFUSE": str(self.refuse_flag),
+            "MCP_TEST_STARTED": str(self.started),
         }
 
     def tools(self, **kwargs: Any) -> gu.MCPTools:

@@ -2,10 +2,10 @@
 
 Tools: ``lookup`` (read-only; it exits mid-call, once, when
 ``MCP_TEST_CRASH_FLAG`` names a file that exists), ``write_note`` (changes a
-file: not read-only), ``picture`` (an image), ``fails`` (an error result),
-``crash`` (the process exits mid-call) and ``structured`` (structured
-content). ``write_note`` appends to the file named by ``MCP_TEST_NOTES`` so a
-test can see whether it ran.
+file: not read-only; it appends to the file ``MCP_TEST_NOTES`` names, so a
+test sees whether it ran), ``picture`` (an image), ``fails`` (an error
+result), ``crash`` (the process exits mid-call), ``structured`` (structured
+content) and ``slow`` (writes ``MCP_TEST_STARTED``, then waits a minute).
 
 At start the server writes its process id to ``MCP_TEST_PID`` (when set), and
 refuses to start (exit 4, a line on stderr) while ``MCP_TEST_REFUSE`` names a
@@ -70,6 +70,16 @@ def crash() -> str:
     """The server process exits while answering."""
     print("about to crash", file=sys.stderr, flush=True)
     os._exit(5)
+
+
+@server.tool(annotations=READ_ONLY)
+async def slow() -> str:
+    """Says it started, then takes a minute: for cancelling."""
+    import anyio
+
+    Path(os.environ["MCP_TEST_STARTED"]).write_text("started")
+    await anyio.sleep(60)
+    return "finished"
 
 
 @server.tool(annotations=READ_ONLY)

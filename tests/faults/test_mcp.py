@@ -9,6 +9,8 @@ tests/mcp_server.py over stdio).
 - The server dying during a call that may write: restarted, the call not
   repeated; the model reads an error saying so, with the stderr tail; the next
   call works.
+- A run cancelled while a call waits on the server: the run ends cancelled
+  and the same connection answers the next call.
 - The server dead and refusing to start again: a clear error result naming
   the command, its stderr tail; the chat stays usable.
 - ``requires_approval`` naming a tool the server does not offer (a typo would
@@ -20,7 +22,9 @@ tests/mcp_server.py over stdio).
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -28,7 +32,7 @@ import pytest
 import ipygenui as gu
 from ipygenui._internal import json_schema_check
 from ipygenui.mcp_tools import MCPConnectionError
-from ipygenui.messages import Complete
+from ipygenui.messages import Complete, Incomplete
 from mcp_helpers import ServerFiles, alive
 from runtime_helpers import call, tool_messages
 
@@ -136,6 +140,26 @@ async def test_a_server_dying_during_a_write_call_is_restarted_but_the_call_not_
     assert mcp.restarts == 1
     message = await runtime.send("again")  # the restarted server answers
     assert message.tool_calls[0].result == {"result": "value of c"}
+    runtime.close()
+
+
+async def test_a_run_cancelled_during_a_call_leaves_the_connection_usable(files) -> None:
+    mcp = files.tools()
+    runtime, _ = _runtime(mcp, call("slow", {}, id="s1"), call("lookup", {"key": "e"}))
+    pid = files.pid()
+    run = runtime.send("take your time")
+    deadline = time.monotonic() + 30  # setup: wait until the server is in the call
+    while not files.started.exists():
+        assert time.monotonic() < deadline, "the slow tool never started"
+        await asyncio.sleep(0.05)
+    runtime.cancel()
+    message = await run
+    assert isinstance(message.status, Incomplete)
+    assert message.status.reason == "cancelled"
+    message = await runtime.send("now look")
+    assert message.tool_calls[0].result == {"result": "value of e"}
+    assert mcp.restarts == 0
+    assert files.pid() == pid  # the same server process
     runtime.close()
 
 
