@@ -43,7 +43,15 @@ async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(file
     mcp = files.tools()
     runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
     tools = runtime.tools
-    assert set(tools) == {"lookup", "write_note", "picture", "fails", "crash", "structured"}
+    assert set(tools) == {
+        "lookup",
+        "write_note",
+        "picture",
+        "fails",
+        "crash",
+        "structured",
+        "slow",
+    }
     lookup = tools["lookup"].parameters_schema
     assert lookup["required"] == ["key"]
     assert lookup["title"] == "lookupArguments"  # as the server wrote it, nothing removed
@@ -58,6 +66,7 @@ async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(file
         "fails": False,
         "crash": True,
         "structured": False,
+        "slow": False,
     }
     runtime.close()
 
