@@ -6,6 +6,7 @@ import { createApproval, createHumanInput } from "./approval.js";
 import { componentHook } from "./components/slot.js";
 import { h, setData, setText, show } from "./dom.js";
 import { parsePartialJson } from "./partial-json.js";
+import { imageElements, resultImages } from "./result-images.js";
 
 /**
  * The arguments to show: parsed from the streamed text while it streams
@@ -77,11 +78,13 @@ export function createToolCard(ctx) {
     resultPre,
   );
   const controls = h("div.gu-tool-controls");
+  const images = h("div.gu-tool-images", { hidden: true });
   const el = h(
     "div.gu-tool-call",
     {},
     h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status),
     controls,
+    images,
     details,
   );
   const component = componentHook(ctx.components, el, controls);
@@ -109,7 +112,10 @@ export function createToolCard(ctx) {
       if (part.has_result && part.result !== lastResult) {
         lastResult = part.result;
         resultPre.textContent = `${part.is_error ? "Error" : "Result"}: ${pretty(part.result)}`;
+        const sources = part.is_error ? [] : resultImages(part.result);
+        images.replaceChildren(...imageElements(sources, part.tool_name));
       }
+      show(images, !!part.has_result && images.childElementCount > 0);
       show(resultPre, !!part.has_result);
 
       // Which controls the call needs now; rebuilt only when that changes.
