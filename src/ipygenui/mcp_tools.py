@@ -31,21 +31,26 @@ sent from the chat's loop to that thread and awaited there, never blocking.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
-import shlex
-import tempfile
 import threading
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from ._internal.mcp_connection import (
+    HTTP,
+    Connection,
+    Stdio,
+    Transport,
+    Worker,
+    connection_lost,
+    describe_error,
+)
+from ._internal.mcp_results import result_value
 from ._internal.sanitize import clean_text
 from .tools import Tool, ToolDefinitionError, ToolError
 
 if TYPE_CHECKING:
-    from mcp import ClientSession
-    from mcp.types import CallToolResult
     from mcp.types import Tool as MCPTool
 
 __all__ = ["MCPConnectionError", "MCPTools"]
@@ -54,13 +59,10 @@ logger = logging.getLogger("ipygenui")
 
 MCPApproval = bool | Collection[str] | Callable[[str, dict[str, Any]], bool] | None
 """``None``: ask unless the server marks the tool read-only; ``True`` / ``False``:
-every tool; a collection of names: those ask, the others do not; a function
+every tool; a collection of names (as the server lists them, without
+``prefix``): those ask, the others do not; a function
 ``(name, annotations) -> bool`` (``annotations`` as the server sent them,
 e.g. ``{"read_only_hint": True}``)."""
-
-STDERR_LINES = 20
-STDERR_TAIL = 2_000
-"""Lines and characters of a stdio server's stderr an error quotes (its last)."""
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -79,287 +81,6 @@ def _require_mcp() -> None:
         ) from None
 
 
-def _first_error(exc: BaseException) -> BaseException:
-    """The first real error inside (anyio wraps task errors in groups)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _describe_error(exc: BaseException) -> str:
-    exc = _first_error(exc)
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _connection_lost(exc: BaseException) -> bool:
-    """Whether ``exc`` says the connection to the server is gone."""
-    import anyio
-    from mcp.shared.exceptions import MCPError
-    from mcp.types import CONNECTION_CLOSED
-
-    exc = _first_error(exc)
-    if isinstance(exc, MCPError):
-        return exc.error.code == CONNECTION_CLOSED
-    return isinstance(
-        exc, anyio.ClosedResourceError | anyio.BrokenResourceError | ConnectionError | EOFError
-    )
-
-
-# --- transports ---------------------------------------------------------------
-
-
-class _Stdio:
-    """A server run as a subprocess, spoken to over its stdin and stdout."""
-
-    def __init__(
-        self,
-        command: str,
-        args: Sequence[str],
-        env: Mapping[str, str] | None,
-        cwd: str | None,
-    ) -> None:
-        self.command = command
-        self.args = list(args)
-        self.env = dict(env) if env is not None else None
-        self.cwd = cwd
-        self._stderr: IO[str] | None = None
-        self._last_stderr = ""
-
-    def describe(self) -> str:
-        return f"`{shlex.join([self.command, *self.args])}`"
-
-    @contextlib.asynccontextmanager
-    async def open(self) -> AsyncIterator[Any]:
-        from mcp import StdioServerParameters, stdio_client
-
-        params = StdioServerParameters(
-            command=self.command, args=self.args, env=self.env, cwd=self.cwd
-        )
-        # a file, not a pipe: a server writing much to stderr never blocks on it
-        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
-            self._stderr = stderr
-            try:
-                async with stdio_client(params, errlog=stderr) as streams:
-                    yield streams
-            finally:  # kept for the error that follows a failed start or a death
-                self._last_stderr = self._read_stderr()
-
-    def _read_stderr(self) -> str:
-        stderr = self._stderr
-        if stderr is None or stderr.closed:
-            return self._last_stderr
-        try:
-            stderr.flush()
-            stderr.seek(0)
-            text = stderr.read()
-            stderr.seek(0, 2)
-        except (OSError, ValueError):
-            return self._last_stderr
-        return text
-
-    def stderr_tail(self) -> str:
-        text = self._read_stderr()
-        lines = [line.rstrip() for line in text.strip().splitlines()]
-        return "\n".join(lines[-STDERR_LINES:])[-STDERR_TAIL:]
-
-
-class _HTTP:
-    """A server reached over the MCP streamable-HTTP transport."""
-
-    def __init__(self, url: str, headers: Mapping[str, str] | None) -> None:
-        self.url = url
-        self.headers = dict(headers) if headers is not None else None
-
-    def describe(self) -> str:
-        return self.url
-
-    @contextlib.asynccontextmanager
-    async def open(self) -> AsyncIterator[Any]:
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        async with (
-            create_mcp_http_client(headers=self.headers) as client,
-            streamable_http_client(self.url, http_client=client) as streams,
-        ):
-            yield streams
-
-    def stderr_tail(self) -> str:
-        return ""
-
-
-_Transport = _Stdio | _HTTP
-
-
-# --- one connection, on the worker loop -------------------------------------------
-
-
-class _Connection:
-    """One session with the server, opened and closed by one task of its own
-    (the SDK's streams and task groups must be)."""
-
-    def __init__(self, transport: _Transport) -> None:
-        self.transport = transport
-        self.session: ClientSession | None = None
-        self._ready: asyncio.Future[list[MCPTool]] = asyncio.get_running_loop().create_future()
-        self._stop = asyncio.Event()
-        self._task = asyncio.get_running_loop().create_task(self._own())
-
-    async def _own(self) -> None:
-        from mcp import ClientSession
-
-        try:
-            async with (
-                self.transport.open() as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
-                tools: list[MCPTool] = []
-                cursor: str | None = None
-                while True:  # every page of the listing
-                    from mcp.types import PaginatedRequestParams
-
-                    params = PaginatedRequestParams(cursor=cursor) if cursor else None
-                    listed = await session.list_tools(params=params)
-                    tools.extend(listed.tools)
-                    cursor = listed.next_cursor
-                    if not cursor:
-                        break
-                self.session = session
-                self._ready.set_result(tools)
-                await self._stop.wait()
-        except BaseException as exc:
-            if not self._ready.done():
-                self._ready.set_exception(_first_error(exc))
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-        finally:
-            self.session = None
-
-    async def ready(self, timeout: float) -> list[MCPTool]:
-        try:
-            return await asyncio.wait_for(asyncio.shield(self._ready), timeout)
-        except TimeoutError:
-            await self.close()
-            raise TimeoutError(f"no answer within {timeout:g} s") from None
-
-    @property
-    def alive(self) -> bool:
-        return self.session is not None and not self._task.done()
-
-    async def close(self) -> None:
-        self._stop.set()
-        if not self._task.done():
-            try:  # the SDK bounds its own shutdown (stdin closed, then terminate, kill)
-                await asyncio.wait_for(asyncio.shield(self._task), 10)
-            except (TimeoutError, Exception):
-                self._task.cancel()
-                with contextlib.suppress(BaseException):
-                    await self._task
-
-
-# --- the worker thread ----------------------------------------------------------------
-
-
-class _Worker:
-    """A daemon thread running an event loop of its own for the connection."""
-
-    def __init__(self, label: str) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name=f"ipygenui-mcp {label}", daemon=True
-        )
-        self.thread.start()
-
-    def run(self, coro: Any, timeout: float | None) -> Any:
-        """Run ``coro`` on the worker and wait for it here (a blocking wait)."""
-        if threading.current_thread() is self.thread:
-            raise RuntimeError("cannot wait for the MCP worker on its own thread")
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    async def run_async(self, coro: Any) -> Any:
-        """Run ``coro`` on the worker; the caller's loop awaits without blocking
-        (cancelling the await cancels the worker's task)."""
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        if threading.current_thread() is not self.thread:
-            self.thread.join(5)
-        if not self.thread.is_alive():
-            self.loop.close()
-
-
-# --- results ----------------------------------------------------------------------------
-
-
-def _blocks(result: CallToolResult) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The result's text blocks, images (data: URLs) and other content."""
-    from mcp import types
-
-    texts: list[str] = []
-    images: list[dict[str, Any]] = []
-    others: list[dict[str, Any]] = []
-    for block in result.content:
-        if isinstance(block, types.TextContent):
-            texts.append(block.text)
-        elif isinstance(block, types.ImageContent):
-            images.append(
-                {
-                    "type": "image",
-                    "mime_type": block.mime_type,
-                    "src": f"data:{block.mime_type};base64,{block.data}",
-                }
-            )
-        elif isinstance(block, types.AudioContent):
-            others.append(
-                {"type": "audio", "mime_type": block.mime_type, "base64_length": len(block.data)}
-            )
-        elif isinstance(block, types.EmbeddedResource):
-            resource = block.resource
-            entry: dict[str, Any] = {
-                "type": "resource",
-                "uri": str(resource.uri),
-                "mime_type": resource.mime_type,
-            }
-            if isinstance(resource, types.TextResourceContents):
-                entry["text"] = resource.text
-            else:
-                entry["base64_length"] = len(getattr(resource, "blob", ""))
-            others.append(entry)
-        elif isinstance(block, types.ResourceLink):
-            others.append({"type": "resource_link", "uri": str(block.uri), "name": block.name})
-        else:
-            others.append({"type": str(getattr(block, "type", type(block).__name__))})
-    return texts, images, others
-
-
-def result_value(result: CallToolResult) -> Any:
-    """A tool result from an MCP ``CallToolResult``; ``ToolError`` when it is an error.
-
-    Structured content when present, else the text blocks joined (a plain
-    string when that is all); images and other blocks ride along in a dict.
-    """
-    texts, images, others = _blocks(result)
-    text = "\n".join(texts)
-    if result.is_error:
-        raise ToolError({"error": clean_text(text) or "the tool failed and said nothing more"})
-    structured = result.structured_content
-    if not images and not others:
-        return structured if structured is not None else text
-    value: dict[str, Any] = {}
-    if structured is not None:
-        value["structured"] = structured
-    elif text:
-        value["text"] = text
-    if images:
-        value["images"] = images
-    if others:
-        value["content"] = others
-    return value
-
-
 # --- the public object --------------------------------------------------------------------
 
 
@@ -375,7 +96,7 @@ class MCPTools:
 
     def __init__(
         self,
-        transport: _Transport,
+        transport: Transport,
         *,
         requires_approval: MCPApproval = None,
         prefix: str = "",
@@ -390,8 +111,8 @@ class MCPTools:
         self.prefix = prefix
         self.startup_timeout = startup_timeout
         self.call_timeout = call_timeout
-        self._worker: _Worker | None = None
-        self._connection: _Connection | None = None
+        self._worker: Worker | None = None
+        self._connection: Connection | None = None
         self._listed: list[MCPTool] | None = None
         self._tools: list[Tool] | None = None
         self._read_only: set[str] = set()
@@ -430,7 +151,7 @@ class MCPTools:
                 f"MCPTools.stdio(args=...) must be a list of str, got {args!r}"
                 + (f": write args=[{args!r}]" if isinstance(args, str) else "")
             )
-        transport = _Stdio(command, args, env, None if cwd is None else str(cwd))
+        transport = Stdio(command, args, env, None if cwd is None else str(cwd))
         return cls(
             transport,
             requires_approval=requires_approval,
@@ -455,7 +176,7 @@ class MCPTools:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise TypeError(f"MCPTools.http(url=...) must be an http(s) URL, got {url!r}")
         return cls(
-            _HTTP(url, headers),
+            HTTP(url, headers),
             requires_approval=requires_approval,
             prefix=prefix,
             startup_timeout=startup_timeout,
@@ -478,19 +199,19 @@ class MCPTools:
 
     # --- connecting -----------------------------------------------------------------
 
-    def _ensure_worker(self) -> _Worker:
+    def _ensure_worker(self) -> Worker:
         with self._lock:
             if self._closed:
                 raise MCPConnectionError(f"the MCP server {self.server} was closed")
             if self._worker is None:
-                self._worker = _Worker(self.server)
+                self._worker = Worker(self.server)
             return self._worker
 
     async def _start(self, restarting: bool = False) -> list[MCPTool]:
         """Open a connection (on the worker loop) and list the tools."""
         if self._connection is not None:
             await self._connection.close()
-        connection = _Connection(self._transport)
+        connection = Connection(self._transport)
         self._connection = connection
         try:
             return await connection.ready(self.startup_timeout)
@@ -500,8 +221,8 @@ class MCPTools:
             verb = "could not be restarted" if restarting else "failed to start"
             why = (
                 "it closed the connection before answering (did the process exit?)"
-                if _connection_lost(exc)
-                else _describe_error(exc)
+                if connection_lost(exc)
+                else describe_error(exc)
             )
             raise MCPConnectionError(self._failure(f"{verb}: {why}")) from None
 
@@ -611,7 +332,8 @@ class MCPTools:
     async def _call(self, name: str, arguments: dict[str, Any]) -> Any:
         """On the worker loop: call ``name``, restarting a dead server once."""
         restarted = False
-        connection = self._connection
+        async with self._restarting:  # a restart under way (a parallel call's) ends first
+            connection = self._connection
         if connection is None or not connection.alive or not await self._answers(connection):
             await self._restart(f"stopped before {name} was called", connection)
             restarted = True
@@ -621,9 +343,9 @@ class MCPTools:
         except ToolError:
             raise
         except Exception as exc:
-            if not _connection_lost(exc):
+            if not connection_lost(exc):
                 raise ToolError(
-                    {"error": f"{name} failed on the MCP server: {_describe_error(exc)}"}
+                    {"error": f"{name} failed on the MCP server: {describe_error(exc)}"}
                 ) from None
             if restarted:
                 raise self._error(
@@ -642,10 +364,10 @@ class MCPTools:
         except ToolError:
             raise
         except Exception as exc:
-            what = "stopped again" if _connection_lost(exc) else f"failed: {_describe_error(exc)}"
+            what = "stopped again" if connection_lost(exc) else f"failed: {describe_error(exc)}"
             raise self._error(f"was restarted, then {name} {what}.") from None
 
-    async def _answers(self, connection: _Connection) -> bool:
+    async def _answers(self, connection: Connection) -> bool:
         """Whether the server answers a ping (a dead one is found before the call)."""
         session = connection.session
         if session is None:
@@ -653,10 +375,10 @@ class MCPTools:
         try:
             await asyncio.wait_for(session.send_ping(), 10)
         except Exception as exc:
-            return not _connection_lost(exc) and not isinstance(exc, TimeoutError)
+            return not connection_lost(exc) and not isinstance(exc, TimeoutError)
         return True
 
-    async def _restart(self, why: str, dead: _Connection | None) -> None:
+    async def _restart(self, why: str, dead: Connection | None) -> None:
         """Start the server again unless a parallel call already replaced ``dead``."""
         async with self._restarting:
             if self._connection is not dead and self._connection is not None:
@@ -671,7 +393,7 @@ class MCPTools:
                 raise ToolError({"error": f"The MCP server {self.server} {why}. {exc}"}) from None
 
     async def _send(
-        self, connection: _Connection | None, name: str, arguments: dict[str, Any]
+        self, connection: Connection | None, name: str, arguments: dict[str, Any]
     ) -> Any:
         session = connection.session if connection is not None else None
         if session is None:
