@@ -43,6 +43,11 @@ RUNTIME_ONLY_PROPERTIES = {
 
 RETURNS_OWN_CLASS = {"load"}
 
+WIDGET_MEANING = {
+    "close": "Chat.close is the widget's close (ipywidgets), which also closes its runtime",
+}
+"""Methods Chat has as a widget already, documented as such, that also call the runtime's."""
+
 
 def public_methods(cls: type) -> dict[str, Any]:
     return {
@@ -103,7 +108,8 @@ def test_every_public_runtime_method_is_on_chat_with_the_same_signature(wire: An
         if name not in {"send", *RETURNS_OWN_CLASS}:  # what chat.<name>? shows in a notebook
             bound = getattr(chat, name)
             assert inspect.signature(bound) == inspect.signature(getattr(chat.runtime, name)), name
-            assert inspect.getdoc(bound) == inspect.getdoc(method), name
+            if name not in WIDGET_MEANING:
+                assert inspect.getdoc(bound) == inspect.getdoc(method), name
     chat.close()
 
 

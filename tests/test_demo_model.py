@@ -113,3 +113,27 @@ async def test_markdown_in_the_echo_stays_literal() -> None:
     assert echo.startswith("make *this* bold_ish [a](b) `x` y")
     short = await _rendered_echo("2 * 3 = 6")
     assert short == "2 * 3 = 6"
+
+
+async def test_a_note_is_saved_with_the_chats_save_note_tool_only() -> None:
+    saved: list[str] = []
+
+    @gu.tool(requires_approval=True)
+    def save_note(text: str) -> str:
+        """Save a note."""
+        saved.append(text)
+        return "saved"
+
+    without = gu.Runtime(model=gu.DemoModel(delay=0))
+    reply = await without.send("Save a note: buy milk")
+    assert reply.tool_calls == []
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[save_note])
+    reply = await rt.send("Save a note: buy milk")
+    [part] = reply.tool_calls
+    assert part.tool_name == "save_note"
+    assert part.args == {"text": "buy milk"}
+    assert saved == []  # it waits for the user's approval
+    run = rt.approve(part.tool_call_id)
+    assert run is not None
+    await run
+    assert saved == ["buy milk"]

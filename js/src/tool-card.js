@@ -8,6 +8,7 @@ import { h, setData, setText, show } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { parsePartialJson } from "./partial-json.js";
 import { shownComponent, updateTarget } from "./protocol.js";
+import { imageElements, resultImages } from "./result-images.js";
 
 /**
  * The arguments to show: parsed from the streamed text while it streams
@@ -105,7 +106,8 @@ export function createToolCard(ctx) {
   );
   const controls = h("div.gu-tool-controls");
   const head = h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status);
-  const el = h("div.gu-tool-call", {}, head, controls, details);
+  const images = h("div.gu-tool-images", { hidden: true });
+  const el = h("div.gu-tool-call", {}, head, controls, images, details);
   const component = componentHook(ctx.components, el, controls);
   let pendingKey = null;
   let lastArgs = "";
@@ -149,11 +151,14 @@ export function createToolCard(ctx) {
         lastResult = part.result;
         setText(resultLabel, part.is_error ? "Error" : "Result");
         fillJson(resultBlock, part.result);
+        const sources = part.is_error ? [] : resultImages(part.result);
+        images.replaceChildren(...imageElements(sources, part.tool_name));
         const tb = tracebackOf(part);
         tracePre.textContent = tb;
         if (tb && !traceback.parentNode) el.insertBefore(traceback, details);
         else if (!tb) traceback.remove();
       }
+      show(images, !!part.has_result && images.childElementCount > 0);
       show(resultLabel, !!part.has_result);
       show(resultBlock, !!part.has_result);
 

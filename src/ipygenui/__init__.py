@@ -27,6 +27,8 @@ _EXPORTS: dict[str, str] = {
     "Tool": "tools",
     "ToolArgumentsError": "tools",
     "ToolDefinitionError": "tools",
+    "ToolError": "tools",
+    "MCPTools": "mcp_tools",
     "Runtime": "runtime",
     "Run": "runtime",
     "DecisionError": "runtime",
@@ -65,6 +67,7 @@ __all__ = [
     "Feedback",
     "Form",
     "Image",
+    "MCPTools",
     "Markdown",
     "Message",
     "Metric",
@@ -89,6 +92,7 @@ __all__ = [
     "ToolArgumentsError",
     "ToolCallPart",
     "ToolDefinitionError",
+    "ToolError",
     "Usage",
     "__version__",
     "component",
@@ -124,6 +128,7 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
+    from .mcp_tools import MCPTools
     from .messages import (
         Approval,
         BranchError,
@@ -141,5 +146,5 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
     from .persistence import PersistenceConflictError, ThreadFileError
     from .runtime import DecisionError, Run, Runtime
-    from .tools import Tool, ToolArgumentsError, ToolDefinitionError, tool
+    from .tools import Tool, ToolArgumentsError, ToolDefinitionError, ToolError, tool
     from .widget.chat import Chat

@@ -91,7 +91,7 @@ from .persistence import (
     save_thread,
 )
 from .threads import ThreadStore, is_folder
-from .tools import Tool, as_tool
+from .tools import Tool, as_tool, expand_tools
 from .transcript import thread_to_markdown
 
 __all__ = [
@@ -273,11 +273,16 @@ class Runtime:
         self.model: Model = resolve_model(model)
         self.components = list(components)
         self._tools: dict[str, Tool] = {}
-        for item in [*tools, *components]:
-            tool = as_tool(item)
-            if tool.name in self._tools:
-                raise ValueError(f"two tools are named {tool.name!r}")
-            self._tools[tool.name] = tool
+        self._tool_sources: list[Any] = [t for t in tools if callable(getattr(t, "as_tools", None))]
+        """Tool sources (``gu.MCPTools``) whose connection ends with ``close()``."""
+        try:
+            for tool in [*expand_tools(tools), *map(as_tool, components)]:
+                if tool.name in self._tools:
+                    raise ValueError(f"two tools are named {tool.name!r}")
+                self._tools[tool.name] = tool
+        except BaseException:  # no runtime to close later: end what was opened
+            self._close_tool_sources()
+            raise
         self.tool_choice = tool_choice
         self._tool_choice = resolve_tool_choice(tool_choice, list(self._tools))
         self.instructions = instructions
@@ -804,6 +809,20 @@ class Runtime:
         self._events.end(last, Incomplete(reason="cancelled", error=error))
         self._commit(last)
         return True
+
+    def close(self) -> None:
+        """Cancel a run in progress and close the tool sources of ``tools=``
+        (an MCP server's connection ends). Idempotent."""
+        if self.running or self._pending is not None:
+            self.cancel()
+        self._close_tool_sources()
+
+    def _close_tool_sources(self) -> None:
+        for source in self._tool_sources:
+            try:
+                source.close()
+            except Exception:  # one failing must not keep the others open
+                logger.exception("closing %r failed", source)
 
     # --- decisions ------------------------------------------------------------
 

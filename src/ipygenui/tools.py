@@ -18,8 +18,9 @@ from typing import Any, overload
 
 import pydantic
 import pydantic_core
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
+from ._internal.json_schema_check import SchemaProblem, schema_checker
 from ._internal.sanitize import json_safe
 from ._internal.standard_params import with_standard_parameters
 from ._internal.tool_signature import ToolDefinitionError, arguments_model
@@ -31,6 +32,15 @@ ApprovalRule = bool | Callable[[dict[str, Any]], bool]
 
 class ToolArgumentsError(ValueError):
     """A call's arguments failed validation; the text names every problem."""
+
+
+class ToolError(Exception):
+    """Raised by a tool to answer with an error result: the model reads
+    ``result`` as is (not "tool raised ..."), marked as an error."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__(result if isinstance(result, str) else json.dumps(result, default=repr))
+        self.result = result
 
 
 # --- docstrings -------------------------------------------------------------
@@ -293,6 +303,24 @@ class Tool:
             component=component,
         )
 
+    @classmethod
+    def from_json_schema(
+        cls,
+        name: str,
+        schema: Mapping[str, Any],
+        func: Callable[[dict[str, Any]], Any],
+        *,
+        description: str = "",
+        requires_approval: ApprovalRule = False,
+    ) -> Tool:
+        """A tool whose arguments are described by a raw JSON schema (a tool
+        server's), used as given: the model sees it, calls are validated with
+        it (``jsonschema`` when installed, else the basics: an object, required
+        keys, property types) and ``func`` gets the arguments as one dict."""
+        return JSONSchemaTool(
+            name, schema, func, description=description, requires_approval=requires_approval
+        )
+
     def __repr__(self) -> str:
         flags = [
             f for f, on in (("approval", bool(self.requires_approval)), ("human", self.human)) if on
@@ -375,6 +403,79 @@ class Tool:
             if inspect.isawaitable(result):  # a sync wrapper returning a coroutine
                 result = await result
         return to_jsonable(result)
+
+
+class _AnyArguments(BaseModel):
+    """The validated arguments of a ``JSONSchemaTool``: whatever the schema allowed."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class JSONSchemaTool(Tool):
+    """A tool described by a raw JSON schema (``Tool.from_json_schema``)."""
+
+    def __init__(
+        self,
+        name: str,
+        schema: Mapping[str, Any],
+        func: Callable[[dict[str, Any]], Any],
+        *,
+        description: str = "",
+        requires_approval: ApprovalRule = False,
+    ) -> None:
+        super().__init__(
+            name, description, _AnyArguments, func, requires_approval=requires_approval
+        )
+        try:
+            self._check = schema_checker(schema)
+        except SchemaProblem as exc:
+            raise ToolDefinitionError(f"tool {name!r}: its arguments schema: {exc}") from None
+        try:  # what every request will send: fail here, not at the first request
+            with_standard_parameters(schema)
+        except ValueError as exc:
+            raise ToolDefinitionError(f"tool {name!r}: {exc}") from None
+        self.parameters_schema = json.loads(json.dumps(schema))  # a copy, as given
+
+    def validate(self, args: Mapping[str, Any]) -> BaseModel:
+        if not isinstance(args, Mapping):
+            raise ToolArgumentsError(
+                f"arguments for {self.name!r} must be a JSON object, got {type(args).__name__}"
+            )
+        problems = self._check(args)
+        if problems:
+            raise ToolArgumentsError(f"invalid arguments for {self.name}: {'; '.join(problems)}")
+        return _AnyArguments.model_validate(dict(args))
+
+    def needs_approval(self, args: BaseModel | Mapping[str, Any]) -> bool:
+        rule = self.requires_approval
+        if not callable(rule):
+            return bool(rule)
+        validated = args if isinstance(args, BaseModel) else self.validate(args)
+        return bool(rule(validated.model_dump()))
+
+    async def invoke(self, validated: BaseModel) -> Any:
+        assert self.func is not None
+        args = validated.model_dump()
+        if self._is_async:
+            result = await self.func(args)
+        else:  # as for any sync tool: a worker thread, never the event loop
+            result = await call_in_thread(self.func, args)
+        if inspect.isawaitable(result):
+            result = await result
+        return to_jsonable(result)
+
+
+def expand_tools(items: Any) -> list[Tool]:
+    """``tools=`` items as Tools: a tool source (``gu.MCPTools``: anything with
+    ``as_tools()``) gives several, anything else one (``as_tool``)."""
+    out: list[Tool] = []
+    for item in items:
+        expand = getattr(item, "as_tools", None)
+        if callable(expand) and not isinstance(item, Tool):
+            out.extend(expand())
+        else:
+            out.append(as_tool(item))
+    return out
 
 
 def _reserved_prefix(name: str) -> str | None:

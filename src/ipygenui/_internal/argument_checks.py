@@ -93,9 +93,10 @@ def _tools(owner: str, value: Any) -> list[Any]:
                 f"{owner}(tools=...) item {index} is the component {item.name!r}: "
                 "pass components in components="
             )
-        if not callable(item):  # a Tool is callable too
-            raise TypeError(
-                f"{owner}(tools=...) item {index} must be a tool or a function, "
+        if not callable(item) and not callable(getattr(item, "as_tools", None)):
+            raise TypeError(  # a Tool is callable; gu.MCPTools gives its tools by as_tools()
+                f"{owner}(tools=...) item {index} must be a tool, a function or a tool "
+                f"source such as gu.MCPTools, "
                 f"got {described(item)}"
             )
     return items

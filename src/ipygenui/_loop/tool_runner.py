@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from .._internal.standard_params import split_standard_arguments
 from .._internal.tool_threads import runs_in_thread, stopped_in_background
 from ..messages import Approval, Message, ToolCallPart
-from ..tools import Tool, ToolArgumentsError
+from ..tools import Tool, ToolArgumentsError, ToolError
 from .run_events import RunEvents
 from .toolset import Toolset
 
@@ -181,6 +181,8 @@ class ToolRunner:
             result, is_error = {"error": raised_text(tool.name, exc)}, True
         except GeneratorExit:
             raise
+        except ToolError as exc:  # the tool's own error answer, read as it gave it
+            result, is_error = exc.result, True
         except BaseException as exc:  # SystemExit / KeyboardInterrupt too: the model reads it
             result, is_error = {"error": raised_text(tool.name, exc)}, True
         finally:

@@ -89,6 +89,10 @@ _NOT_A_CITY = frozenset(
 _CITY_MAX_WORDS = 4
 _DEFAULT_CITY = "Paris"
 
+NOTE_TOOL = "save_note"
+"""Called for a message that mentions a note, when the chat has it (``text``:
+what follows the first colon): notebooks/mcp_demo_server.py's write tool."""
+
 _ECHO_LIMIT = 200
 _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>~|])")
 
@@ -230,6 +234,14 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
                 text=f"Here is a {label} with made-up demo data:\n\n",
                 tool_calls=[ScriptedCall(tool_name, props)],
             )
+    if "note" in lowered and NOTE_TOOL in names:  # e.g. an MCP server's write tool
+        note = text.split(":", 1)[1].strip() if ":" in text else text.strip()
+        note_args = {
+            STATUS_PARAM: "saving a note",
+            COMPLETION_PARAM: "saved a note",
+            "text": note or text,
+        }
+        return ScriptedReply(tool_calls=[ScriptedCall(NOTE_TOOL, note_args)])
     if "weather" in lowered:
         if "get_weather" not in names:
             return ScriptedReply(text=NO_WEATHER_TOOL)

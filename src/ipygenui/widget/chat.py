@@ -294,6 +294,8 @@ class Chat(anywidget.AnyWidget):
         return cls(runtime=runtime, **widget_kwargs)
 
     def close(self) -> None:
+        """Close the widget and its runtime (``Runtime.close``: a run in
+        progress is cancelled and MCP servers' connections end)."""
         if hasattr(self, "_components"):
             self._components.close()
         unsubscribe = getattr(self, "_unsubscribe", None)
@@ -307,6 +309,8 @@ class Chat(anywidget.AnyWidget):
             self._catch_up_timer = None
         for model in getattr(self, "_models", {}).values():
             model.close()
+        if hasattr(self, "_runtime"):  # its tool servers' connections end with the chat
+            self._runtime.close()
         super().close()
 
     def __repr__(self) -> str:

@@ -1,0 +1,247 @@
+"""The connection to one MCP server, for ``ipygenui.mcp_tools``: its transports
+(stdio, streamable HTTP), a session opened and closed by one task of its own,
+and the worker thread whose event loop runs it.
+
+The MCP SDK is imported inside the functions: the ``mcp`` extra is optional.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shlex
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp.types import Tool as MCPTool
+
+__all__ = [
+    "HTTP",
+    "Connection",
+    "Stdio",
+    "Transport",
+    "Worker",
+    "connection_lost",
+    "describe_error",
+    "first_error",
+]
+
+STDERR_LINES = 20
+STDERR_TAIL = 2_000
+"""Lines and characters of a stdio server's stderr an error quotes (its last)."""
+
+
+def first_error(exc: BaseException) -> BaseException:
+    """The first real error inside (anyio wraps task errors in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def describe_error(exc: BaseException) -> str:
+    exc = first_error(exc)
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the connection to the server is gone."""
+    import anyio
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import CONNECTION_CLOSED
+
+    exc = first_error(exc)
+    if isinstance(exc, MCPError):
+        return exc.error.code == CONNECTION_CLOSED
+    return isinstance(
+        exc, anyio.ClosedResourceError | anyio.BrokenResourceError | ConnectionError | EOFError
+    )
+
+
+# --- transports ---------------------------------------------------------------
+
+
+class Stdio:
+    """A server run as a subprocess, spoken to over its stdin and stdout."""
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str],
+        env: Mapping[str, str] | None,
+        cwd: str | None,
+    ) -> None:
+        self.command = command
+        self.args = list(args)
+        self.env = dict(env) if env is not None else None
+        self.cwd = cwd
+        self._stderr: IO[str] | None = None
+        self._last_stderr = ""
+
+    def describe(self) -> str:
+        return f"`{shlex.join([self.command, *self.args])}`"
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[Any]:
+        from mcp import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=self.command, args=self.args, env=self.env, cwd=self.cwd
+        )
+        # a file, not a pipe: a server writing much to stderr never blocks on it
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
+            self._stderr = stderr
+            try:
+                async with stdio_client(params, errlog=stderr) as streams:
+                    yield streams
+            finally:  # kept for the error that follows a failed start or a death
+                self._last_stderr = self._read_stderr()
+
+    def _read_stderr(self) -> str:
+        stderr = self._stderr
+        if stderr is None or stderr.closed:
+            return self._last_stderr
+        try:
+            stderr.flush()
+            stderr.seek(0)
+            text = stderr.read()
+            stderr.seek(0, 2)
+        except (OSError, ValueError):
+            return self._last_stderr
+        return text
+
+    def stderr_tail(self) -> str:
+        text = self._read_stderr()
+        lines = [line.rstrip() for line in text.strip().splitlines()]
+        return "\n".join(lines[-STDERR_LINES:])[-STDERR_TAIL:]
+
+
+class HTTP:
+    """A server reached over the MCP streamable-HTTP transport."""
+
+    def __init__(self, url: str, headers: Mapping[str, str] | None) -> None:
+        self.url = url
+        self.headers = dict(headers) if headers is not None else None
+
+    def describe(self) -> str:
+        return self.url
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[Any]:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        async with (
+            create_mcp_http_client(headers=self.headers) as client,
+            streamable_http_client(self.url, http_client=client) as streams,
+        ):
+            yield streams
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+Transport = Stdio | HTTP
+
+
+# --- one connection, on the worker loop -------------------------------------------
+
+
+class Connection:
+    """One session with the server, opened and closed by one task of its own
+    (the SDK's streams and task groups must be)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.session: ClientSession | None = None
+        self._ready: asyncio.Future[list[MCPTool]] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._own())
+
+    async def _own(self) -> None:
+        from mcp import ClientSession
+
+        try:
+            async with (
+                self.transport.open() as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                tools: list[MCPTool] = []
+                cursor: str | None = None
+                while True:  # every page of the listing
+                    from mcp.types import PaginatedRequestParams
+
+                    params = PaginatedRequestParams(cursor=cursor) if cursor else None
+                    listed = await session.list_tools(params=params)
+                    tools.extend(listed.tools)
+                    cursor = listed.next_cursor
+                    if not cursor:
+                        break
+                self.session = session
+                self._ready.set_result(tools)
+                await self._stop.wait()
+        except BaseException as exc:
+            if not self._ready.done():
+                self._ready.set_exception(first_error(exc))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self.session = None
+
+    async def ready(self, timeout: float) -> list[MCPTool]:
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._ready), timeout)
+        except TimeoutError:
+            await self.close()
+            raise TimeoutError(f"no answer within {timeout:g} s") from None
+
+    @property
+    def alive(self) -> bool:
+        return self.session is not None and not self._task.done()
+
+    async def close(self) -> None:
+        self._stop.set()
+        if not self._task.done():
+            try:  # the SDK bounds its own shutdown (stdin closed, then terminate, kill)
+                await asyncio.wait_for(asyncio.shield(self._task), 10)
+            except (TimeoutError, Exception):
+                self._task.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._task
+
+
+# --- the worker thread ----------------------------------------------------------------
+
+
+class Worker:
+    """A daemon thread running an event loop of its own for the connection."""
+
+    def __init__(self, label: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name=f"ipygenui-mcp {label}", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, coro: Any, timeout: float | None) -> Any:
+        """Run ``coro`` on the worker and wait for it here (a blocking wait)."""
+        if threading.current_thread() is self.thread:
+            raise RuntimeError("cannot wait for the MCP worker on its own thread")
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def run_async(self, coro: Any) -> Any:
+        """Run ``coro`` on the worker; the caller's loop awaits without blocking
+        (cancelling the await cancels the worker's task)."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        if threading.current_thread() is not self.thread:
+            self.thread.join(5)
+        if not self.thread.is_alive():
+            self.loop.close()

@@ -1,0 +1,85 @@
+"""MCP ``CallToolResult`` -> a tool result, for ``ipygenui.mcp_tools``.
+
+Structured content when the server gives it, else the text blocks joined;
+images as ``{"type": "image", "mime_type", "src": "data:..."}`` entries (the
+tool card shows them); other blocks summarised; an ``isError`` result raises
+``ToolError`` so the model reads it as an error.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..tools import ToolError
+from .sanitize import clean_text
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
+
+__all__ = ["result_value"]
+
+
+def _blocks(result: CallToolResult) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The result's text blocks, images (data: URLs) and other content."""
+    from mcp import types
+
+    texts: list[str] = []
+    images: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    for block in result.content:
+        if isinstance(block, types.TextContent):
+            texts.append(block.text)
+        elif isinstance(block, types.ImageContent):
+            images.append(
+                {
+                    "type": "image",
+                    "mime_type": block.mime_type,
+                    "src": f"data:{block.mime_type};base64,{block.data}",
+                }
+            )
+        elif isinstance(block, types.AudioContent):
+            others.append(
+                {"type": "audio", "mime_type": block.mime_type, "base64_length": len(block.data)}
+            )
+        elif isinstance(block, types.EmbeddedResource):
+            resource = block.resource
+            entry: dict[str, Any] = {
+                "type": "resource",
+                "uri": str(resource.uri),
+                "mime_type": resource.mime_type,
+            }
+            if isinstance(resource, types.TextResourceContents):
+                entry["text"] = resource.text
+            else:
+                entry["base64_length"] = len(getattr(resource, "blob", ""))
+            others.append(entry)
+        elif isinstance(block, types.ResourceLink):
+            others.append({"type": "resource_link", "uri": str(block.uri), "name": block.name})
+        else:
+            others.append({"type": str(getattr(block, "type", type(block).__name__))})
+    return texts, images, others
+
+
+def result_value(result: CallToolResult) -> Any:
+    """A tool result from an MCP ``CallToolResult``; ``ToolError`` when it is an error.
+
+    Structured content when present, else the text blocks joined (a plain
+    string when that is all); images and other blocks ride along in a dict.
+    """
+    texts, images, others = _blocks(result)
+    text = "\n".join(texts)
+    if result.is_error:
+        raise ToolError({"error": clean_text(text) or "the tool failed and said nothing more"})
+    structured = result.structured_content
+    if not images and not others:
+        return structured if structured is not None else text
+    value: dict[str, Any] = {}
+    if structured is not None:
+        value["structured"] = structured
+    elif text:
+        value["text"] = text
+    if images:
+        value["images"] = images
+    if others:
+        value["content"] = others
+    return value

@@ -1,0 +1,438 @@
+"""MCP tool servers as chat tools: ``gu.MCPTools.stdio(...)`` / ``gu.MCPTools.http(...)``.
+
+An ``MCPTools`` goes in a chat's ``tools=`` and stands for every tool its
+server lists. It needs the optional extra ``mcp`` (``pip install
+ipygenui[mcp]``), imported only when a connection starts.
+
+The connection lives on a thread of its own with its own event loop: the MCP
+SDK's streams must be opened and closed by one task, and the chat needs the
+server's tools when it is built (a ``Runtime`` fixes its tools at
+construction), which may be in a notebook cell where the kernel's loop is
+busy running that very cell. So building the chat connects and waits for the
+tool list (a second or so for a local server); ``await tools.connect()``
+first does the same without blocking the kernel's loop. Each call is then
+sent from the chat's loop to that thread and awaited there, never blocking.
+
+- Schemas are the server's, as given (``Tool.from_json_schema``).
+- Descriptions are the server's text: they go in the tool's schema, where the
+  model reads what a tool does, and nowhere else (not in the instructions).
+- Approval: by default a tool asks first unless the server marks it
+  read-only (``readOnlyHint``); ``requires_approval=`` overrides it.
+- Results: structured content when the server gives it, else the text blocks
+  joined; images as ``{"type": "image", "mime_type", "src": "data:..."}``
+  entries; an ``isError`` result is an error result.
+- Life: ``Runtime.close()`` / ``Chat.close()`` close it (the server process
+  ends). A server that dies is restarted once; a call it died during is
+  repeated only when the tool is read-only or idempotent (else the model is
+  told it may have run). A server that fails to start names the command and
+  the tail of its stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._internal.mcp_connection import (
+    HTTP,
+    Connection,
+    Stdio,
+    Transport,
+    Worker,
+    connection_lost,
+    describe_error,
+)
+from ._internal.mcp_results import result_value
+from ._internal.sanitize import clean_text
+from .tools import Tool, ToolDefinitionError, ToolError
+
+if TYPE_CHECKING:
+    from mcp.types import Tool as MCPTool
+
+__all__ = ["MCPConnectionError", "MCPTools"]
+
+logger = logging.getLogger("ipygenui")
+
+MCPApproval = bool | Collection[str] | Callable[[str, dict[str, Any]], bool] | None
+"""``None``: ask unless the server marks the tool read-only; ``True`` / ``False``:
+every tool; a collection of names (as the server lists them, without
+``prefix``): those ask, the others do not; a function
+``(name, annotations) -> bool`` (``annotations`` as the server sent them,
+e.g. ``{"read_only_hint": True}``)."""
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class MCPConnectionError(RuntimeError):
+    """An MCP server could not be started, reached or listed; the text says
+    which server and why (with a stdio server's stderr tail)."""
+
+
+def _require_mcp() -> None:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "gu.MCPTools needs the MCP SDK: install the extra with `pip install ipygenui[mcp]`"
+        ) from None
+
+
+# --- the public object --------------------------------------------------------------------
+
+
+class MCPTools:
+    """The tools of one MCP server, for a chat's ``tools=``.
+
+    Build one with ``MCPTools.stdio(command, args)`` (a local server run as
+    a subprocess) or ``MCPTools.http(url)`` (streamable HTTP). The chat
+    connects when it is built; ``await tools.connect()`` connects first
+    without blocking the event loop. ``close()`` ends the connection (the
+    chat's ``close()`` calls it).
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        requires_approval: MCPApproval = None,
+        prefix: str = "",
+        startup_timeout: float = 30.0,
+        call_timeout: float | None = None,
+    ) -> None:
+        _check_approval(requires_approval)
+        if not isinstance(prefix, str):
+            raise TypeError(f"MCPTools(prefix=...) must be a str, got {prefix!r}")
+        self._transport = transport
+        self.requires_approval = requires_approval
+        self.prefix = prefix
+        self.startup_timeout = startup_timeout
+        self.call_timeout = call_timeout
+        self._worker: Worker | None = None
+        self._connection: Connection | None = None
+        self._listed: list[MCPTool] | None = None
+        self._tools: list[Tool] | None = None
+        self._read_only: set[str] = set()
+        self._closed = False
+        self._lock = threading.Lock()
+        self._restarting = asyncio.Lock()
+        """Held (on the worker loop) while the server restarts: one restart per death."""
+        self.skipped: dict[str, str] = {}
+        """Server tools left out, with why (a name the chat API refuses, a bad schema)."""
+        self.restarts = 0
+        """How many times the server was restarted after it died."""
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        *,
+        requires_approval: MCPApproval = None,
+        prefix: str = "",
+        startup_timeout: float = 30.0,
+        call_timeout: float | None = None,
+    ) -> MCPTools:
+        """A server run as ``command args`` (in ``cwd``), spoken to over stdio.
+
+        ``env`` adds variables to the few the SDK passes on (``PATH``,
+        ``HOME``, ...): the server does not see the kernel's whole environment.
+        """
+        _require_mcp()
+        if not isinstance(command, str) or not command:
+            raise TypeError(f"MCPTools.stdio(command=...) must be a non-empty str, got {command!r}")
+        if isinstance(args, str) or not all(isinstance(a, str) for a in args):
+            raise TypeError(
+                f"MCPTools.stdio(args=...) must be a list of str, got {args!r}"
+                + (f": write args=[{args!r}]" if isinstance(args, str) else "")
+            )
+        transport = Stdio(command, args, env, None if cwd is None else str(cwd))
+        return cls(
+            transport,
+            requires_approval=requires_approval,
+            prefix=prefix,
+            startup_timeout=startup_timeout,
+            call_timeout=call_timeout,
+        )
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        requires_approval: MCPApproval = None,
+        prefix: str = "",
+        startup_timeout: float = 30.0,
+        call_timeout: float | None = None,
+    ) -> MCPTools:
+        """A server at ``url`` over streamable HTTP; ``headers`` go with every request."""
+        _require_mcp()
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise TypeError(f"MCPTools.http(url=...) must be an http(s) URL, got {url!r}")
+        return cls(
+            HTTP(url, headers),
+            requires_approval=requires_approval,
+            prefix=prefix,
+            startup_timeout=startup_timeout,
+            call_timeout=call_timeout,
+        )
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "connected" if self.connected else "not connected"
+        return f"<MCPTools {self._transport.describe()} {state}>"
+
+    @property
+    def server(self) -> str:
+        """The server, as errors name it: its command line or its URL."""
+        return self._transport.describe()
+
+    @property
+    def connected(self) -> bool:
+        connection = self._connection
+        return connection is not None and connection.alive
+
+    # --- connecting -----------------------------------------------------------------
+
+    def _ensure_worker(self) -> Worker:
+        with self._lock:
+            if self._closed:
+                raise MCPConnectionError(f"the MCP server {self.server} was closed")
+            if self._worker is None:
+                self._worker = Worker(self.server)
+            return self._worker
+
+    async def _start(self, restarting: bool = False) -> list[MCPTool]:
+        """Open a connection (on the worker loop) and list the tools."""
+        if self._connection is not None:
+            await self._connection.close()
+        connection = Connection(self._transport)
+        self._connection = connection
+        try:
+            return await connection.ready(self.startup_timeout)
+        except Exception as exc:
+            self._connection = None
+            await connection.close()
+            verb = "could not be restarted" if restarting else "failed to start"
+            why = (
+                "it closed the connection before answering (did the process exit?)"
+                if connection_lost(exc)
+                else describe_error(exc)
+            )
+            raise MCPConnectionError(self._failure(f"{verb}: {why}")) from None
+
+    def _failure(self, what: str) -> str:
+        """``what`` happened to the server, with its stderr tail: for exceptions."""
+        text = f"The MCP server {self.server} {what}"
+        tail = self._transport.stderr_tail()
+        return f"{text}. Its stderr ended with:\n{tail}" if tail else f"{text}."
+
+    def _error(self, text: str) -> ToolError:
+        """An error result naming the server, its stderr tail apart."""
+        result: dict[str, Any] = {"error": f"The MCP server {self.server} {text}"}
+        tail = self._transport.stderr_tail()
+        if tail:
+            result["stderr"] = tail
+        return ToolError(result)
+
+    async def connect(self) -> None:
+        """Start the server and list its tools, without blocking the event loop.
+
+        Optional: a chat built with these tools connects by itself, waiting
+        for the listing. Raises ``MCPConnectionError`` naming the server.
+        """
+        if self._listed is not None and self.connected:
+            return
+        worker = self._ensure_worker()
+        self._listed = await worker.run_async(self._start())
+
+    def as_tools(self) -> list[Tool]:
+        """The server's tools as chat tools (connecting first, blocking, when
+        ``connect()`` was not awaited)."""
+        if self._closed:  # e.g. a second chat built after the first one closed
+            raise MCPConnectionError(
+                f"the MCP server {self.server} was closed with its chat: make a new gu.MCPTools"
+            )
+        if self._tools is not None:
+            return list(self._tools)
+        if self._listed is None:
+            worker = self._ensure_worker()
+            self._listed = worker.run(self._start(), self.startup_timeout + 15)
+        self._tools = self._make_tools(self._listed)
+        return list(self._tools)
+
+    def _make_tools(self, listed: list[MCPTool]) -> list[Tool]:
+        offered = {t.name for t in listed}
+        rule = self.requires_approval
+        if isinstance(rule, Collection) and not isinstance(rule, str):
+            unknown = sorted(set(rule) - offered)
+            if unknown:  # a typo would let the meant tool run unasked
+                raise ValueError(
+                    f"MCPTools(requires_approval=...) names tools the server {self.server} "
+                    f"does not offer: {', '.join(unknown)} (it offers {', '.join(sorted(offered))})"
+                )
+        tools: list[Tool] = []
+        for listed_tool in listed:
+            name = self.prefix + listed_tool.name
+            annotations = (
+                listed_tool.annotations.model_dump(exclude_none=True)
+                if listed_tool.annotations is not None
+                else {}
+            )
+            if annotations.get("read_only_hint") is True or annotations.get("idempotent_hint"):
+                self._read_only.add(listed_tool.name)
+            if not _TOOL_NAME.fullmatch(name):
+                self.skipped[listed_tool.name] = "its name is not 1-64 letters, digits, '_' or '-'"
+                continue
+            # untrusted text from the server: it describes the tool, in its schema only
+            description = clean_text(listed_tool.description or listed_tool.title or "")
+            try:
+                tools.append(
+                    Tool.from_json_schema(
+                        name,
+                        listed_tool.input_schema,
+                        self._caller(listed_tool.name),
+                        description=description,
+                        requires_approval=self._asks(listed_tool.name, annotations),
+                    )
+                )
+            except ToolDefinitionError as exc:
+                self.skipped[listed_tool.name] = str(exc)
+        for skipped, why in self.skipped.items():
+            logger.warning("MCP tool %s of %s left out: %s", skipped, self.server, why)
+        return tools
+
+    def _asks(self, name: str, annotations: dict[str, Any]) -> bool:
+        rule = self.requires_approval
+        if rule is None:
+            return annotations.get("read_only_hint") is not True
+        if isinstance(rule, bool):
+            return rule
+        if callable(rule):
+            return bool(rule(name, dict(annotations)))
+        return name in rule
+
+    # --- calling ---------------------------------------------------------------------
+
+    def _caller(self, name: str) -> Callable[[dict[str, Any]], Any]:
+        async def call(arguments: dict[str, Any]) -> Any:
+            worker = self._worker
+            if worker is None or self._closed:
+                raise ToolError({"error": f"the MCP server {self.server} was closed"})
+            return await worker.run_async(self._call(name, arguments))
+
+        call.__name__ = name
+        return call
+
+    async def _call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """On the worker loop: call ``name``, restarting a dead server once."""
+        restarted = False
+        async with self._restarting:  # a restart under way (a parallel call's) ends first
+            connection = self._connection
+        if connection is None or not connection.alive or not await self._answers(connection):
+            await self._restart(f"stopped before {name} was called", connection)
+            restarted = True
+        used = self._connection
+        try:
+            return await self._send(used, name, arguments)
+        except ToolError:
+            raise
+        except Exception as exc:
+            if not connection_lost(exc):
+                raise ToolError(
+                    {"error": f"{name} failed on the MCP server: {describe_error(exc)}"}
+                ) from None
+            if restarted:
+                raise self._error(
+                    f"stopped during the call to {name}, just after a restart."
+                ) from None
+            stopped = self._error(f"stopped during the call to {name}.")
+        await self._restart(f"stopped during the call to {name}", used)
+        if name not in self._read_only:  # it may have acted: the model decides what now
+            stopped.result["error"] += (
+                " It was restarted; the call was not repeated because it may have changed "
+                "something before the server stopped."
+            )
+            raise stopped
+        try:
+            return await self._send(self._connection, name, arguments)
+        except ToolError:
+            raise
+        except Exception as exc:
+            what = "stopped again" if connection_lost(exc) else f"failed: {describe_error(exc)}"
+            raise self._error(f"was restarted, then {name} {what}.") from None
+
+    async def _answers(self, connection: Connection) -> bool:
+        """Whether the server answers a ping (a dead one is found before the call)."""
+        session = connection.session
+        if session is None:
+            return False
+        try:
+            await asyncio.wait_for(session.send_ping(), 10)
+        except Exception as exc:
+            return not connection_lost(exc) and not isinstance(exc, TimeoutError)
+        return True
+
+    async def _restart(self, why: str, dead: Connection | None) -> None:
+        """Start the server again unless a parallel call already replaced ``dead``."""
+        async with self._restarting:
+            if self._connection is not dead and self._connection is not None:
+                return  # restarted by a call that found it dead first
+            if self._closed:
+                raise ToolError({"error": f"the MCP server {self.server} was closed"})
+            logger.warning("MCP server %s %s: restarting it", self.server, why)
+            self.restarts += 1
+            try:
+                await self._start(restarting=True)
+            except MCPConnectionError as exc:
+                raise ToolError({"error": f"The MCP server {self.server} {why}. {exc}"}) from None
+
+    async def _send(
+        self, connection: Connection | None, name: str, arguments: dict[str, Any]
+    ) -> Any:
+        session = connection.session if connection is not None else None
+        if session is None:
+            raise ToolError({"error": f"the MCP server {self.server} is not connected"})
+        result = await session.call_tool(name, arguments, read_timeout_seconds=self.call_timeout)
+        return result_value(result)
+
+    # --- closing ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End the connection (a stdio server's process ends). Idempotent; a
+        closed MCPTools refuses further calls with an error result."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        try:
+            worker.run(self._close_connection(), 15)
+        except Exception:
+            logger.warning("closing the MCP server %s failed", self.server, exc_info=True)
+        finally:
+            worker.stop()
+
+    async def _close_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.close()
+
+
+def _check_approval(rule: Any) -> None:
+    if rule is None or isinstance(rule, bool) or callable(rule):
+        return
+    names = isinstance(rule, Collection) and not isinstance(rule, str | bytes | Mapping)
+    if names and all(isinstance(name, str) for name in rule):  # server tool names
+        return
+    raise TypeError(
+        "MCPTools(requires_approval=...) must be None (ask unless read-only), True, False, "
+        f"a collection of tool names or a function (name, annotations) -> bool, got {rule!r}"
+    )

@@ -1,0 +1,76 @@
+"""Shared helpers for the MCP tests: the test server (tests/mcp_server.py) run
+over stdio by ``gu.MCPTools``, with its side files in a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ipygenui as gu
+
+SERVER = str(Path(__file__).with_name("mcp_server.py"))
+
+
+@dataclass
+class ServerFiles:
+    """The files the test server reads and writes (see tests/mcp_server.py)."""
+
+    folder: Path
+    opened: list[Any] = field(default_factory=list)
+
+    @property
+    def notes(self) -> Path:
+        return self.folder / "notes.txt"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.folder / "server.pid"
+
+    @property
+    def crash_flag(self) -> Path:
+        return self.folder / "crash-next-lookup"
+
+    @property
+    def started(self) -> Path:
+        return self.folder / "slow-started"
+
+    @property
+    def refuse_flag(self) -> Path:
+        return self.folder / "refuse-to-start"
+
+    def env(self) -> dict[str, str]:
+        return {
+            "MCP_TEST_NOTES": str(self.notes),
+            "MCP_TEST_PID": str(self.pid_file),
+            "MCP_TEST_CRASH_FLAG": str(self.crash_flag),
+            "MCP_TEST_REFUSE": str(self.refuse_flag),
+            "MCP_TEST_STARTED": str(self.started),
+        }
+
+    def tools(self, **kwargs: Any) -> gu.MCPTools:
+        """An MCPTools on a fresh test server, closed when the test ends."""
+        tools = gu.MCPTools.stdio(sys.executable, [SERVER], env=self.env(), **kwargs)
+        self.opened.append(tools)
+        return tools
+
+    def pid(self) -> int:
+        return int(self.pid_file.read_text())
+
+    def kill(self) -> int:
+        """Kill the running server process (as a crash would); its pid."""
+        pid = self.pid()
+        os.kill(pid, signal.SIGKILL)
+        return pid
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie counts as ended)."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"

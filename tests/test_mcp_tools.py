@@ -1,0 +1,306 @@
+"""MCP tool servers in a chat: ``gu.MCPTools`` with a real server written with
+the ``mcp`` SDK (tests/mcp_server.py), run over stdio and over streamable HTTP.
+
+The server's tools become chat tools with their schemas as given; read-only
+ones run at once, the others wait for the user's approval; text, images,
+structured content and error results reach the model; ``close()`` ends the
+server process."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import ipygenui as gu
+from ipygenui.messages import Complete, RequiresAction
+from mcp_helpers import SERVER, ServerFiles, alive
+from runtime_helpers import assert_valid, call, tool_messages
+
+DEMO_SERVER = Path(__file__).parents[1] / "notebooks" / "mcp_demo_server.py"
+
+
+@pytest.fixture
+def files(tmp_path) -> Iterator[ServerFiles]:
+    made = ServerFiles(tmp_path)
+    yield made
+    for tools in made.opened:
+        tools.close()
+
+
+def _runtime(tools: gu.MCPTools, *replies: object) -> tuple[gu.Runtime, gu.ScriptedModel]:
+    model = gu.ScriptedModel([*replies, "done"])  # type: ignore[list-item]
+    return gu.Runtime(model=model, tools=[tools]), model
+
+
+async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(files) -> None:
+    mcp = files.tools()
+    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    tools = runtime.tools
+    assert set(tools) == {
+        "lookup",
+        "write_note",
+        "picture",
+        "fails",
+        "crash",
+        "structured",
+        "slow",
+    }
+    lookup = tools["lookup"].parameters_schema
+    assert lookup["required"] == ["key"]
+    assert lookup["title"] == "lookupArguments"  # as the server wrote it, nothing removed
+    assert lookup["properties"]["times"] == {"default": 1, "title": "Times", "type": "integer"}
+    assert tools["lookup"].description == "Look a key up (read-only)."
+    # approval by default: only tools the server marks read-only run unasked
+    asks = {name: tool.needs_approval({}) for name, tool in tools.items()}
+    assert asks == {
+        "lookup": False,
+        "write_note": True,
+        "picture": False,
+        "fails": False,
+        "crash": True,
+        "structured": False,
+        "slow": False,
+    }
+    runtime.close()
+
+
+async def test_a_read_only_tool_runs_without_approval(files) -> None:
+    runtime, model = _runtime(files.tools(), call("lookup", {"key": "k", "times": 2}, id="c1"))
+    message = await runtime.send("look k up")
+    assert isinstance(message.status, Complete)
+    part = message.tool_calls[0]
+    assert part.approval is None
+    assert part.result == {"result": "value of kvalue of k"}  # the structured content
+    assert tool_messages(model.requests[-1]) == {"c1": {"result": "value of kvalue of k"}}
+    assert_valid(model)
+    # the server's description is the tool's, in its schema only: never instructions
+    request = model.requests[0]
+    [schema] = [t for t in request.tools if t["function"]["name"] == "lookup"]
+    assert schema["function"]["description"] == "Look a key up (read-only)."
+    assert all("Look a key up" not in str(m.get("content")) for m in request.messages)
+    runtime.close()
+
+
+async def test_a_write_tool_waits_for_approval_and_runs_after_approve(files) -> None:
+    runtime, model = _runtime(files.tools(), call("write_note", {"text": "buy milk"}, id="w1"))
+    message = await runtime.send("note it")
+    assert isinstance(message.status, RequiresAction)
+    assert message.tool_calls[0].approval is not None
+    assert message.tool_calls[0].approval.status == "pending"
+    assert not files.notes.exists()  # nothing ran before the decision
+    run = runtime.approve("w1")
+    assert run is not None
+    message = await run
+    assert isinstance(message.status, Complete)
+    assert files.notes.read_text() == "buy milk\n"
+    assert message.tool_calls[0].result == {"result": "saved 'buy milk'"}
+    assert_valid(model)
+    runtime.close()
+
+
+async def test_a_rejected_write_tool_never_runs(files) -> None:
+    runtime, model = _runtime(files.tools(), call("write_note", {"text": "no"}, id="w1"))
+    await runtime.send("note it")
+    run = runtime.reject("w1", "not now")
+    assert run is not None
+    message = await run
+    assert isinstance(message.status, Complete)
+    assert message.tool_calls[0].is_error
+    assert not files.notes.exists()
+    assert_valid(model)
+    runtime.close()
+
+
+async def test_approval_can_be_overridden_by_names_and_by_a_rule(files) -> None:
+    by_name = gu.Runtime(
+        model=gu.ScriptedModel(["hi"]), tools=[files.tools(requires_approval={"lookup"})]
+    )
+    assert by_name.tools["lookup"].needs_approval({"key": "a"})
+    assert not by_name.tools["write_note"].needs_approval({"text": "a"})
+    everything = gu.Runtime(
+        model=gu.ScriptedModel(["hi"]), tools=[files.tools(requires_approval=True)]
+    )
+    assert all(t.needs_approval({}) for t in everything.tools.values())
+    seen: list[tuple[str, dict]] = []
+
+    def rule(name: str, annotations: dict) -> bool:
+        seen.append((name, annotations))
+        return name == "picture"
+
+    ruled = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[files.tools(requires_approval=rule)])
+    assert [n for n, t in ruled.tools.items() if t.needs_approval({})] == ["picture"]
+    assert ("lookup", {"read_only_hint": True}) in seen
+    for runtime in (by_name, everything, ruled):
+        runtime.close()
+
+
+async def test_an_image_result_is_a_data_url_the_widget_can_show(files) -> None:
+    runtime, _ = _runtime(files.tools(), call("picture", {}, id="p1"))
+    message = await runtime.send("draw")
+    result = message.tool_calls[0].result
+    assert not message.tool_calls[0].is_error
+    [image] = result["images"]
+    assert image["mime_type"] == "image/png"
+    assert image["src"].startswith("data:image/png;base64,iVBORw0KGgo")
+    runtime.close()
+
+
+async def test_structured_content_is_preferred_over_its_text(files) -> None:
+    runtime, _ = _runtime(files.tools(), call("structured", {"n": 7}, id="s1"))
+    message = await runtime.send("square")
+    assert message.tool_calls[0].result == {"n": 7, "square": 49}
+    runtime.close()
+
+
+async def test_an_error_result_is_an_error_the_model_reads(files) -> None:
+    runtime, model = _runtime(files.tools(), call("fails", {"reason": "disk full"}, id="f1"))
+    message = await runtime.send("try")
+    part = message.tool_calls[0]
+    assert part.is_error
+    assert part.result == {"error": "Error executing tool fails: disk full"}
+    assert tool_messages(model.requests[-1])["f1"] == part.result
+    runtime.close()
+
+
+async def test_arguments_are_checked_against_the_servers_schema_before_sending(files) -> None:
+    runtime, _ = _runtime(files.tools(), call("lookup", {"times": "many"}, id="c1"))
+    message = await runtime.send("look")
+    part = message.tool_calls[0]
+    assert part.is_error
+    assert "key" in part.result["error"] and "times" in part.result["error"]
+    runtime.close()
+
+
+async def test_connect_lists_the_tools_without_blocking_the_loop(files) -> None:
+    mcp = files.tools()
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    ticker = asyncio.create_task(tick())
+    await mcp.connect()
+    ticker.cancel()
+    assert mcp.connected
+    assert ticks > 1  # the loop ran other work while the server started
+    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    assert "lookup" in runtime.tools
+    runtime.close()
+
+
+async def test_close_ends_the_server_process_and_later_calls_say_so(files) -> None:
+    mcp = files.tools()
+    runtime, _ = _runtime(mcp, call("lookup", {"key": "a"}, id="c1"))
+    pid = files.pid()
+    assert alive(pid)
+    runtime.close()
+    assert not alive(pid)
+    assert not mcp.connected
+    runtime.close()  # twice is fine
+    message = await runtime.send("look")  # the chat goes on: the call is an error
+    part = message.tool_calls[0]
+    assert part.is_error
+    assert "was closed" in part.result["error"]
+    assert isinstance(message.status, Complete)
+
+
+def test_chat_close_closes_the_servers(files) -> None:
+    mcp = files.tools()
+    chat = gu.Chat(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    pid = files.pid()
+    chat.close()
+    assert not alive(pid)
+    assert not mcp.connected
+
+
+# --- streamable HTTP ---------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(files) -> Iterator[str]:
+    """The test server over streamable HTTP (the SDK's app under uvicorn) on a loopback port."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, SERVER, "http", str(port)],
+        env={**files.env(), "PATH": "/usr/bin:/bin"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30  # setup only: wait until it listens
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the HTTP test server did not start") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def test_http_server_tools_run_with_approval(files, http_server) -> None:
+    mcp = gu.MCPTools.http(http_server, headers={"X-Test": "1"})
+    files.opened.append(mcp)
+    await mcp.connect()
+    runtime, model = _runtime(
+        mcp,
+        [call("lookup", {"key": "h"}, id="c1"), call("write_note", {"text": "via http"}, id="w1")],
+    )
+    message = await runtime.send("both")
+    assert isinstance(message.status, RequiresAction)
+    assert message.tool_calls[0].result == {"result": "value of h"}
+    assert not files.notes.exists()
+    run = runtime.approve("w1")
+    assert run is not None
+    message = await run
+    assert files.notes.read_text() == "via http\n"
+    assert isinstance(message.status, Complete)
+    assert_valid(model)
+    runtime.close()
+    assert not mcp.connected
+
+
+# --- the notebook's demo server ---------------------------------------------------------
+
+
+async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -> None:
+    """What notebooks/04_agents.ipynb shows: the weather read at once, a note
+    saved only after approval."""
+    notes = tmp_path / "notes.txt"
+    mcp = gu.MCPTools.stdio(sys.executable, [str(DEMO_SERVER)], env={"MCP_DEMO_NOTES": str(notes)})
+    runtime = gu.Runtime(model=gu.DemoModel(delay=0), tools=[mcp])
+    try:
+        assert set(runtime.tools) == {"get_weather", "save_note"}
+        reply = await runtime.send("What's the weather in Oslo?")
+        assert reply.tool_calls[0].result["city"] == "Oslo"
+        assert isinstance(reply.status, Complete)
+        reply = await runtime.send("Save a note: water the plants")
+        assert isinstance(reply.status, RequiresAction)
+        assert not notes.exists()
+        run = runtime.approve(reply.tool_calls[0].tool_call_id)
+        assert run is not None
+        reply = await run
+        assert notes.read_text() == "water the plants\n"
+        assert isinstance(reply.status, Complete)
+    finally:
+        runtime.close()
