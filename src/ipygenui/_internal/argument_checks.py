@@ -164,6 +164,14 @@ def _max_result_chars(owner: str, value: Any) -> int | None:
     return value
 
 
+def _agent(owner: str, value: Any) -> Any:
+    if value is not None and not callable(getattr(value, "run", None)):
+        raise TypeError(
+            f"{owner}(agent=...) must be an agent such as gu.AGUIAgent(url), not {described(value)}"
+        )
+    return value
+
+
 def _thread(owner: str, value: Any) -> Any:
     if value is not None:
         check_type(owner, "thread", value, Thread, "a gu.Thread or None")
@@ -182,4 +190,5 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "tool_choice": _optional_str("tool_choice"),
     "max_result_chars": _max_result_chars,
     "restore_approvals": _flag("restore_approvals"),
+    "agent": _agent,
 }

@@ -198,6 +198,11 @@ class Chat(anywidget.AnyWidget):
         """The pydantic thread (live: it changes as runs stream)."""
         return self._runtime.thread
 
+    @property
+    def state(self) -> dict[str, Any]:
+        """The state shared with an external agent (``Runtime.state``)."""
+        return self._runtime.state
+
     @overload
     def send(self, text: str) -> Run: ...
     @overload
@@ -222,6 +227,7 @@ class Chat(anywidget.AnyWidget):
     shown_components = _FromRuntime(Runtime.shown_components)
     set_component_state = _FromRuntime(Runtime.set_component_state)
     save = _FromRuntime(Runtime.save)
+    set_state = _FromRuntime(Runtime.set_state)
 
     @classmethod
     def load(
