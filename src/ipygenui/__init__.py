@@ -39,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "DemoModel": "models.demo",
     "OpenAIModel": "models.openai",
     "Chat": "widget.chat",
+    "AGUIAgent": "agui",
     "Component": "components",
     "component": "components",
     "Registry": "components",
@@ -53,6 +54,7 @@ _EXPORTS: dict[str, str] = {
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
 __all__ = [
+    "AGUIAgent",
     "Approval",
     "Chart",
     "Chat",
@@ -108,6 +110,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static checkers see the real names
     from ._loop.continuation import should_continue
+    from .agui import AGUIAgent
     from .components import (
         Chart,
         Component,

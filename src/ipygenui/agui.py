@@ -8,11 +8,13 @@ is used (``Runtime.subscribe_agui``, ``agui_events``, ``ag_ui_app`` or an
 
 from __future__ import annotations
 
+from ._agui.client import AGUIAgent
 from ._agui.convert import to_agui_messages, to_agui_tools
 from ._agui.emitter import AGUIEmitter, AGUIListener, part_message_id
 from ._agui.sequence import SequenceChecker, SequenceError, check_sequence
 
 __all__ = [
+    "AGUIAgent",
     "AGUIEmitter",
     "AGUIListener",
     "SequenceChecker",

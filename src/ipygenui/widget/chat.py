@@ -171,8 +171,8 @@ class Chat(anywidget.AnyWidget):
         self._components = ComponentBridge(runtime)
         super().__init__(
             component_specs=self._components.specs,
-            model_name=str(getattr(runtime.model, "name", "") or ""),
-            offline=bool(getattr(runtime.model, "offline", False)),
+            model_name=str(getattr(runtime.agent or runtime.model, "name", "") or ""),
+            offline=bool(getattr(runtime.agent or runtime.model, "offline", False)),
             human_tools=list(runtime.human_tool_names),
             _chat_key=uuid.uuid4().hex,
             suggestions=list(runtime.current_suggestions),
