@@ -17,6 +17,7 @@ Faults tried:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import Iterator
@@ -154,6 +155,15 @@ def scripted_app(kind: str) -> Starlette:
             return sse([start, text, content, RunErrorEvent(message="quota exceeded")])
         if kind == "cut":
             return sse([start, TextMessageStartEvent(message_id="m")])
+        if kind == "slow":
+
+            async def slow() -> Any:
+                yield encoder.encode(start)
+                yield encoder.encode(TextMessageStartEvent(message_id="m"))
+                yield encoder.encode(TextMessageContentEvent(message_id="m", delta="Thinking"))
+                await asyncio.sleep(600)
+
+            return StreamingResponse(slow(), media_type="text/event-stream")
         if kind == "not-agui":
 
             async def junk() -> Any:
@@ -192,7 +202,8 @@ BAD = {
 @pytest.fixture(scope="module")
 def servers() -> Iterator[dict[str, str]]:
     with contextlib.ExitStack() as stack:
-        yield {kind: stack.enter_context(serve(scripted_app(kind))) for kind in [*BAD, "good"]}
+        kinds = [*BAD, "good", "slow"]
+        yield {kind: stack.enter_context(serve(scripted_app(kind))) for kind in kinds}
 
 
 @pytest.mark.parametrize("kind", list(BAD))
@@ -228,3 +239,18 @@ def test_an_agent_needs_an_http_url_and_chat_needs_an_agent() -> None:
         gu.AGUIAgent("localhost:8000")
     with pytest.raises(TypeError, match="agent"):
         gu.Runtime(agent="http://localhost:8000")  # type: ignore[arg-type]
+
+
+async def test_cancel_while_the_agent_streams_keeps_the_text(servers: dict[str, str]) -> None:
+    rt = gu.Runtime(agent=gu.AGUIAgent(servers["slow"]))
+    verifier = StreamVerifier(rt)
+    streamed = asyncio.Event()
+    rt.subscribe(lambda e: streamed.set() if isinstance(e, MessagePatched) else None)
+    run = rt.send("hello")
+    await asyncio.wait_for(streamed.wait(), 30)
+    rt.cancel()
+    message = await run
+    assert isinstance(message.status, Incomplete) and message.status.reason == "cancelled"
+    assert message.text == "Thinking"
+    assert verifier.errors == []
+    assert not rt.running
