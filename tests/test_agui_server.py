@@ -7,6 +7,7 @@ a human tool's answer sent back by the client resuming the waiting run.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -98,3 +99,22 @@ async def test_bad_inputs_get_readable_http_errors() -> None:
     empty = await post(app, run_input())
     assert empty.status_code == 400 and "nothing to run" in empty.json()["error"]
     assert rt.thread.messages == []
+
+
+async def test_served_from_another_thread_the_runtime_runs_on_its_own_loop() -> None:
+    """uvicorn in a background thread (as in a notebook), the runtime on this loop."""
+    from agui_agents import serve
+
+    model = gu.ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
+    rt = gu.Runtime(model=model, tools=[add])
+    seen_on: list[Any] = []
+    rt.subscribe(lambda e: seen_on.append(asyncio.get_running_loop()))
+    with serve(rt.ag_ui_app()) as url:
+        async with httpx.AsyncClient(timeout=30) as client:
+            body = run_input(UserMessage(id="u1", content="2+3?"))
+            response = await client.post(url, json=body)
+    events = parse_sse(response.text)
+    check_sequence(events)
+    assert events[-1].type == EventType.RUN_FINISHED
+    assert rt.thread.messages[-1].text == "It is 5."
+    assert set(seen_on) == {asyncio.get_running_loop()}

@@ -7,6 +7,11 @@ RUN_ERROR. What the input asks for: tool messages answering calls that wait
 run; otherwise a new user message at its end starts a run answering it. The
 runtime serves its one thread whatever ``thread_id`` the client sends, and
 one run at a time (a request while a run is active gets 409).
+
+The app may be served from another thread than the runtime's event loop
+(uvicorn in a background thread of a notebook): the runtime is then driven on
+its own loop (the one running where ``ag_ui_app()`` was called) and its
+events cross over thread-safely.
 """
 
 from __future__ import annotations
@@ -67,20 +72,43 @@ def ag_ui_app(runtime: Runtime) -> Any:
         raise _missing("agui", exc) from exc
 
     encoder = EventEncoder()
+    try:
+        home: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        home = None  # no loop where the app was made: the runtime runs on the server's
 
     async def run_agent(request: Request) -> Response:
         try:
             data = RunAgentInput.model_validate(await request.json())
         except (ValueError, ValidationError) as exc:
             return JSONResponse({"error": f"not a RunAgentInput: {exc}"}, status_code=422)
-        if runtime.running:
-            return JSONResponse({"error": "a run is active: wait for its end"}, status_code=409)
+        here = asyncio.get_running_loop()
         queue: asyncio.Queue[BaseEvent] = asyncio.Queue()
-        unsubscribe = runtime.subscribe_agui(queue.put_nowait)
+
+        def deliver(event: BaseEvent) -> None:
+            here.call_soon_threadsafe(queue.put_nowait, event)
+
+        async def start() -> tuple[Run, Any]:
+            # on the runtime's loop: subscribe, then start, so no event is missed
+            if runtime.running:
+                raise RuntimeError("a run is active: wait for its end")
+            unsubscribe = runtime.subscribe_agui(deliver)
+            try:
+                return start_from_input(runtime, data), unsubscribe
+            except ValueError:
+                unsubscribe()
+                raise
+
         try:
-            run = start_from_input(runtime, data)
+            if home is None or home is here:
+                run, unsubscribe = await start()
+            else:
+                run, unsubscribe = await asyncio.wrap_future(
+                    asyncio.run_coroutine_threadsafe(start(), home)
+                )
+        except RuntimeError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
         except ValueError as exc:
-            unsubscribe()
             return JSONResponse({"error": str(exc)}, status_code=400)
 
         async def stream() -> Any:
@@ -94,7 +122,10 @@ def ag_ui_app(runtime: Runtime) -> Any:
                     ):
                         return
             finally:
-                unsubscribe()
+                if home is None or home is here:
+                    unsubscribe()
+                else:
+                    home.call_soon_threadsafe(unsubscribe)
 
         return StreamingResponse(stream(), media_type=encoder.get_content_type())
 
