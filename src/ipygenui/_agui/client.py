@@ -18,6 +18,7 @@ broke: the reply ends incomplete/error and the thread stays valid.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from collections.abc import AsyncIterator, Mapping
@@ -82,6 +83,8 @@ class AGUIAgent:
         self.forwarded_props = forwarded_props
         self.timeout = timeout
         self.name = name or f"AG-UI agent at {url}"
+        self._client: tuple[asyncio.AbstractEventLoop, Any] | None = None
+        """One HTTP client per event loop: its connections and TLS setup are reused."""
 
     def __repr__(self) -> str:
         return f"AGUIAgent({self.url!r})"
@@ -103,11 +106,9 @@ class AGUIAgent:
         body = self.run_input(request).model_dump(mode="json", by_alias=True, exclude_none=True)
         headers = {"accept": "text/event-stream", **self.headers}
         reader = _RunReader(self.url, request)
+        client = self._http_client(httpx)
         try:
-            async with (
-                httpx.AsyncClient(timeout=self.timeout) as client,
-                client.stream("POST", self.url, json=body, headers=headers) as response,
-            ):
+            async with client.stream("POST", self.url, json=body, headers=headers) as response:
                 await self._check_response(response)
                 async for event in _sse_events(self.url, response):
                     for delta in reader.apply(event):
@@ -126,6 +127,18 @@ class AGUIAgent:
             f"The agent at {self.url} closed its event stream before RUN_FINISHED: "
             "the run did not end"
         )
+
+    def _http_client(self, httpx: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client[0] is not loop or self._client[1].is_closed:
+            self._client = (loop, httpx.AsyncClient(timeout=self.timeout))
+        return self._client[1]
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (a later run opens new ones)."""
+        if self._client is not None:
+            client, self._client = self._client[1], None
+            await client.aclose()
 
     async def _check_response(self, response: Any) -> None:
         if response.status_code >= 400:
