@@ -30,6 +30,7 @@ RUNTIME_ONLY = {
     "subscribe": "listener plumbing: chat.runtime.subscribe(...)",
     "subscribe_agui": "listener plumbing: chat.runtime.subscribe_agui(...)",
     "agui_events": "listener plumbing: chat.runtime.agui_events()",
+    "ag_ui_app": "serving over HTTP is the runtime's: chat.runtime.ag_ui_app()",
 }
 """Public Runtime methods Chat deliberately leaves to ``chat.runtime``."""
 

@@ -260,13 +260,19 @@ async def test_agui_events_validate_and_follow_the_run() -> None:
     ]
     assert order == [
         EventType.RUN_STARTED,
+        EventType.MESSAGES_SNAPSHOT,
+        EventType.STATE_SNAPSHOT,
+        EventType.STEP_STARTED,
         EventType.TEXT_MESSAGE_START,
         EventType.TEXT_MESSAGE_END,
         EventType.TOOL_CALL_START,
         EventType.TOOL_CALL_END,
+        EventType.STEP_FINISHED,
         EventType.TOOL_CALL_RESULT,
+        EventType.STEP_STARTED,
         EventType.TEXT_MESSAGE_START,
         EventType.TEXT_MESSAGE_END,
+        EventType.STEP_FINISHED,
         EventType.RUN_FINISHED,
     ]
     text = "".join(e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT)

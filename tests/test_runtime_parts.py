@@ -78,7 +78,7 @@ async def test_failing_suggestions_give_none_and_a_warning(
 
 
 def test_a_broken_listener_does_not_stop_the_others() -> None:
-    events = RunEvents("thread")
+    events = RunEvents()
     seen: list[ThreadEvent] = []
 
     def broken(event: ThreadEvent) -> None:

@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "DemoModel": "models.demo",
     "OpenAIModel": "models.openai",
     "Chat": "widget.chat",
+    "AGUIAgent": "agui",
     "Component": "components",
     "component": "components",
     "Registry": "components",
@@ -57,6 +58,7 @@ _EXPORTS: dict[str, str] = {
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
 __all__ = [
+    "AGUIAgent",
     "Approval",
     "BranchError",
     "Chart",
@@ -116,6 +118,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static checkers see the real names
     from ._loop.continuation import should_continue
+    from .agui import AGUIAgent
     from .components import (
         Chart,
         Component,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ._internal.patch_ops import PatchOp
 from .messages import Feedback, Message
@@ -100,6 +100,37 @@ class ThreadsChanged:
     active: str
 
 
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """A run starts on ``message`` (new, retried or resumed after a decision)."""
+
+    run_id: str
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnded:
+    """The run ended: ``message`` has its final status, or requires action."""
+
+    run_id: str
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class StateChanged:
+    """The shared state (``Runtime.state``) changed, e.g. by an agent's state event."""
+
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentCustomEvent:
+    """An application-defined event an external agent sent (AG-UI ``CUSTOM``)."""
+
+    name: str
+    value: Any
+
+
 ThreadEvent = (
     MessageAdded
     | MessagePatched
@@ -110,5 +141,9 @@ ThreadEvent = (
     | ActivePathChanged
     | FeedbackChanged
     | ThreadsChanged
+    | RunStarted
+    | RunEnded
+    | StateChanged
+    | AgentCustomEvent
 )
 ThreadListener = Callable[[ThreadEvent], None]

@@ -31,9 +31,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from ag_ui.core import BaseEvent
+from typing import TYPE_CHECKING, Any
 
 from ._internal.argument_checks import check_runtime_arguments
 from ._internal.sanitize import clean_text, json_safe
@@ -55,15 +53,17 @@ from ._loop.run_loop import RunLoop
 from ._loop.suggestions import ask_for_suggestions
 from ._loop.tool_choice import resolve_tool_choice
 from ._loop.tool_runner import MAX_IDENTICAL_CALLS
-from .agui import AGUIListener
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
 from .events import (
     ActivePathChanged,
     FeedbackChanged,
+    RunEnded,
     RunPhase,
+    RunStarted,
     SaveStatusChanged,
+    StateChanged,
     SuggestionsChanged,
     ThreadListener,
     ThreadsChanged,
@@ -81,6 +81,7 @@ from .messages import (
     Thread,
     new_id,
 )
+from .models.agent import Agent
 from .models.base import Model
 from .models.select import resolve_model
 from .persistence import (
@@ -93,6 +94,11 @@ from .persistence import (
 from .threads import ThreadStore, is_folder
 from .tools import Tool, as_tool, expand_tools
 from .transcript import thread_to_markdown
+
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
+
+    from ._agui.emitter import AGUIEmitter, AGUIListener
 
 __all__ = [
     "CANCELLED",
@@ -250,6 +256,7 @@ class Runtime:
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         restore_approvals: bool = False,
         starters: Sequence[str] | None = None,
+        agent: Agent | None = None,
     ) -> None:
         checked = check_runtime_arguments(
             "Runtime",
@@ -266,11 +273,18 @@ class Runtime:
                 "max_result_chars": max_result_chars,
                 "restore_approvals": restore_approvals,
                 "starters": starters,
+                "agent": agent,
             },
         )
         tools, components = checked["tools"], checked["components"]
         self.max_result_chars: int | None = max_result_chars
         self.model: Model = resolve_model(model)
+        self.agent: Agent | None = agent
+        """An external agent that runs its own loop (``gu.AGUIAgent``): when set,
+        each model step of a run is one run of the agent instead of a model call."""
+        self.state: dict[str, Any] = {}
+        """The state shared with an agent: it sends snapshots and JSON Patch
+        deltas, and gets it back on every run. Yours to read and change."""
         self.components = list(components)
         self._tools: dict[str, Tool] = {}
         self._tool_sources: list[Any] = [t for t in tools if callable(getattr(t, "as_tools", None))]
@@ -298,7 +312,8 @@ class Runtime:
             if saved is not thread:  # read from a file: untrusted
                 distrust_loaded(saved, self._tools, restore_approvals)
         self._thread: Thread = shown
-        self._events = RunEvents(self._thread.id)
+        self._events = RunEvents()
+        self._agui: AGUIEmitter | None = None
         self._run_loop = RunLoop(
             self,
             self._tools,
@@ -380,12 +395,37 @@ class Runtime:
         return self._events.subscribe(listener)
 
     def subscribe_agui(self, listener: AGUIListener) -> Callable[[], None]:
-        """Call ``listener`` with every AG-UI event (``ag_ui.core`` models)."""
-        return self._events.agui.subscribe(listener)
+        """Call ``listener`` with every AG-UI event (``ag_ui.core`` models) of
+        the runs from now on; returns the unsubscribe function. The stream
+        ends with a RUN_ERROR, as the protocol says: subscribe again after one."""
+        return self._agui_emitter().subscribe(listener)
 
     def agui_events(self) -> AsyncIterator[BaseEvent]:
-        """An async iterator of every AG-UI event from now on."""
-        return self._events.agui.events()
+        """An async iterator of every AG-UI event from now on (ends after a RUN_ERROR)."""
+        return self._agui_emitter().events()
+
+    def ag_ui_app(self) -> Any:
+        """An ASGI app (Starlette) serving this runtime to any AG-UI client:
+        POST a ``RunAgentInput``, read the run's events as server-sent events.
+        Needs the ``agui`` extra (starlette; uvicorn to serve it)."""
+        from ._agui.server import ag_ui_app
+
+        return ag_ui_app(self)
+
+    def _agui_emitter(self) -> AGUIEmitter:
+        """The AG-UI emitter, made and attached as a thread listener on first use
+        (so a runtime that never speaks AG-UI never imports ``ag_ui``)."""
+        if self._agui is None:
+            from ._agui.emitter import AGUIEmitter
+
+            self._agui = AGUIEmitter(self._thread.id, lambda: self.thread, lambda: self.state)
+            self._events.subscribe(self._agui)
+        return self._agui
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Replace the shared state (sent to the agent on its next run)."""
+        self.state = json_safe(dict(state))
+        self._events.emit(StateChanged(self.state))
 
     def _add(self, message: Message) -> None:
         self.thread.messages.append(message)
@@ -590,7 +630,8 @@ class Runtime:
         if self.running or self._pending is not None:
             self.cancel()
         self._thread = thread
-        self._events.agui.thread_id = thread.id
+        if self._agui is not None:  # AG-UI events name the thread shown
+            self._agui.thread_id = thread.id
         self._events.emit(ActivePathChanged(thread.id, 0, tuple(thread.messages)))
         self._events.emit(SuggestionsChanged(self.current_suggestions))
         waiting = thread.last_assistant
@@ -729,7 +770,7 @@ class Runtime:
             message.status = Running()
             self._events.replace(message)
         message.metadata.pop("ended_at", None)
-        self._events.agui.run_started(run.run_id)
+        self._events.emit(RunStarted(run.run_id, message))
         self._task = loop.create_task(self._drive(message, generation, run, self._cancel_event))
 
     async def _drive(
@@ -769,9 +810,9 @@ class Runtime:
         try:
             message.metadata["ended_at"] = time.time()
             self._commit(message)
+            self._events.emit(RunEnded(run.run_id, message))
             phase: RunPhase = "waiting" if isinstance(message.status, RequiresAction) else "idle"
             self._events.set_phase(phase)
-            self._events.agui.run_finished(run.run_id, message)
         except Exception:  # a view or listener failing must not leave the run unresolved
             logger.exception("finishing the run failed")
         finally:

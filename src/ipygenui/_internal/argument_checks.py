@@ -176,6 +176,14 @@ def _starters(owner: str, value: Any) -> list[str] | None:
     return [clean_text(item) for item in items]
 
 
+def _agent(owner: str, value: Any) -> Any:
+    if value is not None and not callable(getattr(value, "run", None)):
+        raise TypeError(
+            f"{owner}(agent=...) must be an agent such as gu.AGUIAgent(url), not {described(value)}"
+        )
+    return value
+
+
 def _thread(owner: str, value: Any) -> Any:
     if value is not None:
         check_type(owner, "thread", value, Thread, "a gu.Thread or None")
@@ -195,4 +203,5 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "max_result_chars": _max_result_chars,
     "restore_approvals": _flag("restore_approvals"),
     "starters": _starters,
+    "agent": _agent,
 }

@@ -1,7 +1,7 @@
 """How the runtime tells its views what changed.
 
-Every change goes out twice: as a thread event (``events.py``) to the thread
-listeners (the widget, tests) and as AG-UI events to the AG-UI listeners.
+Every change goes out as a thread event (``events.py``) to the thread
+listeners: the widget, tests, and the AG-UI emitter once AG-UI is used.
 The run's phase lives here too, since its only use is to be reported.
 """
 
@@ -13,7 +13,6 @@ from typing import Any
 
 from .._internal.patch_ops import PatchOp
 from .._internal.sanitize import json_safe
-from ..agui import AGUIEmitter
 from ..events import (
     MessageAdded,
     MessagePatched,
@@ -30,10 +29,9 @@ logger = logging.getLogger("ipygenui")
 
 
 class RunEvents:
-    """The thread listeners, the AG-UI emitter and the current run phase."""
+    """The thread listeners and the current run phase."""
 
-    def __init__(self, thread_id: str) -> None:
-        self.agui = AGUIEmitter(thread_id)
+    def __init__(self) -> None:
         self.phase: RunPhase = "idle"
         self._listeners: list[ThreadListener] = []
 
@@ -59,9 +57,8 @@ class RunEvents:
             self.emit(RunChanged(phase, detail))
 
     def patch(self, message: Message, ops: list[PatchOp]) -> None:
-        """The streaming hot path: one patch event, and AG-UI only when someone listens."""
+        """The streaming hot path: one patch event."""
         self.emit(MessagePatched(message.id, ops, message))
-        self.agui.ops(message, ops)
 
     def replace(self, message: Message) -> None:
         self.emit(MessageReplaced(message))
@@ -70,13 +67,12 @@ class RunEvents:
         self.emit(MessageAdded(message))
 
     def answer(self, part: ToolCallPart, result: Any, is_error: bool) -> None:
-        """Give a call its result. AG-UI hears it now; thread views with the
-        next ``replace`` of its message, so several answers cost one event.
+        """Give a call its result. Thread views hear it with the next
+        ``replace`` of its message, so several answers cost one event.
         The result is made JSON-safe here, the one door every result goes through."""
         part.result = json_safe(result)
         part.has_result = True
         part.is_error = is_error
-        self.agui.tool_result(part)
 
     def end(self, message: Message, status: Incomplete | Complete) -> None:
         """Give ``message`` its final status, every open call answered (``end_message``)."""

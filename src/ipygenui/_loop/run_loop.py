@@ -18,7 +18,18 @@ import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from typing import Any, Protocol
 
-from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread, Usage
+from ..events import AgentCustomEvent, StateChanged
+from ..messages import (
+    Complete,
+    Incomplete,
+    Message,
+    RequiresAction,
+    Running,
+    Thread,
+    ToolCallPart,
+    Usage,
+)
+from ..models.agent import Agent, AgentRequest
 from ..models.base import Model, ModelDelta, ModelError, ModelRequest
 from ..tools import Tool
 from .accumulator import Accumulator
@@ -45,6 +56,8 @@ class RunSettings(Protocol):
     """What the loop reads from its runtime at every step (users may change them)."""
 
     model: Model
+    agent: Agent | None
+    state: dict[str, Any]
     instructions: str | None
     max_steps: int
     max_result_chars: int | None
@@ -185,13 +198,21 @@ class RunLoop:
             if streaming and not cancel.is_set():
                 self._events.set_phase("thinking", text)
 
-        request = ModelRequest(
-            messages=self._history(message),
-            tools=self._schemas + tools.update_schemas(),
-            tool_choice=self._tool_choice if not steps else "auto",
-            cancel=cancel,
-            status=status,
-        )
+        schemas = self._schemas + tools.update_schemas()
+        agent = self._settings.agent
+        agent_request: AgentRequest | None = None
+        if agent is None:
+            request = ModelRequest(
+                messages=self._history(message),
+                tools=schemas,
+                tool_choice=self._tool_choice if not steps else "auto",
+                cancel=cancel,
+                status=status,
+            )
+            source = self._settings.model.stream(request)
+        else:  # an external agent: one of its runs is the step
+            agent_request = self._agent_request(message, schemas, cancel, status)
+            source = agent.run(agent_request)
         taken = (p.tool_call_id for m in self._settings.thread.messages for p in m.tool_calls)
         accumulator = Accumulator(message, tools.all(), taken_ids=taken)
         step: dict[str, Any] = {"start": len(message.parts), "end": None, "started_at": time.time()}
@@ -202,7 +223,7 @@ class RunLoop:
         try:
             # aclosing: a stopped run closes the stream (its connection, its
             # watchdog) now, not whenever the generator is collected
-            async with _closing(self._settings.model.stream(request)) as deltas:
+            async with _closing(source) as deltas:
                 async for delta in deltas:
                     ops = accumulator.apply(delta)
                     if ops:
@@ -219,6 +240,8 @@ class RunLoop:
         if ops:
             patch(message, ops)
         calls = accumulator.tool_call_parts
+        if agent_request is not None:
+            calls = self._answer_server_calls(agent_request, calls)
         step.update(
             end=len(message.parts),
             ended_at=time.time(),
@@ -229,7 +252,6 @@ class RunLoop:
             step["usage"] = accumulator.usage.model_dump()
             total = Usage.model_validate(message.metadata.get("usage") or {}) + accumulator.usage
             message.metadata["usage"] = total.model_dump()
-        self._events.agui.step_finished(calls)
         if cancel.is_set():
             raise asyncio.CancelledError  # cancel() already ended the message
         if error is not None:
@@ -246,3 +268,41 @@ class RunLoop:
             reason="stop" if accumulator.finish_reason == "stop" else "unknown"
         )
         return True
+
+    def _agent_request(
+        self,
+        message: Message,
+        schemas: list[dict[str, Any]],
+        cancel: asyncio.Event,
+        status: Callable[[str], None],
+    ) -> AgentRequest:
+        settings = self._settings
+        messages = settings.thread.messages
+        index = next(i for i, m in enumerate(messages) if m is message)
+
+        def set_state(state: dict[str, Any]) -> None:
+            settings.state = state
+            self._events.emit(StateChanged(state))
+
+        def custom(name: str, value: Any) -> None:
+            self._events.emit(AgentCustomEvent(name, value))
+
+        return AgentRequest(
+            thread_id=settings.thread.id,
+            messages=messages[: index + 1],
+            tools=schemas,
+            state=settings.state,
+            cancel=cancel,
+            status=status,
+            set_state=set_state,
+            custom=custom,
+        )
+
+    def _answer_server_calls(
+        self, request: AgentRequest, calls: list[ToolCallPart]
+    ) -> list[ToolCallPart]:
+        """Answer the calls the agent ran itself; the rest (the kernel's) remain."""
+        for index, (result, is_error) in request.server_results.items():
+            if index < len(calls) and not calls[index].has_result:
+                self._events.answer(calls[index], result, is_error)
+        return [part for part in calls if not part.has_result]

@@ -212,8 +212,8 @@ class Chat(anywidget.AnyWidget):
         self._components = ComponentBridge(runtime)
         super().__init__(
             component_specs=self._components.specs,
-            model_name=str(getattr(runtime.model, "name", "") or ""),
-            offline=bool(getattr(runtime.model, "offline", False)),
+            model_name=str(getattr(runtime.agent or runtime.model, "name", "") or ""),
+            offline=bool(getattr(runtime.agent or runtime.model, "offline", False)),
             human_tools=list(runtime.human_tool_names),
             _chat_key=uuid.uuid4().hex,
             suggestions=list(runtime.current_suggestions),
@@ -241,6 +241,11 @@ class Chat(anywidget.AnyWidget):
     def thread(self) -> Thread:
         """The pydantic thread (live: it changes as runs stream)."""
         return self._runtime.thread
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The state shared with an external agent (``Runtime.state``)."""
+        return self._runtime.state
 
     @overload
     def send(self, text: str) -> Run: ...
@@ -274,6 +279,7 @@ class Chat(anywidget.AnyWidget):
     switch_thread = _FromRuntime(Runtime.switch_thread)
     rename_thread = _FromRuntime(Runtime.rename_thread)
     to_markdown = _FromRuntime(Runtime.to_markdown)
+    set_state = _FromRuntime(Runtime.set_state)
 
     @property
     def threads(self) -> list[ThreadSummary]:

@@ -1,0 +1,345 @@
+"""The AG-UI emitter: a thread listener (as the widget is) that turns the
+runtime's thread events into AG-UI events for its own listeners.
+
+The runtime attaches one lazily, when AG-UI is first used, so a chat that
+never speaks AG-UI neither imports ``ag_ui`` nor pays per delta.
+
+What a run's stream carries: RUN_STARTED, MESSAGES_SNAPSHOT (the thread so
+far) and STATE_SNAPSHOT; per model step STEP_STARTED, the text, reasoning and
+tool-call messages as they stream, the step's TOOL_CALL_ENDs and
+STEP_FINISHED; tool results as they arrive; a new STATE_SNAPSHOT when a
+component's state or the shared state changes; then everything still open is
+closed and RUN_FINISHED (with the interrupts waiting for the user) or
+RUN_ERROR ends the run. Results and state changes between runs (a reject, an
+answer, a send while calls wait) are not events of their own: the next run's
+snapshots carry them. A stream ends with RUN_ERROR, as the protocol says, so
+the listeners' subscriptions end with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    EventType,
+    Interrupt,
+    MessagesSnapshotEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateSnapshotEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+
+from .._loop.history import tool_result_content
+from ..events import (
+    AgentCustomEvent,
+    MessagePatched,
+    MessageReplaced,
+    RunEnded,
+    RunStarted,
+    StateChanged,
+    ThreadEvent,
+)
+from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
+from .convert import result_message_id, to_agui_messages
+
+logger = logging.getLogger("ipygenui")
+
+AGUIListener = Callable[[BaseEvent], None]
+
+
+def part_message_id(message_id: str, part: int) -> str:
+    """AG-UI text messages are per text part: one assistant message may hold several."""
+    return f"{message_id}:{part}"
+
+
+def step_name(index: int) -> str:
+    return f"model step {index + 1}"
+
+
+class AGUIEmitter:
+    """Listens to one runtime's thread events; emits AG-UI events to its listeners.
+
+    ``read_thread`` and ``read_state`` give the runtime's thread (exact) and
+    shared state, read for the snapshots.
+    """
+
+    def __init__(
+        self,
+        thread_id: str,
+        read_thread: Callable[[], Thread],
+        read_state: Callable[[], dict[str, Any]],
+    ) -> None:
+        self.thread_id = thread_id
+        self._read_thread = read_thread
+        self._read_state = read_state
+        self._listeners: list[AGUIListener] = []
+        self._run_id: str | None = None
+        self._message_id: str | None = None
+        """The run's assistant message."""
+        self._open_text: tuple[str, str] | None = None
+        """(AG-UI message id, kind) of the text/reasoning part streaming now."""
+        self._last_text: str | None = None
+        """The step's last text message: the parent its tool calls name."""
+        self._calls: dict[int, str] = {}
+        """Part index -> call id of the calls streamed in this run."""
+        self._open_calls: list[str] = []
+        self._step: int | None = None
+        """The index of the open model step."""
+        self._steps_seen = 0
+        self._answered: set[str] = set()
+        """Calls whose result the stream (or its snapshot) already carried."""
+        self._state: Any = None
+
+    # --- listeners --------------------------------------------------------------
+
+    def subscribe(self, listener: AGUIListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def events(self) -> AsyncIterator[BaseEvent]:
+        """Every AG-UI event from now on; ends after a RUN_ERROR (the stream's end)."""
+        queue: asyncio.Queue[BaseEvent] = asyncio.Queue()
+        unsubscribe = self.subscribe(queue.put_nowait)
+        try:
+            while True:
+                event = await queue.get()
+                yield event
+                if event.type == EventType.RUN_ERROR:
+                    return
+        finally:
+            unsubscribe()
+
+    def _emit(self, event: BaseEvent) -> None:
+        listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(event)
+            except Exception:  # a broken listener must not break the run
+                logger.exception("AG-UI listener failed")
+        if event.type == EventType.RUN_ERROR:  # nothing follows RUN_ERROR in a stream
+            for listener in listeners:  # one subscription each: a listener may subscribe again
+                with contextlib.suppress(ValueError):
+                    self._listeners.remove(listener)
+
+    # --- thread events in -------------------------------------------------------
+
+    def __call__(self, event: ThreadEvent) -> None:
+        if isinstance(event, MessagePatched):
+            if self._run_id is not None and event.message_id == self._message_id:
+                message = event.message
+                if message is not None:
+                    self._patched(message, event.ops)
+        elif isinstance(event, MessageReplaced):
+            if self._run_id is not None:
+                self._replaced(event.message)
+        elif isinstance(event, RunStarted):
+            self._run_started(event.run_id, event.message)
+        elif isinstance(event, RunEnded):
+            if event.run_id == self._run_id:
+                self._run_ended(event.message)
+        elif isinstance(event, StateChanged):
+            if self._run_id is not None:
+                self._state_changed()
+        elif isinstance(event, AgentCustomEvent) and self._run_id is not None:
+            self._emit(CustomEvent(name=event.name, value=event.value))
+
+    # --- a run ----------------------------------------------------------------
+
+    def _run_started(self, run_id: str, message: Message) -> None:
+        if not self._listeners:
+            return
+        self._run_id, self._message_id = run_id, message.id
+        self._open_text = self._last_text = self._step = None
+        self._calls, self._open_calls = {}, []
+        thread = self._read_thread()
+        self._steps_seen = len(message.metadata.get("steps") or ())
+        self._answered = {
+            p.tool_call_id for m in thread.messages for p in m.tool_calls if p.has_result
+        }
+        self._emit(RunStartedEvent(thread_id=self.thread_id, run_id=run_id))
+        past = [m for m in thread.messages if m.parts]
+        self._emit(MessagesSnapshotEvent(messages=to_agui_messages(past)))
+        self._state = self._snapshot(thread)
+        self._emit(StateSnapshotEvent(snapshot=self._state))
+
+    def _patched(self, message: Message, ops: list[Any]) -> None:
+        steps = message.metadata.get("steps")
+        if steps is not None and len(steps) > self._steps_seen:
+            self._start_step(len(steps) - 1)
+        for op in ops:
+            name = op["op"]
+            if name == "add_part":
+                self._close_text()
+                value = op["value"]
+                if value["type"] == "tool-call":
+                    self._start_call(op["part"], value)
+                else:
+                    self._start_text(part_message_id(message.id, op["part"]), value["type"])
+                    self._content(value.get("text") or "")
+            elif name == "append":
+                if op["field"] == "text":
+                    self._content(op["value"])
+                elif op["field"] == "args_text":
+                    call = self._calls.get(op["part"])
+                    if call is not None and call in self._open_calls:
+                        self._emit(ToolCallArgsEvent(tool_call_id=call, delta=op["value"]))
+
+    def _replaced(self, message: Message) -> None:
+        if message.id == self._message_id:
+            steps = message.metadata.get("steps") or ()
+            if len(steps) > self._steps_seen:  # a step that streamed nothing
+                self._start_step(len(steps) - 1)
+            if self._step is not None and steps and steps[-1].get("end") is not None:
+                self._finish_step()
+        self._results(message)
+        self._state_changed()
+
+    def _run_ended(self, message: Message) -> None:
+        self._replaced(message)
+        self._finish_step()  # a cancelled step: its open text and calls close too
+        self._results(message)  # the cancelled calls' answers, now that they are closed
+        run_id, self._run_id, self._message_id = self._run_id, None, None
+        assert run_id is not None
+        status = message.status
+        if isinstance(status, Incomplete) and status.reason != "cancelled":
+            self._emit(RunErrorEvent(message=status.error or status.reason, code=status.reason))
+            return
+        outcome: Any
+        if isinstance(status, Incomplete):
+            outcome = RunFinishedCancelledOutcome()
+        elif isinstance(status, Complete):
+            outcome = RunFinishedSuccessOutcome()
+        else:  # requires action: the user must approve or answer calls
+            outcome = RunFinishedInterruptOutcome(
+                interrupts=[
+                    Interrupt(
+                        id=p.tool_call_id,
+                        reason="approval" if p.approval is not None else "human-input",
+                        tool_call_id=p.tool_call_id,
+                    )
+                    for p in message.tool_calls
+                    if not p.has_result
+                ]
+            )
+        self._emit(
+            RunFinishedEvent(
+                thread_id=self.thread_id, run_id=run_id, result=message.text, outcome=outcome
+            )
+        )
+
+    # --- pieces -----------------------------------------------------------------
+
+    def _start_step(self, index: int) -> None:
+        self._finish_step()
+        self._steps_seen = index + 1
+        self._step = index
+        self._last_text = None
+        self._emit(StepStartedEvent(step_name=step_name(index)))
+
+    def _finish_step(self) -> None:
+        self._close_text()
+        for call in self._open_calls:
+            self._emit(ToolCallEndEvent(tool_call_id=call))
+        self._open_calls = []
+        if self._step is not None:
+            self._emit(StepFinishedEvent(step_name=step_name(self._step)))
+            self._step = None
+
+    def _start_call(self, index: int, value: dict[str, Any]) -> None:
+        call = value["tool_call_id"]
+        self._calls[index] = call
+        self._open_calls.append(call)
+        self._emit(
+            ToolCallStartEvent(
+                tool_call_id=call,
+                tool_call_name=value.get("tool_name") or "",
+                parent_message_id=self._last_text,
+            )
+        )
+        if value.get("args_text"):
+            self._emit(ToolCallArgsEvent(tool_call_id=call, delta=value["args_text"]))
+
+    def _start_text(self, mid: str, kind: str) -> None:
+        self._open_text = (mid, kind)
+        if kind == "reasoning":
+            self._emit(ReasoningMessageStartEvent(message_id=mid, role="reasoning"))
+        else:
+            self._last_text = mid
+            self._emit(TextMessageStartEvent(message_id=mid, role="assistant"))
+
+    def _content(self, delta: str) -> None:
+        if self._open_text is None or not delta:
+            return
+        mid, kind = self._open_text
+        if kind == "reasoning":
+            self._emit(ReasoningMessageContentEvent(message_id=mid, delta=delta))
+        else:
+            self._emit(TextMessageContentEvent(message_id=mid, delta=delta))
+
+    def _close_text(self) -> None:
+        if self._open_text is None:
+            return
+        mid, kind = self._open_text
+        self._open_text = None
+        if kind == "reasoning":
+            self._emit(ReasoningMessageEndEvent(message_id=mid))
+        else:
+            self._emit(TextMessageEndEvent(message_id=mid))
+
+    def _results(self, message: Message) -> None:
+        for part in message.tool_calls:
+            call = part.tool_call_id
+            if not part.has_result or call in self._answered or call in self._open_calls:
+                continue
+            self._answered.add(call)
+            self._emit(
+                ToolCallResultEvent(
+                    message_id=result_message_id(call),
+                    tool_call_id=call,
+                    content=tool_result_content(part),
+                    role="tool",
+                )
+            )
+
+    def _state_changed(self) -> None:
+        state = self._snapshot(self._read_thread())
+        if state != self._state:
+            self._state = state
+            self._emit(StateSnapshotEvent(snapshot=state))
+
+    def _snapshot(self, thread: Thread) -> dict[str, Any]:
+        """The run's state: the shared state and the shown components' user states."""
+        components = {
+            p.tool_call_id: p.component_state
+            for m in thread.messages
+            for p in m.tool_calls
+            if isinstance(p, ToolCallPart) and p.component_state is not None
+        }
+        return {"shared": dict(self._read_state()), "components": components}

@@ -1,0 +1,48 @@
+"""The agent protocol: a step source that runs its own loop (``gu.AGUIAgent``).
+
+A model answers one request in the history's chat format; an external
+agent is handed the thread itself (it keeps its own prompt and tools), the
+chat's tools to call in the kernel, and the shared state. It streams the same
+deltas a model does, so its reply fills the message (and the widget) through
+the run loop's one accumulator. Calls it ran itself (server-side tools) come
+back answered in ``server_results``: the tool phase leaves those alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..messages import Message
+from .base import ModelDelta
+
+
+@dataclass
+class AgentRequest:
+    thread_id: str
+    messages: list[Message]
+    """The thread so far, ending with the reply being built."""
+    tools: list[dict[str, Any]]
+    """The chat's tools (OpenAI function schemas), run in the kernel when called."""
+    state: dict[str, Any]
+    """The shared state the run starts from."""
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    status: Callable[[str], None] = field(default=lambda text: None)
+    set_state: Callable[[dict[str, Any]], None] = field(default=lambda state: None)
+    """Replace the shared state (the agent sent a snapshot or a delta)."""
+    custom: Callable[[str, Any], None] = field(default=lambda name, value: None)
+    """Hand an application-defined event to the thread listeners."""
+    server_results: dict[int, tuple[Any, bool]] = field(default_factory=dict)
+    """Filled by the agent: (result, is_error) of the calls it ran itself, by
+    the ``ToolCallDelta.index`` it streamed them with."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with a name and a ``run(request)`` stream of model deltas."""
+
+    name: str
+
+    def run(self, request: AgentRequest) -> AsyncIterator[ModelDelta]: ...

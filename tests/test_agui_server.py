@@ -1,0 +1,120 @@
+"""``Runtime.ag_ui_app()`` driven as an AG-UI client would, over HTTP (httpx's
+ASGI transport), its events parsed with the protocol's own types.
+
+Faults tried: a body that is no RunAgentInput; an input with nothing to run;
+a human tool's answer sent back by the client resuming the waiting run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+from ag_ui.core import (
+    EventType,
+    RunAgentInput,
+    ToolMessage,
+    UserMessage,
+)
+from pydantic import TypeAdapter
+
+import ipygenui as gu
+from ipygenui._agui.sequence import check_sequence
+from runtime_helpers import call
+
+
+def parse_sse(body: str) -> list[Any]:
+    from ag_ui.core import Event
+
+    adapter = TypeAdapter(Event)
+    return [
+        adapter.validate_json(line[len("data: ") :])
+        for line in body.splitlines()
+        if line.startswith("data: ")
+    ]
+
+
+def run_input(*messages: Any, thread_id: str = "t1") -> dict[str, Any]:
+    data = RunAgentInput(
+        thread_id=thread_id, run_id="client-run", messages=list(messages), tools=[], context=[]
+    )
+    return data.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def post(app: Any, body: Any) -> httpx.Response:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://agui.test") as client:
+        return await client.post("/", json=body, headers={"accept": "text/event-stream"})
+
+
+@gu.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@gu.tool(human=True)
+def ask(question: str) -> str:
+    """Ask the user."""
+    raise AssertionError("never runs")
+
+
+async def test_a_client_runs_the_runtime_and_reads_a_valid_stream() -> None:
+    model = gu.ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
+    rt = gu.Runtime(model=model, tools=[add])
+    response = await post(rt.ag_ui_app(), run_input(UserMessage(id="u1", content="2+3?")))
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = parse_sse(response.text)
+    check_sequence(events)
+    assert events[0].type == EventType.RUN_STARTED and events[-1].type == EventType.RUN_FINISHED
+    text = "".join(e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT)
+    assert text == "It is 5."
+    results = [e for e in events if e.type == EventType.TOOL_CALL_RESULT]
+    assert [(r.tool_call_id, json.loads(r.content)) for r in results] == [("a1", 5)]
+    assert rt.thread.messages[0].text == "2+3?"
+
+
+async def test_a_clients_tool_answer_resumes_the_waiting_run() -> None:
+    model = gu.ScriptedModel([call("ask", {"question": "colour?"}, id="h1"), "Blue it is."])
+    rt = gu.Runtime(model=model, tools=[ask])
+    app = rt.ag_ui_app()
+    first = parse_sse((await post(app, run_input(UserMessage(id="u1", content="pick")))).text)
+    assert first[-1].outcome.type == "interrupt"
+    assert first[-1].outcome.interrupts[0].tool_call_id == "h1"
+    answer = ToolMessage(id="r1", tool_call_id="h1", content="blue")
+    second = parse_sse((await post(app, run_input(answer))).text)
+    check_sequence(second)
+    assert second[-1].type == EventType.RUN_FINISHED and second[-1].outcome.type == "success"
+    assert rt.thread.messages[-1].tool_calls[0].result == "blue"
+    assert rt.thread.messages[-1].text == "Blue it is."
+
+
+async def test_bad_inputs_get_readable_http_errors() -> None:
+    rt = gu.Runtime(model=gu.ScriptedModel(["hi"]))
+    app = rt.ag_ui_app()
+    bad = await post(app, {"hello": "world"})
+    assert bad.status_code == 422 and "not a RunAgentInput" in bad.json()["error"]
+    empty = await post(app, run_input())
+    assert empty.status_code == 400 and "nothing to run" in empty.json()["error"]
+    assert rt.thread.messages == []
+
+
+async def test_served_from_another_thread_the_runtime_runs_on_its_own_loop() -> None:
+    """uvicorn in a background thread (as in a notebook), the runtime on this loop."""
+    from agui_agents import serve
+
+    model = gu.ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
+    rt = gu.Runtime(model=model, tools=[add])
+    seen_on: list[Any] = []
+    rt.subscribe(lambda e: seen_on.append(asyncio.get_running_loop()))
+    with serve(rt.ag_ui_app()) as url:
+        async with httpx.AsyncClient(timeout=30) as client:
+            body = run_input(UserMessage(id="u1", content="2+3?"))
+            response = await client.post(url, json=body)
+    events = parse_sse(response.text)
+    check_sequence(events)
+    assert events[-1].type == EventType.RUN_FINISHED
+    assert rt.thread.messages[-1].text == "It is 5."
+    assert set(seen_on) == {asyncio.get_running_loop()}
