@@ -49,11 +49,14 @@ _EXPORTS: dict[str, str] = {
     "Chart": "components",
     "Image": "components",
     "Form": "components",
+    "python_tool": "code_tool",
+    "AttachmentPart": "messages",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
 __all__ = [
     "Approval",
+    "AttachmentPart",
     "Chart",
     "Chat",
     "Component",
@@ -88,6 +91,7 @@ __all__ = [
     "Usage",
     "__version__",
     "component",
+    "python_tool",
     "should_continue",
     "tool",
 ]
@@ -122,6 +126,7 @@ if TYPE_CHECKING:  # static checkers see the real names
     )
     from .messages import (
         Approval,
+        AttachmentPart,
         Message,
         ReasoningPart,
         TextPart,
@@ -134,6 +139,7 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.openai import OpenAIModel
     from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
     from .persistence import PersistenceConflictError, ThreadFileError
+    from .code_tool import python_tool
     from .runtime import DecisionError, Run, Runtime
     from .tools import Tool, ToolArgumentsError, ToolDefinitionError, tool
     from .widget.chat import Chat
