@@ -49,6 +49,9 @@ _EXPORTS: dict[str, str] = {
     "Chart": "components",
     "Image": "components",
     "Form": "components",
+    "DataStore": "data",
+    "UnknownReference": "data",
+    "summarize": "data",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
@@ -57,6 +60,7 @@ __all__ = [
     "Chart",
     "Chat",
     "Component",
+    "DataStore",
     "DecisionError",
     "DemoModel",
     "Form",
@@ -85,10 +89,12 @@ __all__ = [
     "ToolArgumentsError",
     "ToolCallPart",
     "ToolDefinitionError",
+    "UnknownReference",
     "Usage",
     "__version__",
     "component",
     "should_continue",
+    "summarize",
     "tool",
 ]
 
@@ -120,6 +126,7 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
+    from .data import DataStore, UnknownReference, summarize
     from .messages import (
         Approval,
         Message,
