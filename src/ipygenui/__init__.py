@@ -51,6 +51,9 @@ _EXPORTS: dict[str, str] = {
     "Form": "components",
     "python_tool": "code_tool",
     "AttachmentPart": "messages",
+    "DataStore": "data",
+    "UnknownReference": "data",
+    "summarize": "data",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
@@ -60,6 +63,7 @@ __all__ = [
     "Chart",
     "Chat",
     "Component",
+    "DataStore",
     "DecisionError",
     "DemoModel",
     "Form",
@@ -88,11 +92,13 @@ __all__ = [
     "ToolArgumentsError",
     "ToolCallPart",
     "ToolDefinitionError",
+    "UnknownReference",
     "Usage",
     "__version__",
     "component",
     "python_tool",
     "should_continue",
+    "summarize",
     "tool",
 ]
 
@@ -124,6 +130,7 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
+    from .data import DataStore, UnknownReference, summarize
     from .messages import (
         Approval,
         AttachmentPart,

@@ -10,7 +10,7 @@ import time
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
 def new_id(prefix: str) -> str:
@@ -91,6 +91,18 @@ class ToolCallPart(_Model):
     """For a UI tool (``show_component_<Name>``): the component's name."""
     component_state: dict[str, Any] | None = None
     """For an interactable component: its state as the user left it."""
+    _value: Any = PrivateAttr(default=None)
+
+    @property
+    def value(self) -> Any:
+        """The object the tool returned (a DataFrame, a figure, ...), kernel-side
+        only: never serialized, so a loaded thread has ``result`` (the JSON the
+        model read, a summary for such objects) and ``value`` None."""
+        return self._value
+
+    @value.setter
+    def value(self, obj: Any) -> None:
+        self._value = obj
 
 
 class AttachmentPart(_Model):

@@ -59,6 +59,7 @@ from .agui import AGUIListener
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
+from .data import DataStore
 from .events import RunPhase, SaveStatusChanged, SuggestionsChanged, ThreadListener
 from .messages import (
     Complete,
@@ -263,6 +264,8 @@ class Runtime:
                 distrust_loaded(loaded, self._tools, restore_approvals)
                 thread = loaded
         self._thread: Thread = thread if thread is not None else Thread()
+        self.data: DataStore = DataStore()
+        """Every named object the conversation can reference (tool results kept by reference)."""
         self._events = RunEvents(self._thread.id)
         self._run_loop = RunLoop(
             self,
