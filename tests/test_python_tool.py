@@ -26,7 +26,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.code_tool import run_code
-from tests.runtime_helpers import call, tool_messages
+from runtime_helpers import call, tool_messages
 
 
 def _script(code: str) -> gu.ScriptedModel:
@@ -65,8 +65,8 @@ async def test_waits_for_approval_then_defines_a_variable_in_the_shell(shell: An
     shell.run_cell("check = answer * 2")  # the next cell sees it
     assert shell.user_ns["check"] == 84
     result = final.tool_calls[0].result
-    assert result["value"] == {"type": "int", "value": 42}
-    assert result["names"]["answer"] == {"type": "int", "value": 42}
+    assert result["value"]["repr"] == "42"
+    assert result["names"]["answer"]["ref"] == "answer"  # the name is the reference
 
 
 async def test_edited_code_runs_instead_of_the_models() -> None:
@@ -127,7 +127,8 @@ def test_new_dataframe_is_summarized_by_name() -> None:
     result2 = run_code("unchanged", namespace, max_output_chars=100)
     summary = result["names"]["big"]
     assert summary["shape"] == [10_000, 1]
-    assert len(summary["head"]) <= 5
+    assert summary["ref"] == "big"
+    assert len(summary["sample"]) <= 5
     assert "names" not in result2  # nothing rebound the second time
     assert namespace_after.keys() == namespace.keys()
 

@@ -36,7 +36,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, Field
 
-from ._internal.summary import describe
+from .data import summarize
 from .tools import ApprovalRule, Tool
 
 __all__ = ["DEFAULT_MAX_OUTPUT_CHARS", "python_tool"]
@@ -46,6 +46,12 @@ DEFAULT_MAX_OUTPUT_CHARS = 10_000
 
 MAX_FIGURES = 4
 """Figures one run returns as images; later ones are only counted."""
+
+SUMMARY_CHARS = 2_000
+"""Characters of the summary of one value or name (the model reads a sketch, not the data)."""
+
+MAX_NAMES = 10
+"""Names the result summarizes; more are counted."""
 
 _FILENAME_PREFIX = "<run_python-"
 
@@ -131,7 +137,7 @@ def run_code(
                 result["error"] = _error_report(exc, filename)
             else:
                 if has_value and value is not None:
-                    result["value"] = describe(value)
+                    result["value"] = summarize(value, budget=SUMMARY_CHARS)
         figures = _take_new_figures(figures_before)
         changed = [
             k
@@ -144,7 +150,11 @@ def run_code(
     if figures:
         result["figures"] = figures
     if changed:
-        result["names"] = {k: describe(namespace[k]) for k in changed}
+        result["names"] = {
+            k: summarize(namespace[k], ref=k, budget=SUMMARY_CHARS) for k in changed[:MAX_NAMES]
+        }
+        if len(changed) > MAX_NAMES:
+            result["names_omitted"] = len(changed) - MAX_NAMES
     if not result:
         result["stdout"] = ""
     return result
@@ -210,14 +220,18 @@ def _take_new_figures(before: set[int]) -> list[dict[str, Any]]:
     return out
 
 
+def figure_bytes(figure: Any) -> bytes:
+    """A matplotlib figure as PNG bytes (``savefig`` draws PNG with Agg, also
+    for a GUI backend's figure, so it works off the main thread)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
 def figure_png(figure: Any) -> dict[str, Any]:
     """A matplotlib figure as ``{"image": data URL, "width", "height"}``."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    buffer = io.BytesIO()
-    FigureCanvasAgg(figure).print_png(buffer)  # no GUI backend: safe off the main thread
     width, height = (int(v) for v in figure.get_size_inches() * figure.dpi)
-    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
+    encoded = base64.b64encode(figure_bytes(figure)).decode("ascii")
     return {"image": f"data:image/png;base64,{encoded}", "width": width, "height": height}
 
 

@@ -56,6 +56,7 @@ from ._loop.suggestions import ask_for_suggestions
 from ._loop.tool_choice import resolve_tool_choice
 from ._loop.tool_runner import MAX_IDENTICAL_CALLS
 from .agui import AGUIListener
+from .attachments import make_attachment_parts
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
@@ -65,6 +66,7 @@ from .messages import (
     Complete,
     Incomplete,
     Message,
+    Part,
     RequiresAction,
     Running,
     TextPart,
@@ -373,21 +375,30 @@ class Runtime:
 
     # --- starting runs ------------------------------------------------------
 
-    def send(self, text: str) -> Run:
+    def send(self, text: str, attachments: Sequence[Any] | None = None) -> Run:
         """Add a user message and start a run answering it.
+
+        ``attachments``: DataFrames (the model reads a summary; the object is
+        kept in ``data``), images (PNG/JPEG bytes, PIL images, matplotlib
+        figures, image files: sent as image content parts), CSV files (loaded
+        as DataFrames) and text files (inlined up to a budget); see
+        ``ipygenui.attachments``. An unsupported one raises before anything
+        is sent.
 
         With no event loop running (a plain script) the text is kept at once
         and the run starts when the returned Run is awaited:
         ``asyncio.run(rt.send("hi"))``.
         """
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("send() needs a non-empty text")
+        if not isinstance(text, str) or not (text.strip() or attachments):
+            raise ValueError("send() needs a non-empty text (or attachments)")
         text = clean_text(text)  # a lone surrogate would make the thread unsavable
+        attached = make_attachment_parts(attachments, self.data) if attachments else []
         self._stop_suggestions()
         if self.running or self._pending is not None:
             self.cancel()
         self._end_waiting("The user sent a new message.")
-        self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
+        parts: list[Part] = [TextPart(text=text), *attached] if text else [*attached]
+        self._add(Message(role="user", parts=parts, metadata=self._state_report()))
         message = Message(role="assistant", status=Running())
         run = self._launch(message, functools.partial(self._add_reply, message))
         self._autosave()

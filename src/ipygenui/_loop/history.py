@@ -14,17 +14,22 @@ Rules that keep a request valid whatever state the thread is in:
   saying how much was left out (the thread keeps the whole result);
 - component state the user changed rides on the user message sent after
   it, as ``<component_state>`` blocks after the text (the system prompt
-  tells the model to read them and never write them).
+  tells the model to read them and never write them);
+- a user message's attachments: text and data summaries as ``<attachment>``
+  blocks after the text, images as image content parts (the content becomes
+  a list of parts only when there is an image, so text-only servers are
+  never sent one).
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..messages import Message, ReasoningPart, TextPart, Thread, ToolCallPart
+from ..messages import AttachmentPart, Message, ReasoningPart, TextPart, Thread, ToolCallPart
 
 UNANSWERED = "This tool call has no result: it was interrupted before it ran."
 
@@ -164,8 +169,41 @@ def to_openai_messages(
         if message.role == "assistant":
             out.extend(assistant_messages(message, max_result_chars=max_result_chars))
         else:
-            out.append({"role": message.role, "content": _content_with_state(message)})
+            out.append({"role": message.role, "content": user_content(message)})
     return out
+
+
+def user_content(message: Message) -> str | list[dict[str, Any]]:
+    """A user message's content: its text, component states and attachments."""
+    text = _content_with_state(message)
+    attachments = message.attachments
+    if not attachments:
+        return text
+    blocks = [text] if text else []
+    images: list[dict[str, Any]] = []
+    for part in attachments:
+        if part.kind == "image" and part.data is not None:
+            encoded = base64.b64encode(part.data).decode("ascii")
+            url = f"data:{part.mime};base64,{encoded}"
+            images.append({"type": "image_url", "image_url": {"url": url}})
+            blocks.append(_attachment_block(part, "The image follows this text."))
+        elif part.kind == "image":
+            blocks.append(_attachment_block(part, "This image is no longer available."))
+        else:
+            blocks.append(_attachment_block(part, part.text or ""))
+    joined = "\n\n".join(blocks)
+    if not images:
+        return joined
+    return [{"type": "text", "text": joined}, *images]
+
+
+def _attachment_block(part: AttachmentPart, body: str) -> str:
+    ref = f' ref="{html.escape(part.ref)}"' if part.ref else ""
+    notice = f"\n[{part.notice}]" if part.notice else ""
+    return (
+        f'<attachment name="{html.escape(part.name)}" kind="{part.kind}"{ref}>'
+        f"{body}{notice}</attachment>"
+    )
 
 
 def _content_with_state(message: Message) -> str:

@@ -23,7 +23,7 @@ import logging
 import os
 import pathlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import anywidget
@@ -199,19 +199,26 @@ class Chat(anywidget.AnyWidget):
         return self._runtime.thread
 
     @overload
-    def send(self, text: str) -> Run: ...
+    def send(self, text: str, attachments: Sequence[Any] | None = None) -> Run: ...
     @overload
     def send(self, content: dict[str, Any], /, buffers: list[Any] | None = None) -> None: ...
-    def send(self, text: str | dict[str, Any], buffers: list[Any] | None = None) -> Run | None:
-        """:meth:`Runtime.send`: start a run answering ``text``; ``await`` the
-        Run for its final message. A dict is ipywidgets' ``send(content,
-        buffers)``: a custom message to the frontend (returns None)."""
+    def send(
+        self,
+        text: str | dict[str, Any],
+        attachments: Sequence[Any] | None = None,
+        buffers: list[Any] | None = None,
+    ) -> Run | None:
+        """:meth:`Runtime.send`: start a run answering ``text`` (with
+        ``attachments``); ``await`` the Run for its final message. A dict is
+        ipywidgets' ``send(content, buffers)``: a custom message to the
+        frontend (returns None)."""
         if isinstance(text, dict):
-            super().send(text, buffers)
+            # ipywidgets passes buffers by position: they arrive as ``attachments``
+            super().send(text, buffers if buffers is not None else attachments)
             return None
         if buffers is not None:
             raise TypeError("buffers go with a dict (a custom message to the frontend), not text")
-        return self._runtime.send(text)
+        return self._runtime.send(text, attachments)
 
     approve = _FromRuntime(Runtime.approve)
     reject = _FromRuntime(Runtime.reject)
