@@ -18,11 +18,22 @@
 
 // --- browser -> kernel ---------------------------------------------------------
 
+/** Largest file the composer attaches (the kernel's MAX_UPLOAD_BYTES). */
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
+/** Attachments of one message (the kernel's MAX_ATTACHMENTS). */
+export const MAX_ATTACHMENTS = 10;
+
 export const toKernel = Object.freeze({
   /** Ask for the live state (a view opened, maybe mid-stream). */
   hello: () => ({ type: "hello" }),
-  /** The composer's text; `ref` tags it so only this view's answer clears the box. */
-  send: (text, ref) => ({ type: "send", text, ref }),
+  /**
+   * The composer's text; `ref` tags it so only this view's answer clears the box.
+   * `attachments`: `{kind: "file", name, mime, size, buffer}` (the file's bytes
+   * are the message's binary buffer number `buffer`) or `{kind: "data", name}`.
+   */
+  send: (text, ref, attachments) =>
+    attachments?.length ? { type: "send", text, ref, attachments } : { type: "send", text, ref },
   suggestion: (text) => ({ type: "suggestion", text }),
   /** `args`: the arguments as the user edited them, null when unchanged. */
   approve: (toolCallId, args) => ({ type: "approve", tool_call_id: toolCallId, args }),

@@ -58,6 +58,14 @@ function pretty(value) {
   }
 }
 
+const FIGURE_URL = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/=]+$/;
+
+/** Images a result carries as `figures: [{image: "data:image/png;base64,..."}]` (run_python's). */
+export function resultFigures(result) {
+  const list = result && typeof result === "object" && Array.isArray(result.figures) ? result.figures : [];
+  return list.map((f) => f?.image).filter((src) => typeof src === "string" && FIGURE_URL.test(src));
+}
+
 /**
  * @param {{send: (msg:any) => void, notify: (text:string) => void, isHuman: (name:string) => boolean,
  *          components?: ReturnType<typeof import("./components/slot.js").createComponentContext>,
@@ -77,11 +85,13 @@ export function createToolCard(ctx) {
     resultPre,
   );
   const controls = h("div.gu-tool-controls");
+  const figures = h("div.gu-tool-figures", { hidden: true });
   const el = h(
     "div.gu-tool-call",
     {},
     h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status),
     controls,
+    figures,
     details,
   );
   const component = componentHook(ctx.components, el, controls);
@@ -108,7 +118,11 @@ export function createToolCard(ctx) {
       }
       if (part.has_result && part.result !== lastResult) {
         lastResult = part.result;
-        resultPre.textContent = `${part.is_error ? "Error" : "Result"}: ${pretty(part.result)}`;
+        const images = resultFigures(part.result);
+        figures.replaceChildren(...images.map((src) => h("img.gu-tool-figure", { src, alt: "Figure" })));
+        show(figures, images.length > 0);
+        const shown = images.length ? { ...part.result, figures: `${images.length} shown above` } : part.result;
+        resultPre.textContent = `${part.is_error ? "Error" : "Result"}: ${pretty(shown)}`;
       }
       show(resultPre, !!part.has_result);
 

@@ -26,10 +26,13 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..messages import AttachmentPart, Message, ReasoningPart, TextPart, Thread, ToolCallPart
+
+_DATA_URL = re.compile(r"data:image/[\w.+-]+;base64,[A-Za-z0-9+/=]*")
 
 UNANSWERED = "This tool call has no result: it was interrupted before it ran."
 
@@ -86,6 +89,8 @@ def tool_result_content(part: ToolCallPart, max_chars: int | None = None) -> str
         return json.dumps({"error": UNANSWERED})
     result: Any = part.result
     text = result if isinstance(result, str) else json.dumps(result, default=repr)
+    if "data:image/" in text:  # a figure is for the user's eyes: base64 tells the model nothing
+        text = _DATA_URL.sub("[image shown to the user]", text)
     return within_budget(text, max_chars)
 
 

@@ -25,8 +25,17 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
+from ..attachments import FileAttachment
 from .._internal.patch_ops import (
     AddPartOp,
     AppendOp,
@@ -41,8 +50,10 @@ from ..messages import Message, ToolCallPart
 from ..ui_tools import component_id, component_name_of, target_of_update
 
 __all__ = [
+    "MAX_ATTACHMENTS",
     "MAX_REF",
     "MAX_TEXT",
+    "MAX_UPLOAD_BYTES",
     "STANDARD_PARAM_NAMES",
     "AcceptedMessage",
     "AddPartOp",
@@ -53,7 +64,9 @@ __all__ = [
     "ClientMessage",
     "ComponentOutputMessage",
     "ComponentStateMsg",
+    "DataPick",
     "ErrorMessage",
+    "FileUpload",
     "FrameMessage",
     "HelloMsg",
     "Patch",
@@ -69,6 +82,7 @@ __all__ = [
     "SuggestionMsg",
     "ToolCallNames",
     "ToolResultMsg",
+    "Upload",
     "accepted_message",
     "add_part_op",
     "append_op",
@@ -80,6 +94,7 @@ __all__ = [
     "parse_client_message",
     "set_op",
     "snapshot_message",
+    "uploads_for_runtime",
     "tool_call_names",
 ]
 
@@ -87,6 +102,13 @@ MAX_TEXT = 1_000_000
 """Longest message text accepted from the browser (characters): about 250,000
 tokens, beyond the context of the models we know, so a longer paste is a
 mistake, refused with a clear error (the view keeps the text in the box)."""
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+"""Largest file the browser may attach (``js/src/protocol.js`` checks it first,
+so the user reads why before the bytes travel)."""
+
+MAX_ATTACHMENTS = 10
+"""Attachments of one message sent from the browser."""
 
 MAX_REF = 64
 """Longest ``ref`` a view may tag a send with (it is echoed back)."""
@@ -103,12 +125,40 @@ class _Msg(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class FileUpload(_Msg):
+    """A file the user attached in the browser: its bytes are the message's
+    binary buffer number ``buffer`` (the comm carries them unencoded)."""
+
+    kind: Literal["file"]
+    name: Annotated[str, Field(min_length=1, max_length=255)]
+    mime: Annotated[str, Field(max_length=255)] = ""
+    size: Annotated[int, Field(ge=0, le=MAX_UPLOAD_BYTES)]
+    buffer: Annotated[int, Field(ge=0, lt=MAX_ATTACHMENTS)]
+
+
+class DataPick(_Msg):
+    """An object of the chat's data the user picked in the ``@`` menu."""
+
+    kind: Literal["data"]
+    name: Annotated[str, Field(min_length=1, max_length=255)]
+
+
+Upload = Annotated[FileUpload | DataPick, Field(discriminator="kind")]
+
+
 class SendMsg(_Msg):
     type: Literal["send"]
-    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+    text: Annotated[str, Field(max_length=MAX_TEXT)]
     ref: Ref | None = None
     """The view's tag for this send: the answer (``accepted`` or ``error``)
     carries it, so the view that sent it clears its box only once taken."""
+    attachments: Annotated[list[Upload], Field(max_length=MAX_ATTACHMENTS)] = []  # noqa: RUF012
+
+    @model_validator(mode="after")
+    def _something_to_send(self) -> SendMsg:
+        if not self.text.strip() and not self.attachments:
+            raise ValueError("a message needs text or an attachment")
+        return self
 
 
 class ApproveMsg(_Msg):
@@ -217,6 +267,27 @@ def parse_client_message(content: Any) -> ClientMessage:
             for err in exc.errors(include_url=False)[:3]
         )
         raise ProtocolError(f"invalid {kind!r} message: {problems}") from None
+
+
+def uploads_for_runtime(msg: SendMsg, buffers: list[Any]) -> list[Any]:
+    """The send's attachments as ``Runtime.send`` takes them: a file's bytes
+    from its buffer (checked against the size the browser announced), a data
+    pick as its name (``"@name"``: the chat resolves it in its data)."""
+    out: list[Any] = []
+    for item in msg.attachments:
+        if isinstance(item, DataPick):
+            out.append(item)
+            continue
+        if item.buffer >= len(buffers):
+            raise ProtocolError(f"the bytes of {item.name!r} did not arrive: attach it again")
+        data = bytes(buffers[item.buffer])
+        if len(data) != item.size or len(data) > MAX_UPLOAD_BYTES:
+            raise ProtocolError(
+                f"{item.name!r} arrived with {len(data):,} bytes, not the {item.size:,} announced "
+                f"(at most {MAX_UPLOAD_BYTES // 1_048_576} MB): attach it again"
+            )
+        out.append(FileAttachment(item.name, data, item.mime or None))
+    return out
 
 
 # --- kernel -> browser -------------------------------------------------------------
