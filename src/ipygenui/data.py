@@ -13,21 +13,36 @@ and with ``namespace=True`` the notebook's DataFrames, Series and arrays.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import itertools
 import json
 import math
 import re
+import threading
+import types
+import typing
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from .tools import to_jsonable
 
 __all__ = [
     "DEFAULT_CATALOGUE_CHARS",
     "DEFAULT_SUMMARY_CHARS",
+    "DataRef",
     "DataStore",
+    "RowWindows",
     "UnknownReference",
+    "current_data",
+    "data_ref_fields",
     "is_tabular",
+    "model_json",
     "summarize",
     "type_name",
+    "using_data",
 ]
 
 DEFAULT_SUMMARY_CHARS = 6_000
@@ -412,3 +427,201 @@ class DataStore(MutableMapping[str, Any]):
             entries.append(entry)
             used += size
         return entries
+
+
+def model_json(value: Any, store: DataStore, budget: int = DEFAULT_SUMMARY_CHARS) -> Any:
+    """A tool result as the model reads it: plain JSON stays as ``to_jsonable``
+    makes it; every object that is not JSON (the result itself or one inside a
+    container) is kept in ``store`` and replaced by its summary with its ``ref``."""
+    return to_jsonable(value, keep=lambda obj: summarize(obj, store.add(obj), budget))
+
+
+# --- references in props ----------------------------------------------------------
+
+
+class _DataRefMarker:
+    """Marks a props field whose string names an object in the data store."""
+
+    def __repr__(self) -> str:
+        return "DataRef"
+
+
+DataRef = Annotated[
+    str,
+    _DataRefMarker(),
+    Field(
+        description="A data reference (a tool result's `ref`, e.g. 'df_1') or a name from "
+        "the data catalogue; the notebook sends the data itself",
+        json_schema_extra={"x-data-ref": True},
+    ),
+]
+"""A props field type: the model passes a reference, the kernel resolves it."""
+
+
+def _holds_ref(annotation: Any) -> bool:
+    if typing.get_origin(annotation) is Annotated and any(
+        isinstance(m, _DataRefMarker) for m in typing.get_args(annotation)[1:]
+    ):
+        return True
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return any(_holds_ref(a) for a in typing.get_args(annotation))
+    return False
+
+
+def data_ref_fields(model: type[BaseModel]) -> list[str]:
+    """The fields of ``model`` typed ``DataRef`` (or ``DataRef | None``)."""
+    return [
+        name
+        for name, field in model.model_fields.items()
+        if any(isinstance(m, _DataRefMarker) for m in field.metadata)
+        or _holds_ref(field.annotation)
+    ]
+
+
+_CURRENT: contextvars.ContextVar[DataStore | None] = contextvars.ContextVar(
+    "ipygenui_data", default=None
+)
+
+
+def current_data() -> DataStore | None:
+    """The data store of the conversation whose tool or component runs now."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def using_data(store: DataStore | None) -> Iterator[None]:
+    """Within the block, ``current_data()`` is ``store`` (references resolve there)."""
+    token = _CURRENT.set(store)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+# --- rows for the browser ------------------------------------------------------------
+
+
+def _json_cell(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "ndim", 1) == 0:
+        try:
+            return _json_cell(item())
+        except (ValueError, TypeError):
+            pass
+    with contextlib.suppress(Exception):
+        if bool(value != value):  # NaT and friends are not equal to themselves
+            return None
+    iso = getattr(value, "isoformat", None)
+    return iso() if callable(iso) else str(value)
+
+
+def as_frame(obj: Any) -> Any:
+    """A pandas DataFrame for any tabular object (a polars frame, a Series, an array)."""
+    import pandas as pd
+
+    if isinstance(obj, pd.DataFrame):
+        return obj
+    if isinstance(obj, pd.Series):
+        return obj.to_frame(name=str(obj.name) if obj.name is not None else "value")
+    if _library(obj) == "polars":
+        if not is_tabular(obj):
+            obj = obj.to_frame()
+        return pd.DataFrame({c: obj.get_column(c).to_list() for c in obj.columns})
+    if is_array(obj):
+        return pd.DataFrame(obj if obj.ndim == 2 else obj.reshape(len(obj), -1))
+    raise TypeError(f"a {type_name(obj)} is not a table (give a DataFrame, a Series or an array)")
+
+
+def table_rows(frame: Any, positions: Any = None) -> tuple[list[str], list[dict[str, Any]]]:
+    """Column names and JSON rows of ``frame`` (at ``positions``, else all)."""
+    part = frame if positions is None else frame.iloc[positions]
+    columns = [str(c) for c in part.columns]
+    rows = [
+        {c: _json_cell(v) for c, v in zip(columns, record, strict=True)}
+        for record in part.itertuples(index=False, name=None)
+    ]
+    return columns, rows
+
+
+class RowWindows:
+    """Windows of a large table's rows, sorted in the kernel.
+
+    A sort order (a stable argsort of one column) is computed once per object
+    and column, then reused for every window, so scrolling a sorted table of a
+    million rows slices an array instead of sorting again.
+    """
+
+    MAX_WINDOW = 1_000
+
+    def __init__(self, cached: int = 8) -> None:
+        self._frames: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+        self._orders: OrderedDict[tuple[int, str, bool], Any] = OrderedDict()
+        self._cached = cached
+        self._lock = threading.Lock()  # windows are cut in worker threads
+
+    def frame(self, obj: Any) -> Any:
+        """``as_frame(obj)``, converted once per object."""
+        hit = self._frames.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            self._frames.move_to_end(id(obj))
+            return hit[1]
+        frame = as_frame(obj)
+        self._frames[id(obj)] = (obj, frame)  # holding obj keeps its id from being reused
+        while len(self._frames) > self._cached:
+            self._frames.popitem(last=False)
+        return frame
+
+    def window(
+        self,
+        obj: Any,
+        offset: int,
+        limit: int,
+        sort: str | None = None,
+        descending: bool = False,
+    ) -> dict[str, Any]:
+        """Rows ``offset`` to ``offset + limit`` of ``obj``, sorted by column ``sort``."""
+        with self._lock:
+            frame = self.frame(obj)
+            total = len(frame)
+            offset = max(0, min(offset, total))
+            stop = min(total, offset + max(0, min(limit, self.MAX_WINDOW)))
+            if sort is None:
+                positions: Any = slice(offset, stop)
+            else:
+                positions = self._order(frame, sort, descending)[offset:stop]
+        columns, rows = table_rows(frame, positions)
+        return {
+            "columns": columns,
+            "rows": rows,
+            "offset": offset,
+            "total_rows": total,
+            "sort": sort,
+            "descending": descending,
+        }
+
+    def _order(self, frame: Any, column: str, descending: bool) -> Any:
+        key = (id(frame), column, descending)
+        order = self._orders.get(key)
+        if order is not None:
+            self._orders.move_to_end(key)
+            return order
+        names = {str(c): c for c in frame.columns}
+        if column not in names:
+            raise KeyError(f"no column {column!r} (columns: {', '.join(names)})")
+        series = frame[names[column]].reset_index(drop=True)
+        try:
+            ordered = series.sort_values(
+                ascending=not descending, kind="stable", na_position="last"
+            )
+        except TypeError:  # mixed types: compare as text
+            ordered = series.astype(str).sort_values(ascending=not descending, kind="stable")
+        order = ordered.index.to_numpy()  # empty cells last both ways, as the browser sorts
+        self._orders[key] = order
+        while len(self._orders) > self._cached:
+            self._orders.popitem(last=False)
+        return order

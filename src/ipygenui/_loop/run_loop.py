@@ -77,7 +77,9 @@ class RunLoop:
         self._settings = settings
         self._own_tools = tools
         self._human_tools = [t.name for t in tools.values() if t.human]
-        self._tool_runner = ToolRunner(events, commit, trusted)
+        self._tool_runner = ToolRunner(
+            events, commit, trusted, data=lambda: getattr(settings, "data", None)
+        )
         self._events = events
         self._commit = commit
         self._tool_choice = tool_choice

@@ -65,6 +65,8 @@ __all__ = [
     "ComponentOutputMessage",
     "ComponentStateMsg",
     "DataPick",
+    "DataWindowMessage",
+    "DataWindowMsg",
     "ErrorMessage",
     "FileUpload",
     "FrameMessage",
@@ -87,6 +89,7 @@ __all__ = [
     "add_part_op",
     "append_op",
     "component_output_message",
+    "data_window_message",
     "error_message",
     "frame_message",
     "message_for_browser",
@@ -216,6 +219,24 @@ class ComponentStateMsg(_Msg):
     type: Literal["component_state"]
     tool_call_id: ToolCallId
     state: dict[str, JsonValue]
+
+
+MAX_WINDOW = 1_000
+"""Most rows one ``data_window`` request may ask for."""
+
+
+class DataWindowMsg(_Msg):
+    """A table showing kernel data asks for rows ``offset`` to ``offset + limit``,
+    sorted by column ``sort`` (kernel-side); ``request`` pairs the answer with
+    the question. The component bridge (``components.py``) answers it."""
+
+    type: Literal["data_window"]
+    tool_call_id: ToolCallId
+    request: int = Field(ge=0)
+    offset: int = Field(ge=0)
+    limit: int = Field(ge=1, le=MAX_WINDOW)
+    sort: str | None = Field(None, max_length=1_000)
+    descending: bool = False
 
 
 ClientMessage = Annotated[
@@ -349,8 +370,28 @@ class ComponentOutputMessage(TypedDict):
     output: dict[str, Any]
 
 
+class DataWindowMessage(TypedDict):
+    """The answer to a ``data_window`` request: the rows, or why there are none."""
+
+    type: Literal["data_window"]
+    tool_call_id: str
+    request: int
+    offset: int
+    total_rows: int
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    sort: str | None
+    descending: bool
+    error: NotRequired[str]
+
+
 ServerMessage = (
-    FrameMessage | SnapshotMessage | AcceptedMessage | ErrorMessage | ComponentOutputMessage
+    FrameMessage
+    | SnapshotMessage
+    | AcceptedMessage
+    | ErrorMessage
+    | ComponentOutputMessage
+    | DataWindowMessage
 )
 
 MAX_ERROR = 2000
@@ -386,6 +427,27 @@ def error_message(text: str, refused: Any = None) -> ErrorMessage:
 
 def component_output_message(output: dict[str, Any]) -> ComponentOutputMessage:
     return {"type": "component_output", "output": output}
+
+
+def data_window_message(
+    msg: DataWindowMsg, window: dict[str, Any] | None = None, error: str | None = None
+) -> DataWindowMessage:
+    """The answer to ``msg``: ``window`` (``data.RowWindows.window``) or ``error``."""
+    w = window or {}
+    answer: DataWindowMessage = {
+        "type": "data_window",
+        "tool_call_id": msg.tool_call_id,
+        "request": msg.request,
+        "offset": int(w.get("offset", msg.offset)),
+        "total_rows": int(w.get("total_rows", 0)),
+        "columns": list(w.get("columns", [])),
+        "rows": list(w.get("rows", [])),
+        "sort": w.get("sort", msg.sort),
+        "descending": bool(w.get("descending", msg.descending)),
+    }
+    if error is not None:
+        answer["error"] = error[:MAX_ERROR]
+    return answer
 
 
 # --- messages in their wire form ----------------------------------------------------
