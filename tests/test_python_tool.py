@@ -175,3 +175,18 @@ async def test_the_event_loop_runs_while_the_code_runs() -> None:
     namespace["gate"].set()
     await run
     assert namespace["finished"] is True
+
+
+async def test_new_frames_and_the_value_are_kept_in_the_chats_data() -> None:
+    import pandas as pd
+
+    namespace: dict[str, Any] = {"pd": pd}
+    code = "top = pd.DataFrame({'n': range(500)})\ntop[top.n > 100]"
+    rt = gu.Runtime(model=_script(code), tools=[gu.python_tool(namespace)])
+    await rt.send("go")
+    final = await rt.approve("c1")  # type: ignore[misc]
+    result = final.tool_calls[0].result
+    assert rt.data["top"] is namespace["top"]  # a Table can show it by its name
+    value_ref = result["value"]["ref"]
+    assert rt.data[value_ref].shape == (399, 1)
+    assert result["value"]["shape"] == [399, 1]

@@ -36,7 +36,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, Field
 
-from .data import summarize
+from .data import DataStore, current_data, is_figure, is_listable, summarize
 from .tools import ApprovalRule, Tool
 
 __all__ = ["DEFAULT_MAX_OUTPUT_CHARS", "python_tool"]
@@ -127,6 +127,7 @@ def run_code(
     # tracebacks quote the code's lines, as IPython's do for cells
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     result: dict[str, Any] = {}
+    store = current_data()  # the conversation's data, when a chat runs the tool
     with _lock:
         before = {k: id(v) for k, v in namespace.items()}
         figures_before = _figure_numbers()
@@ -137,7 +138,8 @@ def run_code(
                 result["error"] = _error_report(exc, filename)
             else:
                 if has_value and value is not None:
-                    result["value"] = summarize(value, budget=SUMMARY_CHARS)
+                    ref = _keep(store, value)
+                    result["value"] = summarize(value, ref=ref, budget=SUMMARY_CHARS)
         figures = _take_new_figures(figures_before)
         changed = [
             k
@@ -150,6 +152,8 @@ def run_code(
     if figures:
         result["figures"] = figures
     if changed:
+        for k in changed:
+            _keep(store, namespace[k], k)
         result["names"] = {
             k: summarize(namespace[k], ref=k, budget=SUMMARY_CHARS) for k in changed[:MAX_NAMES]
         }
@@ -158,6 +162,20 @@ def run_code(
     if not result:
         result["stdout"] = ""
     return result
+
+
+def _keep(store: DataStore | None, obj: Any, name: str | None = None) -> str | None:
+    """Keep a table, array or figure in the conversation's data (by its variable
+    name, or a new reference), so a component can show it by reference."""
+    if store is None or not (is_listable(obj) or is_figure(obj)):
+        return None
+    if name is None:
+        return store.add(obj)
+    try:
+        store[name] = obj
+    except ValueError:  # not a name the store takes
+        return store.add(obj)
+    return name
 
 
 def _execute(code: str, filename: str, namespace: MutableMapping[str, Any]) -> tuple[Any, bool]:
