@@ -219,3 +219,12 @@ def test_chips_data_is_in_the_wire_form_without_bytes() -> None:
 
 
 
+
+
+async def test_a_csv_chip_names_the_file_and_its_reference(tmp_path: Path) -> None:
+    path = tmp_path / "q3.csv"
+    path.write_text("a\n1\n")
+    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]))
+    await rt.send("x", attachments=[path])
+    part = rt.thread.messages[0].attachments[0]
+    assert (part.name, part.ref) == ("q3.csv", "q3")

@@ -127,7 +127,10 @@ class _Data:
 
     obj: Any
     name: str
+    """The name to keep it under ("": a new reference)."""
     size: int
+    label: str = ""
+    """What the chip says (the file's name)."""
 
 
 def _prepare(item: Any, max_text_chars: int) -> AttachmentPart | _Data:
@@ -187,7 +190,8 @@ def _prepare_file(file: FileAttachment, max_text_chars: int) -> AttachmentPart |
             )
         return _image_part(name, data, mime)
     if suffix in TABLE_SUFFIXES:
-        return _Data(_read_table(name, data, TABLE_SUFFIXES[suffix]), _data_name(name), len(data))
+        frame = _read_table(name, data, TABLE_SUFFIXES[suffix])
+        return _Data(frame, _data_name(name), len(data), label=name)
     if suffix in TEXT_SUFFIXES or (file.mime or "").startswith("text/"):
         return _text_part(name, data, file.mime, max_text_chars)
     kind = f" ({file.mime})" if file.mime else ""
@@ -243,7 +247,7 @@ def _keep(item: AttachmentPart | _Data, store: DataStore) -> AttachmentPart:
     if ref is None:
         ref = _free_name(store, item.name) if item.name else store.add(item.obj)
         store[ref] = item.obj
-    return _data_part(item.obj, item.name or ref, item.size, ref)
+    return _data_part(item.obj, item.label or ref, item.size, ref)
 
 
 def _data_part(obj: Any, name: str, size: int, ref: str) -> AttachmentPart:
