@@ -19,19 +19,18 @@ Faults tried:
 from __future__ import annotations
 
 import base64
-
 import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from openai_helpers import ModelFactory
-from openai_server import OpenAIServer, Reply
 
 import ipygenui as gu
 from ipygenui.attachments import FileAttachment
 from ipygenui.persistence import load_thread
+from openai_helpers import ModelFactory
+from openai_server import OpenAIServer, Reply
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -79,7 +78,10 @@ async def test_a_model_refusing_images_says_so_readably(
     make_model: ModelFactory, openai_server: OpenAIServer
 ) -> None:
     openai_server.script(
-        Reply(status=400, error_message="Invalid content type. image_url is only supported by certain models.")
+        Reply(
+            status=400,
+            error_message="Invalid content type. image_url is only supported by certain models.",
+        )
     )
     rt = gu.Runtime(model=make_model(max_retries=0))
     message = await rt.send("look", attachments=[PNG])
@@ -192,7 +194,9 @@ def test_a_recorded_path_outside_the_folder_is_not_read(tmp_path: Path) -> None:
                 role="user",
                 parts=[
                     gu.TextPart(text="x"),
-                    gu.AttachmentPart(name="a", kind="image", mime="image/png", file="../secret.png"),
+                    gu.AttachmentPart(
+                        name="a", kind="image", mime="image/png", file="../secret.png"
+                    ),
                     gu.AttachmentPart(name="b", kind="image", mime="image/png", file=str(secret)),
                 ],
             )
@@ -211,14 +215,13 @@ def test_chips_data_is_in_the_wire_form_without_bytes() -> None:
 
     message = gu.Message(
         role="user",
-        parts=[gu.AttachmentPart(name="p.png", kind="image", mime="image/png", size=3, data=b"abc")],
+        parts=[
+            gu.AttachmentPart(name="p.png", kind="image", mime="image/png", size=3, data=b"abc")
+        ],
     )
     wire = message_for_browser(message)
     assert wire["parts"][0]["name"] == "p.png"
     assert "data" not in wire["parts"][0]
-
-
-
 
 
 async def test_a_csv_chip_names_the_file_and_its_reference(tmp_path: Path) -> None:

@@ -121,7 +121,9 @@ def test_new_dataframe_is_summarized_by_name() -> None:
 
     namespace: dict[str, Any] = {"pd": pd}
     result = run_code(
-        "big = pd.DataFrame({'n': range(10_000)})\nunchanged = None", namespace, max_output_chars=100
+        "big = pd.DataFrame({'n': range(10_000)})\nunchanged = None",
+        namespace,
+        max_output_chars=100,
     )
     namespace_after = dict(namespace)
     result2 = run_code("unchanged", namespace, max_output_chars=100)

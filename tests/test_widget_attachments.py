@@ -17,9 +17,9 @@ import asyncio
 from typing import Any
 
 import pandas as pd
-from comm_helpers import customs, settle
 
 import ipygenui as gu
+from comm_helpers import customs, settle
 from ipygenui.widget.chat import Chat
 
 CSV = b"region,units\nnorth,3\nsouth,5\n"
@@ -42,7 +42,13 @@ def send_msg(text: str, ref: str, attachments: list[dict[str, Any]]) -> dict[str
 async def test_dropped_csv_arrives_as_a_dataframe_reference(wire: list[Any]) -> None:
     model = gu.ScriptedModel(["Read it."])
     chat = Chat(model=model)
-    upload = {"kind": "file", "name": "sales.csv", "mime": "text/csv", "size": len(CSV), "buffer": 0}
+    upload = {
+        "kind": "file",
+        "name": "sales.csv",
+        "mime": "text/csv",
+        "size": len(CSV),
+        "buffer": 0,
+    }
     from_browser(chat, send_msg("what is in it?", "v-1", [upload]), [CSV])
     await settle(chat)
     assert customs(wire, "error") == []
@@ -72,13 +78,20 @@ async def test_a_truncated_or_missing_buffer_is_refused_and_the_text_kept(wire: 
 async def test_unsupported_file_and_unknown_pick_say_why(wire: list[Any]) -> None:
     chat = Chat(model=gu.ScriptedModel(["never"]))
     chat.runtime.data["sales"] = pd.DataFrame({"x": [1]})
-    zip_upload = {"kind": "file", "name": "a.zip", "mime": "application/zip", "size": 4, "buffer": 0}
+    zip_upload = {
+        "kind": "file",
+        "name": "a.zip",
+        "mime": "application/zip",
+        "size": 4,
+        "buffer": 0,
+    }
     from_browser(chat, send_msg("hi", "v-1", [zip_upload]), [b"PK\x03\x04"])
     from_browser(chat, send_msg("hi", "v-2", [{"kind": "data", "name": "costs"}]), [])
     await asyncio.sleep(0.01)
     errors = customs(wire, "error")
     assert "'a.zip'" in errors[0]["message"] and ".zip" in errors[0]["message"]
-    assert "costs" in errors[1]["message"] and "sales" in errors[1]["message"]  # the names there are
+    # the error lists the names there are
+    assert "costs" in errors[1]["message"] and "sales" in errors[1]["message"]
     assert chat.thread.messages == []
     chat.close()
 

@@ -118,6 +118,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static checkers see the real names
     from ._loop.continuation import should_continue
+    from .code_tool import python_tool
     from .components import (
         Chart,
         Component,
@@ -146,7 +147,6 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .models.openai import OpenAIModel
     from .models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
     from .persistence import PersistenceConflictError, ThreadFileError
-    from .code_tool import python_tool
     from .runtime import DecisionError, Run, Runtime
     from .tools import Tool, ToolArgumentsError, ToolDefinitionError, tool
     from .widget.chat import Chat

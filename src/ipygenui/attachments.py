@@ -56,8 +56,10 @@ SUMMARY_CHARS = 4_000
 """Characters of a data attachment's summary."""
 
 TEXT_SUFFIXES = frozenset(
-    ".txt .md .markdown .rst .json .jsonl .yaml .yml .toml .ini .cfg .py .js .ts .sql .html "
-    ".xml .log .r .sh".split()
+    [
+        *(".txt", ".md", ".markdown", ".rst", ".json", ".jsonl", ".yaml", ".yml", ".toml"),
+        *(".ini", ".cfg", ".py", ".js", ".ts", ".sql", ".html", ".xml", ".log", ".r", ".sh"),
+    ]
 )
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 _IMAGE_SUFFIXES = {
@@ -105,8 +107,7 @@ def make_attachment_parts(
     :class:`AttachmentError`, ``FileNotFoundError``) before keeping anything."""
     if isinstance(items, str | bytes | os.PathLike) or not isinstance(items, Sequence):
         raise TypeError(
-            f"attachments must be a list, got {type(items).__name__}: "
-            "send(text, attachments=[...])"
+            f"attachments must be a list, got {type(items).__name__}: send(text, attachments=[...])"
         )
     prepared = [_prepare(item, max_text_chars) for item in items]
     return [_keep(prepared_item, store) for prepared_item in prepared]
@@ -224,7 +225,8 @@ def _text_part(name: str, data: bytes, mime: str | None, budget: int) -> Attachm
     notice = None
     if len(text) > budget:
         notice = (
-            f"Only the first {budget:,} of {len(text):,} characters of {name} are sent to the model."
+            f"Only the first {budget:,} of {len(text):,} characters of {name} "
+            "are sent to the model."
         )
         text = text[:budget]
     if mime is None:

@@ -182,8 +182,10 @@ def _execute(code: str, filename: str, namespace: MutableMapping[str, Any]) -> t
     """Exec the code; the last expression (as in a cell) is evaluated for its value."""
     tree = ast.parse(code, filename, "exec")
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+    final = tree.body[-1] if tree.body else None
+    if isinstance(final, ast.Expr):
+        tree.body.pop()
+        last = ast.Expression(final.value)
     glb: dict[str, Any] = namespace if isinstance(namespace, dict) else dict(namespace)
     exec(compile(tree, filename, "exec"), glb)
     value = eval(compile(last, filename, "eval"), glb) if last is not None else None
@@ -308,4 +310,3 @@ class _Capture:
                     current = getattr(sys, stream)
                     if isinstance(current, _ThreadOutput):
                         setattr(sys, stream, current.inner)
-

@@ -30,10 +30,12 @@ SETUP_CELLS = 2
 _DROP_CSV_JS = """
 (box) => {
   const transfer = new DataTransfer();
-  transfer.items.add(new File(["region,units\\nnorth,3\\nsouth,5\\n"], "sales.csv", { type: "text/csv" }));
-  const over = new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true });
+  const csv = "region,units\\nnorth,3\\nsouth,5\\n";
+  transfer.items.add(new File([csv], "sales.csv", { type: "text/csv" }));
+  const init = { dataTransfer: transfer, bubbles: true, cancelable: true };
+  const over = new DragEvent("dragover", init);
   box.dispatchEvent(over);
-  const drop = new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true });
+  const drop = new DragEvent("drop", init);
   box.dispatchEvent(drop);
   return [over.defaultPrevented, drop.defaultPrevented];
 }

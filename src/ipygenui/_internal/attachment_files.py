@@ -20,7 +20,12 @@ from ..messages import AttachmentPart, Thread
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Largest attachment file read back (the largest image an attachment may be)."""
 
-_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+_EXTENSIONS = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+}
 
 
 def _parts(thread: Thread) -> list[AttachmentPart]:

@@ -234,12 +234,9 @@ def _describe_attachments(
     request: ModelRequest, attached: list[tuple[str, str, str]], names: set[str]
 ) -> ScriptedReply:
     lines = []
-    images = sum(
-        1
-        for entry in request.messages[-1:]
-        for part in (entry.get("content") if isinstance(entry.get("content"), list) else [])
-        if isinstance(part, dict) and part.get("type") == "image_url"
-    )
+    content = request.messages[-1].get("content") if request.messages else None
+    parts = content if isinstance(content, list) else []
+    images = sum(1 for p in parts if isinstance(p, dict) and p.get("type") == "image_url")
     data_ref = None
     for name, kind, ref in attached:
         if kind == "data":

@@ -209,7 +209,9 @@ class Chat(anywidget.AnyWidget):
     def send(self, text: str, attachments: Sequence[Any] | None = None) -> Run: ...
     @overload
     def send(self, content: dict[str, Any], /, buffers: list[Any] | None = None) -> None: ...
-    def send(
+    # mypy cannot map the dict form's positional ``buffers`` onto ``attachments``
+    # (which carries it, see below) and its keyword onto ``buffers``
+    def send(  # type: ignore[misc]
         self,
         text: str | dict[str, Any],
         attachments: Sequence[Any] | None = None,

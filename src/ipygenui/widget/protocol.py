@@ -35,7 +35,6 @@ from pydantic import (
     model_validator,
 )
 
-from ..attachments import FileAttachment
 from .._internal.patch_ops import (
     AddPartOp,
     AppendOp,
@@ -46,6 +45,7 @@ from .._internal.patch_ops import (
     set_op,
 )
 from .._internal.standard_params import STANDARD_PARAMETERS
+from ..attachments import FileAttachment
 from ..messages import Message, ToolCallPart
 from ..ui_tools import component_id, component_name_of, target_of_update
 
@@ -97,8 +97,8 @@ __all__ = [
     "parse_client_message",
     "set_op",
     "snapshot_message",
-    "uploads_for_runtime",
     "tool_call_names",
+    "uploads_for_runtime",
 ]
 
 MAX_TEXT = 1_000_000
@@ -155,7 +155,7 @@ class SendMsg(_Msg):
     ref: Ref | None = None
     """The view's tag for this send: the answer (``accepted`` or ``error``)
     carries it, so the view that sent it clears its box only once taken."""
-    attachments: Annotated[list[Upload], Field(max_length=MAX_ATTACHMENTS)] = []  # noqa: RUF012
+    attachments: Annotated[list[Upload], Field(max_length=MAX_ATTACHMENTS)] = []
 
     @model_validator(mode="after")
     def _something_to_send(self) -> SendMsg:
