@@ -6,7 +6,7 @@
 // - Browser -> kernel: custom messages, built only by `toKernel` below (the
 //   kernel validates each one and answers `error` when it changes nothing).
 // - Kernel -> browser: custom messages (`frame`, `snapshot`, `accepted`,
-//   `error`, `component_output`), read only through `readServerMessage`,
+//   `error`, `component_output`, `data_window`), read only through `readServerMessage`,
 //   which drops a malformed one (the next snapshot or trait carries the state).
 // - Patch ops (inside frames): `append`, `set` and `add_part` on one part of
 //   one message; `isPatchOp` says whether this view can apply one.
@@ -46,7 +46,20 @@ export const toKernel = Object.freeze({
   retry: () => ({ type: "retry" }),
   /** A component's state as the user left it (a Form's values). */
   componentState: (toolCallId, state) => ({ type: "component_state", tool_call_id: toolCallId, state }),
+  /** A table of kernel data asks for rows `offset`..`offset + limit`, sorted by `sort` in the kernel. */
+  dataWindow: (toolCallId, request, offset, limit, sort = null, descending = false) => ({
+    type: "data_window",
+    tool_call_id: toolCallId,
+    request,
+    offset,
+    limit,
+    sort,
+    descending,
+  }),
 });
+
+/** Most rows one `data_window` request may ask for (widget/protocol.py MAX_WINDOW). */
+export const MAX_WINDOW = 1000;
 
 // --- kernel -> browser ---------------------------------------------------------
 
@@ -86,6 +99,14 @@ const SERVER_MESSAGES = {
   accepted: (m) => m.request === "send" && isOptionalString(m.ref),
   error: (m) => isOptionalString(m.message) && isOptionalString(m.request) && isOptionalString(m.ref),
   component_output: (m) => isObject(m.output) && typeof m.output.tool_call_id === "string",
+  data_window: (m) =>
+    typeof m.tool_call_id === "string" &&
+    Number.isInteger(m.request) &&
+    Number.isInteger(m.offset) &&
+    Number.isInteger(m.total_rows) &&
+    Array.isArray(m.columns) &&
+    Array.isArray(m.rows) &&
+    isOptionalString(m.error),
 };
 
 /**

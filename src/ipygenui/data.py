@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import itertools
 import json
 import math
@@ -27,6 +28,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from .messages import Thread
 from .tools import to_jsonable
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "DataRef",
     "DataStore",
     "RowWindows",
+    "ToolResult",
     "UnknownReference",
     "current_data",
     "data_ref_fields",
@@ -625,3 +628,59 @@ class RowWindows:
         while len(self._orders) > self._cached:
             self._orders.popitem(last=False)
         return order
+
+
+def user_namespace() -> Mapping[str, Any]:
+    """The notebook's variables (IPython's ``user_ns``); empty outside IPython."""
+    try:
+        from IPython.core.getipython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:
+        return {}
+    return shell.user_ns if shell is not None else {}
+
+
+def conversation_data(data: Mapping[str, Any] | bool | None) -> DataStore:
+    """The store of ``Runtime(data=...)``: named objects, or (``True``) the
+    notebook's DataFrames, Series and arrays, read live each time."""
+    if data is True:
+        return DataStore(namespace=user_namespace)
+    return DataStore(data if isinstance(data, Mapping) else None)
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolResult:
+    """One answered tool call, for reading results back in Python.
+
+    ``value``: the object the tool returned (None in a thread loaded from a
+    file, where only ``result`` remains); ``ref``: the name it is kept under
+    in the conversation's data (None for plain JSON results); ``result``:
+    what the model read.
+    """
+
+    tool_name: str
+    tool_call_id: str
+    ref: str | None
+    value: Any
+    result: Any
+    is_error: bool = False
+
+
+def tool_results(thread: Thread, store: DataStore) -> list[ToolResult]:
+    """Every answered call of ``thread``, oldest first."""
+    out: list[ToolResult] = []
+    for message in thread.messages:
+        for part in message.tool_calls:
+            if not part.has_result:
+                continue
+            ref = store.ref_of(part.value) if part.value is not None else None
+            if ref is None and isinstance(part.result, dict):
+                named = part.result.get("ref")
+                ref = named if isinstance(named, str) and named in store else None
+            out.append(
+                ToolResult(
+                    part.tool_name, part.tool_call_id, ref, part.value, part.result, part.is_error
+                )
+            )
+    return out

@@ -29,7 +29,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,7 @@ from .attachments import make_attachment_parts
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
-from .data import DataStore
+from .data import DataStore, ToolResult, conversation_data, tool_results
 from .events import RunPhase, SaveStatusChanged, SuggestionsChanged, ThreadListener
 from .messages import (
     Complete,
@@ -207,6 +207,11 @@ class Runtime:
     than ``max_result_chars`` reaches the model cut there, with a notice of
     how much was left out (``None``: no limit); the thread keeps it whole.
 
+    A tool result that is not JSON (a DataFrame, a figure) is kept in
+    ``data`` under a short reference the model reads with a summary;
+    ``data={"sales": df}`` names objects, ``data=True`` adds the notebook's
+    DataFrames, Series and arrays. The model reads their catalogue each turn.
+
     Where no event loop runs (a plain script), ``send``, ``retry`` and the
     decisions return a Run that starts when awaited
     (``asyncio.run(rt.send("hi"))``), and ``run_sync`` runs one reply.
@@ -225,6 +230,7 @@ class Runtime:
         tool_choice: str | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         restore_approvals: bool = False,
+        data: Mapping[str, Any] | bool | None = None,
     ) -> None:
         checked = check_runtime_arguments(
             "Runtime",
@@ -240,6 +246,7 @@ class Runtime:
                 "tool_choice": tool_choice,
                 "max_result_chars": max_result_chars,
                 "restore_approvals": restore_approvals,
+                "data": data,
             },
         )
         tools, components = checked["tools"], checked["components"]
@@ -266,7 +273,7 @@ class Runtime:
                 distrust_loaded(loaded, self._tools, restore_approvals)
                 thread = loaded
         self._thread: Thread = thread if thread is not None else Thread()
-        self.data: DataStore = DataStore()
+        self.data: DataStore = conversation_data(data)
         """Every named object the conversation can reference (tool results kept by reference)."""
         self._events = RunEvents(self._thread.id)
         self._run_loop = RunLoop(
@@ -677,8 +684,15 @@ class Runtime:
 
     def shown_components(self) -> list[ShownComponent]:
         """The components shown so far, oldest first: name, validated props model
-        instance and user state (see ``ipygenui.components.shown``)."""
-        return shown_components(self.thread, self._components())
+        instance, user state, and ``data``: the objects its reference props name
+        (see ``ipygenui.components.shown``)."""
+        return shown_components(self.thread, self._components(), data=self.data)
+
+    def results(self) -> list[ToolResult]:
+        """Every answered tool call, oldest first: tool name, call id, the
+        reference its object is kept under (or None) and ``value``, the object
+        the tool returned (None in a thread loaded from a file)."""
+        return tool_results(self.thread, self.data)
 
     def set_component_state(self, tool_call_id: str, state: Any) -> None:
         """Store the user's state for an interactable component (validated

@@ -213,14 +213,31 @@ def _attachment_block(part: AttachmentPart, body: str) -> str:
 
 def _content_with_state(message: Message) -> str:
     states = message.metadata.get("component_state")
-    if not states:
+    catalogue = message.metadata.get(CATALOGUE_KEY)
+    if not states and not catalogue:
         return message.text
-    blocks = "\n".join(
+    blocks = [
         f'<component_state component="{html.escape(entry["component"])}" '
         f'id="{html.escape(cid)}">{json.dumps(entry["state"], default=str)}</component_state>'
-        for cid, entry in states.items()
+        for cid, entry in (states or {}).items()
+    ]
+    if catalogue:
+        blocks.append(catalogue_block(catalogue))
+    return f"{message.text}\n\n" + "\n".join(blocks)
+
+
+CATALOGUE_KEY = "data_catalogue"
+"""User message metadata: the data catalogue as it was when the message was sent."""
+
+
+def catalogue_block(catalogue: Any) -> str:
+    """The catalogue as the model reads it, after the user's text."""
+    listed = json.dumps(catalogue, default=str, ensure_ascii=False)
+    return (
+        "<data_catalogue>Data in the notebook you can reference by name (pass a name "
+        "where a tool or a component takes data, e.g. Table's data; never copy rows): "
+        f"{html.escape(listed, quote=False)}</data_catalogue>"
     )
-    return f"{message.text}\n\n{blocks}"
 
 
 class InvalidHistory(AssertionError):

@@ -201,7 +201,6 @@ class ToolRunner:
         self._events.answer(part, result, is_error)
         self._commit(message)
 
-
     @staticmethod
     def _model_json(value: Any, store: DataStore | None) -> Any:
         """What the model reads of a result: objects that are not JSON are kept

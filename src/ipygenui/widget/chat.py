@@ -33,6 +33,7 @@ from traitlets import Bool, Dict, Instance, List, Unicode
 from .._internal.argument_checks import check_runtime_arguments, check_type
 from .._internal.sanitize import json_safe
 from ..attachments import data_attachment
+from ..data import DataStore
 from ..events import (
     MessageAdded,
     MessagePatched,
@@ -205,6 +206,11 @@ class Chat(anywidget.AnyWidget):
         """The pydantic thread (live: it changes as runs stream)."""
         return self._runtime.thread
 
+    @property
+    def data(self) -> DataStore:
+        """The objects the conversation can reference (``Runtime.data``)."""
+        return self._runtime.data
+
     @overload
     def send(self, text: str, attachments: Sequence[Any] | None = None) -> Run: ...
     @overload
@@ -236,6 +242,7 @@ class Chat(anywidget.AnyWidget):
     cancel = _FromRuntime(Runtime.cancel)
     retry = _FromRuntime(Runtime.retry)
     shown_components = _FromRuntime(Runtime.shown_components)
+    results = _FromRuntime(Runtime.results)
     set_component_state = _FromRuntime(Runtime.set_component_state)
     save = _FromRuntime(Runtime.save)
 
