@@ -52,6 +52,9 @@ _EXPORTS: dict[str, str] = {
     "DataStore": "data",
     "UnknownReference": "data",
     "summarize": "data",
+    "DataRef": "data",
+    "ToolResult": "data",
+    "data_tools": "data_tools",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
@@ -60,6 +63,7 @@ __all__ = [
     "Chart",
     "Chat",
     "Component",
+    "DataRef",
     "DataStore",
     "DecisionError",
     "DemoModel",
@@ -89,10 +93,12 @@ __all__ = [
     "ToolArgumentsError",
     "ToolCallPart",
     "ToolDefinitionError",
+    "ToolResult",
     "UnknownReference",
     "Usage",
     "__version__",
     "component",
+    "data_tools",
     "should_continue",
     "summarize",
     "tool",
@@ -126,7 +132,8 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
-    from .data import DataStore, UnknownReference, summarize
+    from .data import DataRef, DataStore, ToolResult, UnknownReference, summarize
+    from .data_tools import data_tools
     from .messages import (
         Approval,
         Message,
