@@ -179,3 +179,61 @@ async def test_value_is_the_object_and_a_loaded_thread_keeps_the_summary(
     loaded = gu.Runtime(model=gu.ScriptedModel(["x"]), persist=path)
     again = loaded.thread.messages[-1].tool_calls[0]
     assert again.value is None and again.result == part.result
+
+
+async def test_data_tools_query_by_structured_arguments_and_return_references() -> None:
+    frame = sales_frame(70)
+    query = {
+        "name": "sales",
+        "filters": [{"column": "amount", "op": ">=", "value": 100}],
+        "group_by": ["region"],
+        "aggregations": [{"column": "amount", "func": "sum", "name": "total"}],
+        "sort": [{"column": "total", "descending": True}],
+        "limit": 3,
+    }
+    model = gu.ScriptedModel(
+        [
+            [
+                gu.ScriptedCall("describe_data", {"name": "sales"}, id="d1"),
+                gu.ScriptedCall("preview_rows", {"name": "sales", "limit": 500}, id="p1"),
+                gu.ScriptedCall("query_data", query, id="q1"),
+                gu.ScriptedCall("query_data", {"name": "sales; import os"}, id="bad"),
+                gu.ScriptedCall(
+                    "query_data",
+                    {"name": "sales", "filters": [{"column": "nope", "op": "==", "value": 1}]},
+                    id="col",
+                ),
+            ],
+            "ok",
+        ]
+    )
+    rt = gu.Runtime(model=model, tools=gu.data_tools(), data={"sales": frame})
+    await rt.send("go")
+    calls = {p.tool_call_id: p for p in rt.thread.messages[-1].tool_calls}
+    described = calls["d1"].result
+    assert described["ref"] == "sales" and described["stats"]["ref"] in rt.data
+    assert len(calls["p1"].result["rows"]) == 50  # at most 50, whatever was asked
+    result = calls["q1"].result
+    expected = (
+        frame[frame.amount >= 100].groupby("region")["amount"].sum().sort_values(ascending=False)
+    )
+    assert result["shape"] == [3, 2] and result["columns"] == ["region", "total"]
+    assert rt.data[result["ref"]]["total"].tolist() == expected.head(3).tolist()
+    assert calls["bad"].is_error and "the names you may use: sales" in calls["bad"].result["error"]
+    assert calls["col"].is_error and "no column 'nope'" in calls["col"].result["error"]
+
+
+def test_summaries_stay_within_budget_and_never_raise() -> None:
+    wide = pd.DataFrame({f"column_{i}" * 5: ["x" * 300] * 10 for i in range(400)})
+
+    class Broken:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+        def __len__(self) -> int:
+            raise RuntimeError("no len")
+
+    summary = gu.summarize(wide, ref="df_1")
+    assert len(json.dumps(summary)) <= 6_000 and summary["shape"] == [10, 400]
+    broken = gu.summarize(Broken(), ref="result_1")
+    assert broken["ref"] == "result_1" and "could not summarize" in broken["error"]

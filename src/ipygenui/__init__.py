@@ -54,6 +54,9 @@ _EXPORTS: dict[str, str] = {
     "DataStore": "data",
     "UnknownReference": "data",
     "summarize": "data",
+    "DataRef": "data",
+    "ToolResult": "data",
+    "data_tools": "data_tools",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
@@ -63,6 +66,7 @@ __all__ = [
     "Chart",
     "Chat",
     "Component",
+    "DataRef",
     "DataStore",
     "DecisionError",
     "DemoModel",
@@ -92,10 +96,12 @@ __all__ = [
     "ToolArgumentsError",
     "ToolCallPart",
     "ToolDefinitionError",
+    "ToolResult",
     "UnknownReference",
     "Usage",
     "__version__",
     "component",
+    "data_tools",
     "python_tool",
     "should_continue",
     "summarize",
@@ -131,7 +137,8 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
-    from .data import DataStore, UnknownReference, summarize
+    from .data import DataRef, DataStore, ToolResult, UnknownReference, summarize
+    from .data_tools import data_tools
     from .messages import (
         Approval,
         AttachmentPart,

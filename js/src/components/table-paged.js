@@ -2,15 +2,31 @@
 // in the DOM, fetched from the kernel in blocks (`fetchRows`, a `data_window`
 // request), and a click on a header sorts in the kernel (the kernel keeps the
 // sort order, so scrolling a sorted million rows only slices it). Rows have a
-// fixed height, so the scroll position says which rows are in view.
+// fixed height, so the scroll position says which rows are in view (scaled
+// past MAX_SCROLL pixels: see `scrollTopFor`).
 
 import { h } from "../dom.js";
 
 export const ROW_HEIGHT = 26;
 export const BLOCK = 100;
+/** Browsers cap an element's height (Firefox near 17.9M px): past this the
+ * scroll range is scaled, so a scroll position stands for a row proportionally. */
+export const MAX_SCROLL = 4_000_000;
 const VIEW_HEIGHT = 420;
 const OVERSCAN = 10;
 const CACHED_BLOCKS = 40;
+
+/** Rows per pixel of scroll over rows per pixel of layout: 1 until MAX_SCROLL. */
+function scaleOf(total) {
+  const full = total * ROW_HEIGHT;
+  if (full <= MAX_SCROLL) return 1;
+  return (full - VIEW_HEIGHT) / (MAX_SCROLL - VIEW_HEIGHT);
+}
+
+/** The scroll position that shows `row` at the top of a table of `total` rows. */
+export function scrollTopFor(row, total) {
+  return Math.ceil((row * ROW_HEIGHT) / scaleOf(total));
+}
 
 function cellText(value) {
   if (value === null || value === undefined) return "";
@@ -111,18 +127,24 @@ export function mountPagedTable(el, props, fetchRows, { schedule = (fn) => reque
     pending.set(b, p);
   };
 
-  /** The rows in view now, and the range they cover. */
+  /** The rows in view now, the range they cover and where they go. */
   const inView = () => {
-    const first = Math.max(0, Math.floor(scroller.scrollTop / ROW_HEIGHT) - OVERSCAN);
+    const scale = scaleOf(total);
+    const top = scroller.scrollTop;
+    const visible = Math.min(Math.max(0, total - 1), Math.floor((top * scale) / ROW_HEIGHT));
+    const first = Math.max(0, visible - OVERSCAN);
     const count = Math.ceil(VIEW_HEIGHT / ROW_HEIGHT) + 2 * OVERSCAN;
     const last = Math.min(total, first + count);
-    return { first, last };
+    const height = Math.min(total * ROW_HEIGHT, MAX_SCROLL);
+    // unscaled, rows sit at their own place; scaled, the visible row sits at the view's top
+    const topPx = scale === 1 ? first * ROW_HEIGHT : Math.max(0, top - (visible - first) * ROW_HEIGHT);
+    return { first, last, topPx, bottomPx: Math.max(0, height - topPx - (last - first) * ROW_HEIGHT) };
   };
 
   const render = () => {
     scheduled = false;
     if (destroyed) return;
-    const { first, last } = inView();
+    const { first, last, topPx, bottomPx } = inView();
     for (let b = Math.floor(first / BLOCK); b * BLOCK < last; b++) fetchBlock(b);
     const rows = [];
     for (let i = first; i < last; i++) {
@@ -138,10 +160,10 @@ export function mountPagedTable(el, props, fetchRows, { schedule = (fn) => reque
       rows.push(tr);
     }
     topCell.colSpan = bottomCell.colSpan = Math.max(1, columns.length);
-    topCell.style.height = `${first * ROW_HEIGHT}px`;
-    bottomCell.style.height = `${Math.max(0, total - last) * ROW_HEIGHT}px`;
-    top.hidden = first === 0;
-    bottom.hidden = last >= total;
+    topCell.style.height = `${topPx}px`;
+    bottomCell.style.height = `${bottomPx}px`;
+    top.hidden = topPx === 0;
+    bottom.hidden = bottomPx === 0;
     tbody.replaceChildren(top, ...rows, bottom);
     table.setAttribute("aria-rowcount", String(total + 1));
     el.dataset.totalRows = String(total);

@@ -2,7 +2,7 @@
 // fetched by offset, sorting asked of the kernel, failures shown in place.
 import { describe, expect, it } from "vitest";
 import * as table from "../../src/components/table.js";
-import { BLOCK, ROW_HEIGHT, mountPagedTable } from "../../src/components/table-paged.js";
+import { BLOCK, mountPagedTable, scrollTopFor } from "../../src/components/table-paged.js";
 
 const TOTAL = 1_000_000;
 
@@ -49,12 +49,23 @@ describe("paged table", () => {
     const el = document.createElement("div");
     const k = kernel();
     mountPagedTable(el, props, k.fetchRows, { schedule: now });
-    scrollTo(el, 500_000 * ROW_HEIGHT);
+    scrollTo(el, scrollTopFor(500_000, TOTAL));
     expect(k.asked.map((a) => a.offset)).toContain(Math.floor((500_000 - 10) / BLOCK) * BLOCK);
     expect(shown(el)).toContain("…");
     await settle();
     expect(shown(el)).toContain("500000");
     expect(shown(el)).not.toContain("…");
+  });
+
+  it("reaches the last row of a million through a scaled scroll range", async () => {
+    const el = document.createElement("div");
+    const k = kernel();
+    mountPagedTable(el, props, k.fetchRows, { schedule: now });
+    scrollTo(el, scrollTopFor(TOTAL - 1, TOTAL));
+    await settle();
+    expect(shown(el)).toContain(String(TOTAL - 1));
+    const spacers = [...el.querySelectorAll("tr.gu-c-spacer td")].map((td) => parseFloat(td.style.height));
+    expect(Math.max(...spacers)).toBeLessThanOrEqual(4_000_000);
   });
 
   it("sorts in the kernel on a header click, again for descending", async () => {
