@@ -72,12 +72,12 @@ describe("paged table", () => {
     const k = kernel();
     mountPagedTable(el, props, k.fetchRows);
     el.querySelectorAll("th")[1].click();
-    expect(k.asked.at(-1)).toMatchObject({ offset: 0, sort: "k", descending: false });
+    expect(k.asked).toContainEqual({ offset: 0, limit: BLOCK, sort: "k", descending: false });
     await settle();
     expect(shown(el)[0]).toBe(String(TOTAL - 1));
     expect(el.querySelectorAll("th")[1].getAttribute("aria-sort")).toBe("ascending");
     el.querySelectorAll("th")[1].click();
-    expect(k.asked.at(-1)).toMatchObject({ sort: "k", descending: true });
+    expect(k.asked).toContainEqual({ offset: 0, limit: BLOCK, sort: "k", descending: true });
     await settle();
     expect(shown(el)[0]).toBe("0");
   });
