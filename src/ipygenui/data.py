@@ -525,7 +525,12 @@ def _json_cell(value: Any) -> Any:
 
 def as_frame(obj: Any) -> Any:
     """A pandas DataFrame for any tabular object (a polars frame, a Series, an array)."""
-    import pandas as pd
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(
+            "showing data by reference needs pandas: pip install 'ipygenui[data]'"
+        ) from None
 
     if isinstance(obj, pd.DataFrame):
         return obj
@@ -578,6 +583,15 @@ class RowWindows:
         while len(self._frames) > self._cached:
             self._frames.popitem(last=False)
         return frame
+
+    def needs_sorting(self, obj: Any, sort: str | None, descending: bool = False) -> bool:
+        """Whether a window of ``obj`` sorted by ``sort`` must sort first (slow for big tables)."""
+        if sort is None:
+            return False
+        with self._lock:
+            hit = self._frames.get(id(obj))
+            frame = hit[1] if hit is not None and hit[0] is obj else None
+            return frame is None or (id(frame), sort, descending) not in self._orders
 
     def window(
         self,

@@ -39,9 +39,8 @@ function cellText(value) {
  * @param {HTMLElement} el
  * @param {any} props `columns`, `rows` (the first rows, unsorted), `total_rows`, `title`
  * @param {(opts: {offset: number, limit: number, sort: string|null, descending: boolean}) => Promise<any>} fetchRows
- * @param {{schedule?: (fn: () => void) => void}} [opts] `schedule`: how a scroll's render is deferred
  */
-export function mountPagedTable(el, props, fetchRows, { schedule = (fn) => requestAnimationFrame(fn) } = {}) {
+export function mountPagedTable(el, props, fetchRows) {
   let columns = Array.isArray(props.columns) ? props.columns.map(String) : [];
   let total = Number.isInteger(props.total_rows) ? props.total_rows : 0;
   let sort = { column: /** @type {string|null} */ (null), descending: false };
@@ -53,7 +52,6 @@ export function mountPagedTable(el, props, fetchRows, { schedule = (fn) => reque
   let error = "";
   /** Blocks whose fetch failed: not asked again until the sort changes or the view scrolls. */
   let failed = new Set();
-  let scheduled = false;
   let destroyed = false;
 
   const seed = (rows) => {
@@ -73,9 +71,10 @@ export function mountPagedTable(el, props, fetchRows, { schedule = (fn) => reque
   const caption = props.title ? h("caption", { text: String(props.title) }) : null;
   if (caption) table.append(caption);
   table.append(thead, tbody);
+  // Scroll events come once a frame at most: render at once, a deferral would cost a frame.
   const onScroll = () => {
     failed = new Set();
-    requestRender();
+    render();
   };
   const scroller = h("div.gu-c-table-wrap.gu-c-table-scroll", { onScroll }, table);
   scroller.style.height = `${VIEW_HEIGHT}px`;
@@ -100,7 +99,7 @@ export function mountPagedTable(el, props, fetchRows, { schedule = (fn) => reque
   };
 
   const fetchBlock = (b) => {
-    if (blocks.has(b) || pending.has(b) || failed.has(b) || b * BLOCK >= total) return;
+    if (b < 0 || blocks.has(b) || pending.has(b) || failed.has(b) || b * BLOCK >= total) return;
     const mine = generation;
     const p = fetchRows({ offset: b * BLOCK, limit: BLOCK, sort: sort.column, descending: sort.descending }).then(
       (win) => {
@@ -142,10 +141,12 @@ export function mountPagedTable(el, props, fetchRows, { schedule = (fn) => reque
   };
 
   const render = () => {
-    scheduled = false;
     if (destroyed) return;
     const { first, last, topPx, bottomPx } = inView();
     for (let b = Math.floor(first / BLOCK); b * BLOCK < last; b++) fetchBlock(b);
+    // the neighbours too, so scrolling on finds its rows already here
+    fetchBlock(Math.floor((last - 1) / BLOCK) + 1);
+    fetchBlock(Math.floor(first / BLOCK) - 1);
     const rows = [];
     for (let i = first; i < last; i++) {
       const block = blocks.get(Math.floor(i / BLOCK));
@@ -171,12 +172,6 @@ export function mountPagedTable(el, props, fetchRows, { schedule = (fn) => reque
     el.dataset.sort = sort.column ?? "";
     note.textContent = error ? `Rows could not be loaded: ${error}` : `${total.toLocaleString()} rows`;
     note.classList.toggle("gu-component-error", !!error);
-  };
-
-  const requestRender = () => {
-    if (scheduled) return;
-    scheduled = true;
-    schedule(render);
   };
 
   const sortBy = (column) => {

@@ -110,7 +110,7 @@ class ComponentBridge:
         return obj
 
     def _answer_window(self, msg: DataWindowMsg) -> None:
-        """Answer on the loop; the rows are cut (and a first sort made) in a worker thread."""
+        """Answer on the loop; a window that needs a first sort is cut in a worker thread."""
 
         def send(answer: Any) -> None:
             if self._widget is not None:
@@ -135,6 +135,9 @@ class ComponentBridge:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (a test driving the bridge directly): answer now
             send(compute())
+            return
+        if not self.windows.needs_sorting(obj, msg.sort, msg.descending):
+            send(compute())  # a slice of a kept order: under a millisecond, no thread hop
             return
         future = loop.run_in_executor(None, compute)
         future.add_done_callback(lambda f: None if f.cancelled() else send(f.result()))
