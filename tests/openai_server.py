@@ -71,6 +71,8 @@ class Reply:
     usage: tuple[int, int] | None = (11, 22)
     status: int = 200
     """A non-200 status answers with an OpenAI-style error body and no stream."""
+    error_message: str | None = None
+    """The error body's message of a non-200 answer (default "scripted failure <status>")."""
     retry_after: str | None = None
     """The ``Retry-After`` header of a non-200 answer (a 429 without it gets
     ``retry-after-ms: 5``)."""
@@ -349,7 +351,7 @@ class OpenAIServer:
             extra = {"retry-after-ms": "5"} if reply.status == 429 else {}
             if reply.retry_after is not None:
                 extra = {"retry-after": reply.retry_after}
-            message = f"scripted failure {reply.status}"
+            message = reply.error_message or f"scripted failure {reply.status}"
             await _send_json(
                 writer, reply.status, {"error": {"message": message, "type": "test"}}, extra
             )

@@ -165,5 +165,5 @@ async def test_chat_send_has_a_str_form_and_a_dict_form(wire: Any) -> None:
     assert isinstance(run, gu.Run)
     assert (await run).text == "ok"
     with pytest.raises(TypeError, match="buffers"):
-        chat.send("hi", [b"x"])  # type: ignore[call-overload]
+        chat.send("hi", buffers=[b"x"])  # type: ignore[call-overload]
     chat.close()

@@ -24,9 +24,11 @@ from ipygenui.messages import Message, Running
 from ipygenui.models.base import ModelDelta, ReasoningDelta, TextDelta, ToolCallDelta
 from ipygenui.widget.protocol import (
     ComponentStateMsg,
+    DataWindowMsg,
     FrameMessage,
     accepted_message,
     component_output_message,
+    data_window_message,
     error_message,
     message_for_browser,
     ops_for_browser,
@@ -140,6 +142,21 @@ def test_kernel_messages_are_built_as_the_fixture_holds() -> None:
         "seq": 3,
     }
     assert component_output_message(output) == to_browser["component_output"]
+    request = DataWindowMsg.model_validate(WIRE["to_kernel"][-1]["message"])
+    window = {
+        "columns": ["id", "amount"],
+        "rows": [{"id": 7, "amount": 99.5}],
+        "offset": 200,
+        "total_rows": 1_000_000,
+        "sort": "amount",
+        "descending": True,
+    }
+    assert data_window_message(request, window) == to_browser["data_window"]
+    bad = DataWindowMsg(
+        type="data_window", tool_call_id="call_1", request=5, offset=0, limit=10, sort="nope"
+    )
+    failed = data_window_message(bad, error="no column 'nope' (columns: id, amount)")
+    assert failed == to_browser["data_window_error"]
 
 
 @pytest.mark.parametrize("case", WIRE["to_kernel"], ids=lambda c: str(c["build"][0]))
@@ -147,6 +164,8 @@ def test_browser_messages_are_accepted_as_sent(case: dict[str, Any]) -> None:
     sent = case["message"]
     if sent["type"] == "component_state":
         parsed: Any = ComponentStateMsg.model_validate(sent)
+    elif sent["type"] == "data_window":
+        parsed = DataWindowMsg.model_validate(sent)
     else:
         parsed = parse_client_message(sent)
-    assert parsed.model_dump(mode="json") == sent
+    assert parsed.model_dump(mode="json", exclude_unset=True) == sent

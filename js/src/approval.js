@@ -4,14 +4,18 @@
 // - a human tool: an input whose text becomes the tool's result.
 // Controls are built once per pending call so typing survives re-renders.
 
-import { h } from "./dom.js";
+import { h, show } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
 import { toKernel } from "./protocol.js";
 
 /**
  * @param {{toolCallId: string, toolName: string, args: any, send: (msg: any) => void, notify: (text: string) => void}} opts
  */
 export function createApproval({ toolCallId, toolName, args, send, notify }) {
-  const original = JSON.stringify(args ?? {}, null, 2);
+  // Code to run (run_python's `code`) is shown highlighted, editable on demand.
+  const code = typeof args?.code === "string" ? createCodeEditor(args.code, toolName) : null;
+  const rest = code ? Object.fromEntries(Object.entries(args).filter(([k]) => k !== "code")) : args;
+  const original = JSON.stringify(rest ?? {}, null, 2);
   const editor = h("textarea.gu-args-editor", {
     rows: Math.min(12, original.split("\n").length + 1),
     spellcheck: "false",
@@ -26,11 +30,12 @@ export function createApproval({ toolCallId, toolName, args, send, notify }) {
 
   /** The edited arguments, null when unchanged, undefined when invalid. */
   function editedArgs() {
-    if (editor.value.trim() === original.trim()) return null;
+    const codeChanged = code !== null && code.value() !== args.code;
+    if (editor.value.trim() === original.trim() && !codeChanged) return null;
     try {
       const value = JSON.parse(editor.value);
       if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error();
-      return value;
+      return code ? { ...value, code: code.value() } : value;
     } catch {
       notify("The arguments are not a valid JSON object: fix them or reset them.");
       return undefined;
@@ -51,8 +56,11 @@ export function createApproval({ toolCallId, toolName, args, send, notify }) {
   const el = h(
     "div.gu-approval",
     { role: "group", "aria-label": `Approve ${toolName}?` },
-    h("div.gu-approval-title", { text: `Allow ${toolName} to run with these arguments?` }),
-    editor,
+    h("div.gu-approval-title", {
+      text: code ? `Allow ${toolName} to run this code?` : `Allow ${toolName} to run with these arguments?`,
+    }),
+    code?.el,
+    code && !Object.keys(rest).length ? null : editor,
     h(
       "div.gu-approval-buttons",
       {},
@@ -102,4 +110,39 @@ export function createHumanInput({ toolCallId, toolName, prompt, send }) {
     h("button.gu-human-submit", { type: "button", onclick: submit }, "Submit"),
   );
   return { el };
+}
+
+/** Python `source` as a fenced block the markdown renderer highlights (and sanitizes). */
+function highlighted(source) {
+  const longest = Math.max(2, ...[...source.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  return renderMarkdown(`${fence}python\n${source}\n${fence}`);
+}
+
+/**
+ * The code of a call: highlighted; "Edit code" turns it into a text box.
+ * @param {string} source @param {string} toolName
+ */
+function createCodeEditor(source, toolName) {
+  const view = h("div.gu-code-view");
+  view.innerHTML = highlighted(source);
+  const box = h("textarea.gu-code-editor", {
+    rows: Math.min(20, source.split("\n").length + 1),
+    spellcheck: "false",
+    hidden: true,
+    "aria-label": `Code for ${toolName}`,
+  });
+  box.value = source;
+  box.addEventListener("keydown", (e) => e.stopPropagation());
+  const toggle = h("button.gu-code-edit", { type: "button" }, "Edit code");
+  toggle.addEventListener("click", () => {
+    const editing = Boolean(box.hidden);
+    if (!editing) view.innerHTML = highlighted(box.value);
+    show(box, editing);
+    show(view, !editing);
+    toggle.textContent = editing ? "Preview" : "Edit code";
+    if (editing) box.focus();
+  });
+  const el = h("div.gu-code-approval", {}, view, box, toggle);
+  return { el, value: () => box.value };
 }

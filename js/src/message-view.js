@@ -5,6 +5,7 @@
 // into an editor in place: its new text goes to the kernel as an edit.
 
 import { createActionBar } from "./action-bar.js";
+import { sizeText } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
 import { createFooter, runFooter } from "./footer.js";
 import { createMarkdownView } from "./markdown.js";
@@ -42,7 +43,30 @@ function createReasoningPart(ctx) {
   };
 }
 
+const KIND_ICONS = { image: "🖼", data: "▦", text: "📄" };
+
+/** An attachment of a user message, as a chip: its kind, name, and reference or size. */
+function createAttachmentChip() {
+  const icon = h("span.gu-chip-icon", { "aria-hidden": "true" });
+  const name = h("span.gu-chip-name");
+  const detail = h("span.gu-chip-detail");
+  const el = h("span.gu-chip.gu-attachment", {}, icon, name, detail);
+  return {
+    el,
+    update(part) {
+      setData(el, "kind", part.kind);
+      setText(icon, KIND_ICONS[part.kind] ?? "📎");
+      setText(name, String(part.name ?? ""));
+      const size = Number.isFinite(part.size) ? part.size : 0;
+      const info = part.kind === "data" ? (part.ref ? `as ${part.ref}` : "") : sizeText(size);
+      setText(detail, info);
+      el.title = part.notice ? `${part.name}: ${part.notice}` : String(part.name ?? "");
+    },
+  };
+}
+
 const PART_FACTORIES = {
+  attachment: () => createAttachmentChip(),
   text: (ctx, role) => createTextPart(ctx, role),
   reasoning: (ctx) => createReasoningPart(ctx),
   "tool-call": (ctx) => createToolCard(ctx),

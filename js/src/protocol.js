@@ -6,7 +6,7 @@
 // - Browser -> kernel: custom messages, built only by `toKernel` below (the
 //   kernel validates each one and answers `error` when it changes nothing).
 // - Kernel -> browser: custom messages (`frame`, `snapshot`, `accepted`,
-//   `error`, `component_output`, `transcript`), read only through `readServerMessage`,
+//   `error`, `component_output`, `transcript`, `data_window`), read only through `readServerMessage`,
 //   which drops a malformed one (the next snapshot or trait carries the state).
 // - Patch ops (inside frames): `append`, `set` and `add_part` on one part of
 //   one message; `isPatchOp` says whether this view can apply one.
@@ -18,11 +18,22 @@
 
 // --- browser -> kernel ---------------------------------------------------------
 
+/** Largest file the composer attaches (the kernel's MAX_UPLOAD_BYTES). */
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
+/** Attachments of one message (the kernel's MAX_ATTACHMENTS). */
+export const MAX_ATTACHMENTS = 10;
+
 export const toKernel = Object.freeze({
   /** Ask for the live state (a view opened, maybe mid-stream). */
   hello: () => ({ type: "hello" }),
-  /** The composer's text; `ref` tags it so only this view's answer clears the box. */
-  send: (text, ref) => ({ type: "send", text, ref }),
+  /**
+   * The composer's text; `ref` tags it so only this view's answer clears the box.
+   * `attachments`: `{kind: "file", name, mime, size, buffer}` (the file's bytes
+   * are the message's binary buffer number `buffer`) or `{kind: "data", name}`.
+   */
+  send: (text, ref, attachments) =>
+    attachments?.length ? { type: "send", text, ref, attachments } : { type: "send", text, ref },
   suggestion: (text) => ({ type: "suggestion", text }),
   /** `args`: the arguments as the user edited them, null when unchanged. */
   approve: (toolCallId, args) => ({ type: "approve", tool_call_id: toolCallId, args }),
@@ -48,7 +59,20 @@ export const toKernel = Object.freeze({
   renameThread: (threadId, title) => ({ type: "rename_thread", thread_id: threadId, title }),
   /** Ask for the thread as markdown (answered by a `transcript` message). */
   transcript: () => ({ type: "transcript" }),
+  /** A table of kernel data asks for rows `offset`..`offset + limit`, sorted by `sort` in the kernel. */
+  dataWindow: (toolCallId, request, offset, limit, sort = null, descending = false) => ({
+    type: "data_window",
+    tool_call_id: toolCallId,
+    request,
+    offset,
+    limit,
+    sort,
+    descending,
+  }),
 });
+
+/** Most rows one `data_window` request may ask for (widget/protocol.py MAX_WINDOW). */
+export const MAX_WINDOW = 1000;
 
 // --- kernel -> browser ---------------------------------------------------------
 
@@ -89,6 +113,14 @@ const SERVER_MESSAGES = {
   error: (m) => isOptionalString(m.message) && isOptionalString(m.request) && isOptionalString(m.ref),
   component_output: (m) => isObject(m.output) && typeof m.output.tool_call_id === "string",
   transcript: (m) => typeof m.markdown === "string" && typeof m.filename === "string",
+  data_window: (m) =>
+    typeof m.tool_call_id === "string" &&
+    Number.isInteger(m.request) &&
+    Number.isInteger(m.offset) &&
+    Number.isInteger(m.total_rows) &&
+    Array.isArray(m.columns) &&
+    Array.isArray(m.rows) &&
+    isOptionalString(m.error),
 };
 
 /**

@@ -81,6 +81,14 @@ function pretty(value) {
   }
 }
 
+const FIGURE_URL = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/=]+$/;
+
+/** Images a result carries as `figures: [{image: "data:image/png;base64,..."}]` (run_python's). */
+export function resultFigures(result) {
+  const list = result && typeof result === "object" && Array.isArray(result.figures) ? result.figures : [];
+  return list.map((f) => f?.image).filter((src) => typeof src === "string" && FIGURE_URL.test(src));
+}
+
 /**
  * @param {{send: (msg:any) => void, notify: (text:string) => void, isHuman: (name:string) => boolean,
  *          components?: ReturnType<typeof import("./components/slot.js").createComponentContext>,
@@ -107,7 +115,8 @@ export function createToolCard(ctx) {
   const controls = h("div.gu-tool-controls");
   const head = h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status);
   const images = h("div.gu-tool-images", { hidden: true });
-  const el = h("div.gu-tool-call", {}, head, controls, images, details);
+  const figures = h("div.gu-tool-figures", { hidden: true });
+  const el = h("div.gu-tool-call", {}, head, controls, images, figures, details);
   const component = componentHook(ctx.components, el, controls);
   let pendingKey = null;
   let lastArgs = "";
@@ -150,7 +159,10 @@ export function createToolCard(ctx) {
       if (part.has_result && part.result !== lastResult) {
         lastResult = part.result;
         setText(resultLabel, part.is_error ? "Error" : "Result");
-        fillJson(resultBlock, part.result);
+        const figs = resultFigures(part.result);
+        figures.replaceChildren(...figs.map((src) => h("img.gu-tool-figure", { src, alt: "Figure" })));
+        show(figures, figs.length > 0);
+        fillJson(resultBlock, figs.length ? { ...part.result, figures: `${figs.length} shown above` } : part.result);
         const sources = part.is_error ? [] : resultImages(part.result);
         images.replaceChildren(...imageElements(sources, part.tool_name));
         const tb = tracebackOf(part);

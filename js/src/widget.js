@@ -76,11 +76,23 @@ export function modelRef(value) {
 const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "save_error", "height"];
 // Traits of the conversation controls (threads, starters).
 const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
+// (`data_names` is read when the `@` menu opens: no render needed when it changes.)
 
 const nextFrame =
   typeof requestAnimationFrame === "function"
     ? (fn) => requestAnimationFrame(fn)
     : (fn) => setTimeout(fn, 0);
+
+/** A file's bytes (FileReader where Blob.arrayBuffer is missing: older browsers, jsdom). */
+function readBytes(blob) {
+  if (typeof blob.arrayBuffer === "function") return blob.arrayBuffer();
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(/** @type {ArrayBuffer} */ (reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsArrayBuffer(blob);
+  });
+}
 
 export class ChatView {
   /** @param {any} model anywidget model @param {HTMLElement} el */
@@ -122,13 +134,15 @@ export class ChatView {
     /** Tags this view's sends, so only its own answers touch its composer. */
     this.viewTag = Math.random().toString(36).slice(2, 10);
     this.sends = 0;
-    /** @type {{ref: string, text: string} | null} the send waiting for the kernel's answer */
+    /** @type {{ref: string, text: string, attachments?: any[]} | null} the send waiting for the kernel's answer */
     this.pendingSend = null;
     this.composer = createComposer({
-      onSend: (text) => this.sendText(text),
+      onSend: (text, attachments) => this.sendText(text, attachments),
       onStop: () => this.send(toKernel.cancel()),
       onEditLast: () => this.thread.editLastUser(),
       warnBeforeSend: () => this.sendWarning(),
+      notify: (text) => this.notice(text),
+      dataNames: () => this.model.get("data_names") ?? [],
     });
     /** @type {{ref: string, messageId: string} | null} the edit waiting for the kernel's answer */
     this.pendingEdit = null;
@@ -200,9 +214,10 @@ export class ChatView {
     this.components.destroy();
   }
 
-  send(msg) {
+  send(msg, buffers) {
     if (msg.type !== "hello") this.notice("");
-    this.model.send(msg);
+    if (buffers?.length) this.model.send(msg, undefined, buffers);
+    else this.model.send(msg);
   }
 
   notice(text) {
@@ -223,12 +238,33 @@ export class ChatView {
     );
   }
 
-  /** The composer's text goes to the kernel; the box keeps it until taken. */
-  sendText(text) {
-    if (this.pendingSend?.text === text) return; // a second Enter: already on its way
+  /**
+   * The composer's text (and attachments: files travel as binary buffers)
+   * goes to the kernel; the box keeps both until taken.
+   * @param {string} text @param {import("./composer.js").Pending[]} [attachments]
+   */
+  async sendText(text, attachments = []) {
+    if (this.pendingSend?.text === text && !attachments.length) return; // a second Enter
     const ref = `${this.viewTag}-${++this.sends}`;
-    this.pendingSend = { ref, text };
-    this.send(toKernel.send(text, ref));
+    this.pendingSend = { ref, text, attachments };
+    const meta = [];
+    const buffers = [];
+    try {
+      for (const item of attachments) {
+        if (item.kind === "data") {
+          meta.push({ kind: "data", name: item.name });
+          continue;
+        }
+        meta.push({ kind: "file", name: item.name, mime: item.mime, size: item.size, buffer: buffers.length });
+        buffers.push(await readBytes(item.file));
+      }
+    } catch (error) {
+      this.pendingSend = null;
+      this.notice(`Could not read an attachment (${error}). Your text is still in the box.`);
+      return;
+    }
+    if (this.pendingSend?.ref !== ref) return; // a newer send went out meanwhile
+    this.send(toKernel.send(text, ref, meta), buffers);
     if (this.kernelSeen) return;
     // No kernel yet: a saved copy, or a busy kernel that will read it later.
     this.notice(
@@ -264,7 +300,7 @@ export class ChatView {
     else if (msg.type === "snapshot") {
       for (const item of msg.messages) this.store.setSnapshot(item.message, item.rev);
     } else if (msg.type === "accepted" && mine) {
-      this.composer.clear(pending.text);
+      this.composer.clear(pending.text, pending.attachments);
       this.pendingSend = null;
     } else if (msg.type === "accepted" && edit !== null && edit.ref === msg.ref) {
       this.thread.closeEditor(edit.messageId);

@@ -95,7 +95,7 @@ describe("sending while a call waits", () => {
     expect(warning.hidden).toBe(false);
     expect(warning.textContent).toContain("sending rejects it");
     warning.querySelector("button.gu-send-anyway").click();
-    expect(onSend).toHaveBeenCalledWith("hello");
+    expect(onSend).toHaveBeenCalledWith("hello", []);
     expect(warning.hidden).toBe(true);
   });
 
@@ -104,7 +104,7 @@ describe("sending while a call waits", () => {
     const c = createComposer({ onSend, onStop: vi.fn(), warnBeforeSend: () => null });
     c.input.value = "hello";
     c.el.querySelector("button.gu-send").click();
-    expect(onSend).toHaveBeenCalledWith("hello");
+    expect(onSend).toHaveBeenCalledWith("hello", []);
   });
 });
 

@@ -35,7 +35,7 @@ describe("composer", () => {
     key(c.input, "Enter", { shiftKey: true });
     expect(onSend).not.toHaveBeenCalled();
     key(c.input, "Enter");
-    expect(onSend).toHaveBeenCalledWith("line one");
+    expect(onSend).toHaveBeenCalledWith("line one", []);
     expect(c.input.value).toBe("line one"); // the kernel has not taken it yet
     c.clear("line one");
     expect(c.input.value).toBe("");

@@ -54,16 +54,27 @@ _EXPORTS: dict[str, str] = {
     "Chart": "components",
     "Image": "components",
     "Form": "components",
+    "python_tool": "code_tool",
+    "AttachmentPart": "messages",
+    "DataStore": "data",
+    "UnknownReference": "data",
+    "summarize": "data",
+    "DataRef": "data",
+    "ToolResult": "data",
+    "data_tools": "data_tools",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
 __all__ = [
     "AGUIAgent",
     "Approval",
+    "AttachmentPart",
     "BranchError",
     "Chart",
     "Chat",
     "Component",
+    "DataRef",
+    "DataStore",
     "DecisionError",
     "DemoModel",
     "Feedback",
@@ -95,10 +106,15 @@ __all__ = [
     "ToolCallPart",
     "ToolDefinitionError",
     "ToolError",
+    "ToolResult",
+    "UnknownReference",
     "Usage",
     "__version__",
     "component",
+    "data_tools",
+    "python_tool",
     "should_continue",
+    "summarize",
     "tool",
 ]
 
@@ -119,6 +135,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # static checkers see the real names
     from ._loop.continuation import should_continue
     from .agui import AGUIAgent
+    from .code_tool import python_tool
     from .components import (
         Chart,
         Component,
@@ -131,9 +148,12 @@ if TYPE_CHECKING:  # static checkers see the real names
         Table,
         component,
     )
+    from .data import DataRef, DataStore, ToolResult, UnknownReference, summarize
+    from .data_tools import data_tools
     from .mcp_tools import MCPTools
     from .messages import (
         Approval,
+        AttachmentPart,
         BranchError,
         Feedback,
         Message,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 
 def new_id(prefix: str) -> str:
@@ -94,9 +94,52 @@ class ToolCallPart(_Model):
     """For a UI tool (``show_component_<Name>``): the component's name."""
     component_state: dict[str, Any] | None = None
     """For an interactable component: its state as the user left it."""
+    _value: Any = PrivateAttr(default=None)
+
+    @property
+    def value(self) -> Any:
+        """The object the tool returned (a DataFrame, a figure, ...), kernel-side
+        only: never serialized, so a loaded thread has ``result`` (the JSON the
+        model read, a summary for such objects) and ``value`` None."""
+        return self._value
+
+    @value.setter
+    def value(self, obj: Any) -> None:
+        self._value = obj
 
 
-Part = Annotated[TextPart | ReasoningPart | ToolCallPart, Field(discriminator="type")]
+class AttachmentPart(_Model):
+    """Something the user attached to a message (``ipygenui.attachments``).
+
+    ``kind`` says how the model reads it: ``image`` as an image content part,
+    ``text`` inlined (``text``, cut to a budget with a notice), ``data`` as a
+    summary of a named object (``ref``) kept in the kernel. An image's bytes
+    are kernel-side only (``data``, never serialized): a persisted thread
+    keeps them in a file beside the thread file (``file``, relative to it).
+    """
+
+    type: Literal["attachment"] = "attachment"
+    id: str = Field(default_factory=lambda: new_id("att"))
+    name: str
+    kind: Literal["image", "text", "data"]
+    mime: str = "application/octet-stream"
+    size: int = 0
+    """Bytes of the original (file or image), or rows of a data attachment."""
+    text: str | None = None
+    """What the model reads for a text or data attachment."""
+    ref: str | None = None
+    """A data attachment: the name of its object in the conversation's data."""
+    notice: str | None = None
+    """What was left out, for the user and the model (a text cut to a budget)."""
+    file: str | None = None
+    """Where a persisted image's bytes are, relative to the thread file."""
+    data: bytes | None = Field(default=None, exclude=True, repr=False)
+    """An image's bytes, in the kernel only."""
+
+
+Part = Annotated[
+    TextPart | ReasoningPart | ToolCallPart | AttachmentPart, Field(discriminator="type")
+]
 
 
 # --- messages and thread ----------------------------------------------------
@@ -135,6 +178,10 @@ class Message(_Model):
     def text(self) -> str:
         """All text parts joined: what a reader calls the message's text."""
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def attachments(self) -> list[AttachmentPart]:
+        return [p for p in self.parts if isinstance(p, AttachmentPart)]
 
     @property
     def tool_calls(self) -> list[ToolCallPart]:

@@ -28,6 +28,7 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
+from ._internal.attachment_files import read_attachment_files, write_attachment_files
 from ._internal.sanitize import json_safe
 from .messages import Thread, new_id
 
@@ -249,6 +250,7 @@ def save_thread(thread: Thread, path: str | os.PathLike[str]) -> None:
     persisting to ``path`` sees the change and refuses to overwrite it.
     """
     target = Path(path)
+    write_attachment_files(thread, target)  # before the JSON that names them
     data = encode_thread(thread)
     with _locked(target):
         _write_atomic(target, data)
@@ -263,7 +265,9 @@ def load_thread(path: str | os.PathLike[str]) -> Thread:
     """
     with open(path, "rb") as handle:
         raw = handle.read()
-    return decode_thread(raw, path)
+    thread = decode_thread(raw, path)
+    read_attachment_files(thread, Path(path))  # images beside the file, not in it
+    return thread
 
 
 class ThreadFile:
@@ -294,6 +298,7 @@ class ThreadFile:
     def save(self, thread: Thread) -> None:
         """Replace the file with ``thread``, unless another writer took the path
         over or changed the file: then :class:`PersistenceConflictError`."""
+        write_attachment_files(thread, self.path)
         data = encode_thread(thread)
         with _locked(self.path) as lock:
             claim = _read_claim(lock) if lock is not None else None

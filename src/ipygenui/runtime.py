@@ -29,7 +29,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,9 +53,11 @@ from ._loop.run_loop import RunLoop
 from ._loop.suggestions import ask_for_suggestions
 from ._loop.tool_choice import resolve_tool_choice
 from ._loop.tool_runner import MAX_IDENTICAL_CALLS
+from .attachments import make_attachment_parts
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
+from .data import DataStore, ToolResult, conversation_data, tool_results
 from .events import (
     ActivePathChanged,
     FeedbackChanged,
@@ -75,6 +77,7 @@ from .messages import (
     Feedback,
     Incomplete,
     Message,
+    Part,
     RequiresAction,
     Running,
     TextPart,
@@ -230,6 +233,11 @@ class Runtime:
     than ``max_result_chars`` reaches the model cut there, with a notice of
     how much was left out (``None``: no limit); the thread keeps it whole.
 
+    A tool result that is not JSON (a DataFrame, a figure) is kept in
+    ``data`` under a short reference the model reads with a summary;
+    ``data={"sales": df}`` names objects, ``data=True`` adds the notebook's
+    DataFrames, Series and arrays. The model reads their catalogue each turn.
+
     Where no event loop runs (a plain script), ``send``, ``retry`` and the
     decisions return a Run that starts when awaited
     (``asyncio.run(rt.send("hi"))``), and ``run_sync`` runs one reply.
@@ -257,6 +265,7 @@ class Runtime:
         restore_approvals: bool = False,
         starters: Sequence[str] | None = None,
         agent: Agent | None = None,
+        data: Mapping[str, Any] | bool | None = None,
     ) -> None:
         checked = check_runtime_arguments(
             "Runtime",
@@ -274,6 +283,7 @@ class Runtime:
                 "restore_approvals": restore_approvals,
                 "starters": starters,
                 "agent": agent,
+                "data": data,
             },
         )
         tools, components = checked["tools"], checked["components"]
@@ -312,6 +322,8 @@ class Runtime:
             if saved is not thread:  # read from a file: untrusted
                 distrust_loaded(saved, self._tools, restore_approvals)
         self._thread: Thread = shown
+        self.data: DataStore = conversation_data(data)
+        """Every named object the conversation can reference (tool results kept by reference)."""
         self._events = RunEvents()
         self._agui: AGUIEmitter | None = None
         self._run_loop = RunLoop(
@@ -462,16 +474,27 @@ class Runtime:
 
     # --- starting runs ------------------------------------------------------
 
-    def send(self, text: str) -> Run:
+    def send(self, text: str, attachments: Sequence[Any] | None = None) -> Run:
         """Add a user message and start a run answering it.
+
+        ``attachments``: DataFrames (the model reads a summary; the object is
+        kept in ``data``), images (PNG/JPEG bytes, PIL images, matplotlib
+        figures, image files: sent as image content parts), CSV files (loaded
+        as DataFrames) and text files (inlined up to a budget); see
+        ``ipygenui.attachments``. An unsupported one raises before anything
+        is sent.
 
         With no event loop running (a plain script) the text is kept at once
         and the run starts when the returned Run is awaited:
         ``asyncio.run(rt.send("hi"))``.
         """
-        text = _user_text("send", text)
+        if not isinstance(text, str) or not (text.strip() or attachments):
+            raise ValueError("send() needs a non-empty text (or attachments)")
+        text = clean_text(text)  # a lone surrogate would make the thread unsavable
+        attached = make_attachment_parts(attachments, self.data) if attachments else []
         self._settle("The user sent a new message.")
-        self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
+        parts: list[Part] = [TextPart(text=text), *attached] if text else [*attached]
+        self._add(Message(role="user", parts=parts, metadata=self._state_report()))
         self._threads_changed()  # its length, and the first user message names it
         return self._answer()
 
@@ -953,8 +976,15 @@ class Runtime:
 
     def shown_components(self) -> list[ShownComponent]:
         """The components shown so far, oldest first: name, validated props model
-        instance and user state (see ``ipygenui.components.shown``)."""
-        return shown_components(self.thread, self._components())
+        instance, user state, and ``data``: the objects its reference props name
+        (see ``ipygenui.components.shown``)."""
+        return shown_components(self.thread, self._components(), data=self.data)
+
+    def results(self) -> list[ToolResult]:
+        """Every answered tool call, oldest first: tool name, call id, the
+        reference its object is kept under (or None) and ``value``, the object
+        the tool returned (None in a thread loaded from a file)."""
+        return tool_results(self.thread, self.data)
 
     def set_component_state(self, tool_call_id: str, state: Any) -> None:
         """Store the user's state for an interactable component (validated

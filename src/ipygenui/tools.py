@@ -164,11 +164,22 @@ def _binary_key(key: bytes | bytearray) -> str:
     return bytes(key).decode("utf-8", "backslashreplace")
 
 
-def _fallback(value: Any) -> Any:
+Keep = Callable[[Any], Any]
+"""Turns an object that is not JSON (a DataFrame, an array, a figure) into the
+JSON the model reads in its place: ``data.model_json`` keeps it by reference."""
+
+
+def _fallback(value: Any, keep: Keep | None = None) -> Any:
     if isinstance(value, memoryview):
         return _binary_json(value)
     kind = type(value)
     module = kind.__module__.split(".")[0]
+    if keep is not None:
+        if module == "pandas" and hasattr(value, "isoformat"):
+            return value.isoformat()
+        if module == "numpy" and getattr(value, "ndim", 1) == 0 and hasattr(value, "tolist"):
+            return _fallback(value)  # a numpy scalar is plain JSON
+        return keep(value)
     if module == "pandas":
         if hasattr(value, "columns") and hasattr(value, "dtypes"):
             return _summarize_dataframe(value)
@@ -184,7 +195,7 @@ def _fallback(value: Any) -> Any:
     return repr(value)
 
 
-def to_jsonable(value: Any) -> Any:
+def to_jsonable(value: Any, keep: Keep | None = None) -> Any:
     """Turn a tool's return value into plain JSON data.
 
     Pydantic models and dataclasses become dicts, sets and tuples lists,
@@ -195,23 +206,28 @@ def to_jsonable(value: Any) -> Any:
     text when they are UTF-8, else ``{"type": "bytes", "length": N,
     "base64": ..., "truncated": bool}`` with the first ``BINARY_PREVIEW``
     bytes: the model learns what came back without a wall of base64.
+
+    ``keep``: given, every object that is not JSON (top-level or inside a
+    container) becomes what ``keep`` returns for it instead (the loop passes
+    ``data.model_json``'s, which keeps the object by reference).
     """
     if isinstance(value, bytes | bytearray | memoryview):
         return _binary_json(value)
     try:
-        return _to_jsonable(value)
+        return _to_jsonable(value, keep)
     except (UnicodeDecodeError, pydantic_core.PydanticSerializationError):
         # pydantic writes bytes as UTF-8 text and raises on anything else
-        return _to_jsonable(_without_binary(value))
+        return _to_jsonable(_without_binary(value), keep)
 
 
-def _to_jsonable(value: Any) -> Any:
+def _to_jsonable(value: Any, keep: Keep | None = None) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
+    fallback = _fallback if keep is None else (lambda obj: _fallback(obj, keep))
     try:
-        return pydantic_core.to_jsonable_python(value, fallback=_fallback, serialize_unknown=False)
+        return pydantic_core.to_jsonable_python(value, fallback=fallback, serialize_unknown=False)
     except UnicodeEncodeError:  # a lone surrogate, which pydantic's UTF-8 strings refuse
         return json_safe(value)
 
@@ -387,6 +403,11 @@ class Tool:
 
     async def invoke(self, validated: BaseModel) -> Any:
         """Run the function with validated arguments; return JSON-able data."""
+        return to_jsonable(await self.call(validated))
+
+    async def call(self, validated: BaseModel) -> Any:
+        """Run the function with validated arguments; return what it returned,
+        as it is (the loop keeps objects that are not JSON by reference)."""
         if self.func is None:
             return "Component was rendered." if self.component else None
         if self._pass_model:
@@ -402,7 +423,7 @@ class Tool:
             result = await call_in_thread(self.func, *call_args, **call_kwargs)
             if inspect.isawaitable(result):  # a sync wrapper returning a coroutine
                 result = await result
-        return to_jsonable(result)
+        return result
 
 
 class _AnyArguments(BaseModel):

@@ -235,3 +235,86 @@ def test_a_fixed_height_thread_keeps_the_newest_content_in_view(page: LabPage) -
         f"(el) => ({_DISTANCE_FROM_BOTTOM_JS})(el) <= 48", arg=thread.element_handle()
     )
     assert thread.evaluate(_DISTANCE_FROM_BOTTOM_JS) <= 48
+
+
+DATA_SETUP = '''
+import numpy as np
+import pandas as pd
+
+ORDERS = pd.DataFrame({
+    "order": np.arange(500),
+    "region": [f"r{i % 7}" for i in range(500)],
+    "amount": [float((i * 37) % 1000) for i in range(500)],
+})
+
+
+@gu.tool
+def query_orders() -> pd.DataFrame:
+    """All orders."""
+    return ORDERS
+
+
+def make_data_chat():
+    SERVER.requests.clear()
+    SERVER.script(
+        Reply.calls(ToolCall("query_orders", {}, id="q1")),
+        Reply.calls(ToolCall("show_component_Table", {"data": "df_1"}, id="t1")),
+        Reply.text_reply("Shown."),
+    )
+    model = gu.OpenAIModel("test-model", base_url=SERVER.base_url, api_key="test")
+    return gu.Chat(model=model, tools=[query_orders], components=[gu.Table])
+
+
+BIG = pd.DataFrame({"n": np.arange(200_000), "k": (np.arange(200_000) * 7919) % 200_003})
+
+
+def make_big_chat():
+    model = gu.ScriptedModel([gu.ScriptedCall("show_component_Table", {"data": "big"}), "ok"])
+    return gu.Chat(model=model, components=[gu.Table], data={"big": BIG})
+'''
+
+
+def test_a_tool_result_is_shown_by_reference_with_every_row_from_the_kernel(
+    page: LabPage,
+) -> None:
+    page.run_code(DATA_SETUP)
+    chat = show_chat(page, "make_data_chat")
+    send_from_ui(chat, "orders please")
+    expect(assistant(chat)).to_contain_text("Shown.", timeout=LONG_WAIT)
+    summary = page.run_json("_j.loads(SERVER.requests[1]['messages'][-1]['content'])")
+    assert summary["ref"] == "df_1" and summary["shape"] == [500, 3]
+    assert page.run_json("_j.dumps(SERVER.requests[1]).count('\"order\"')") <= 60
+    assert page.run_json("SERVER.requests[1]['messages'][-2]['tool_calls'][0]['id']") == "q1"
+
+    table = slot(chat, "Table")
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(500, timeout=LONG_WAIT)  # every row came from the kernel
+    expect(rows.first.locator("td").first).to_have_text("0")
+    amount = table.locator("th", has_text="amount")
+    amount.click()
+    amount.click()  # descending
+    expect(amount).to_have_attribute("aria-sort", "descending")
+    top = page.run_json("int(ORDERS.sort_values('amount', ascending=False).iloc[0]['order'])")
+    expect(rows.first.locator("td").first).to_have_text(str(top))
+    assert page.run_json("chat.thread.messages[-1].tool_calls[0].value is ORDERS") is True
+
+
+def test_a_large_table_scrolls_and_sorts_in_windows_from_the_kernel(page: LabPage) -> None:
+    page.run_code(DATA_SETUP)
+    chat = show_chat(page, "make_big_chat")
+    send_from_ui(chat, "show the big one")
+    table = slot(chat, "Table")
+    mount = table.locator(".gu-component-body")
+    expect(mount).to_have_attribute("data-total-rows", "200000", timeout=LONG_WAIT)
+    assert table.locator("tbody tr[data-row]").count() < 100  # only the rows in view
+    scroller = table.locator(".gu-c-table-scroll")
+    scroller.evaluate("el => { el.scrollTop = 100000 * 26; }")
+    expect(table.locator('tbody tr[data-row="100000"] td').first).to_have_text(
+        "100000", timeout=LONG_WAIT
+    )
+    table.locator("th", has_text="k").click()  # ascending, sorted by the kernel
+    expect(mount).to_have_attribute("data-sort", "k")
+    smallest = page.run_json("int(BIG.sort_values('k', kind='stable').iloc[0]['n'])")
+    expect(table.locator('tbody tr[data-row="0"] td').first).to_have_text(
+        str(smallest), timeout=LONG_WAIT
+    )

@@ -74,7 +74,9 @@ function describe(err) {
  * @param {{el: HTMLElement, spec: any, props: any, status: any, state?: any,
  *          setState?: (state: any, opts?: {flush?: boolean}) => void, output?: any,
  *          importer?: (url: string) => Promise<any>,
- *          resources?: import("../resources.js").Resources}} opts
+ *          resources?: import("../resources.js").Resources,
+ *          fetchRows?: (opts: any) => Promise<any>}} opts `fetchRows`: rows of the kernel
+ *   data a call's table shows, by window (slot.js)
  * @returns {{update: (props: any, status: any, extra?: {state?: any, output?: any}) => void,
  *           destroy: () => void, ready: Promise<void>}}
  */
@@ -88,6 +90,7 @@ export function mountComponent({
   output: out,
   importer,
   resources,
+  fetchRows,
 }) {
   const body = h("div.gu-component-body");
   el.replaceChildren(body);
@@ -114,6 +117,7 @@ export function mountComponent({
     state: current.state,
     output: current.output,
     resources,
+    fetchRows,
     setState: (next, opts) => {
       const value = typeof next === "function" ? next(current.state) : next;
       current.state = { ...current.state, ...value };

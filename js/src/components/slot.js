@@ -11,7 +11,14 @@
 // - user state goes back to the kernel as `component_state`, debounced.
 
 import { h } from "../dom.js";
-import { componentIdOf, readServerMessage, shownComponent, toKernel, updateTarget } from "../protocol.js";
+import {
+  MAX_WINDOW,
+  componentIdOf,
+  readServerMessage,
+  shownComponent,
+  toKernel,
+  updateTarget,
+} from "../protocol.js";
 import { mountComponent } from "./host.js";
 import { propsStatus } from "./status.js";
 
@@ -55,9 +62,18 @@ export function createComponentContext({
   const readOutputs = () => {
     for (const output of Object.values(model?.get?.("component_outputs") ?? {})) setOutput(output);
   };
+  /** @type {Map<number, {resolve: Function, reject: Function}>} data_window request -> its promise */
+  const windows = new Map();
+  let nextRequest = 1;
   const onCustom = (raw) => {
     const msg = readServerMessage(raw);
     if (msg?.type === "component_output") setOutput(msg.output);
+    if (msg?.type === "data_window") {
+      const waiting = windows.get(msg.request);
+      windows.delete(msg.request);
+      if (waiting && msg.error) waiting.reject(new Error(msg.error));
+      else waiting?.resolve(msg);
+    }
   };
   const onSpecs = () => {
     readSpecs();
@@ -98,6 +114,17 @@ export function createComponentContext({
     unregister(toolCallId) {
       slots.delete(toolCallId);
     },
+    /**
+     * Ask the kernel for rows of the kernel data a call's table shows.
+     * @returns {Promise<{offset: number, total_rows: number, columns: string[], rows: any[]}>}
+     */
+    fetchRows(toolCallId, { offset = 0, limit = 100, sort = null, descending = false } = {}) {
+      const request = nextRequest++;
+      return new Promise((resolve, reject) => {
+        windows.set(request, { resolve, reject });
+        send(toKernel.dataWindow(toolCallId, request, offset, Math.min(limit, MAX_WINDOW), sort, descending));
+      });
+    },
     /** Send a component's state to the kernel, debounced per call. */
     sendState(toolCallId, state, { flush = false } = {}) {
       clearTimer(timers.get(toolCallId));
@@ -113,6 +140,8 @@ export function createComponentContext({
       model?.off?.("change:component_specs", onSpecs);
       model?.off?.("change:component_outputs", readOutputs);
       for (const t of timers.values()) clearTimer(t);
+      for (const waiting of windows.values()) waiting.reject(new Error("the chat view closed"));
+      windows.clear();
       for (const slot of slots.values()) slot.destroy();
       slots.clear();
     },
@@ -179,6 +208,7 @@ export function createComponentSlot(cctx) {
           output: out,
           resources: cctx.resources,
           setState: (value, opts) => cctx.sendState(id, value, opts),
+          fetchRows: (opts) => cctx.fetchRows(id, opts),
         });
       } else {
         host.update(props, status, { output: out });

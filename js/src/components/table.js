@@ -1,11 +1,15 @@
 // Built-in Table: rows stream in; a click on a header sorts by that column
-// (again: descending). Rows come from the model, or from a kernel DataFrame
-// the kernel resolved by name (then `total_rows` / `truncated` say how many).
+// (again: descending). Rows come from the model, or from kernel data the
+// kernel resolved by reference or name (then `total_rows` says how many);
+// a large one is `paged`: table-paged.js shows it in windows.
 // Cells are text only: nothing the model writes becomes markup.
 
 import { h } from "../dom.js";
+import { mountPagedTable } from "./table-paged.js";
 
 const sortState = new WeakMap();
+/** @type {WeakMap<HTMLElement, ReturnType<typeof mountPagedTable>>} */
+const pagedTables = new WeakMap();
 
 function columnsOf(props, rows) {
   if (Array.isArray(props.columns) && props.columns.length) return props.columns.map(String);
@@ -72,10 +76,23 @@ export function sortRows(rows, column, descending) {
 export function render(args) {
   sortState.set(args.el, { column: null, descending: false });
   update(args);
+  return () => {
+    pagedTables.get(args.el)?.destroy();
+    pagedTables.delete(args.el);
+  };
 }
 
-export function update({ props, el }) {
+export function update({ props, el, fetchRows }) {
   const p = props ?? {};
+  // A large kernel table comes in windows the browser asks for (table-paged.js).
+  if (p.paged && typeof fetchRows === "function") {
+    const paged = pagedTables.get(el);
+    if (paged) paged.update(p);
+    else pagedTables.set(el, mountPagedTable(el, p, fetchRows));
+    return;
+  }
+  pagedTables.get(el)?.destroy();
+  pagedTables.delete(el);
   const rows = Array.isArray(p.rows) ? p.rows.filter((r) => r && typeof r === "object") : [];
   const columns = columnsOf(p, rows);
   const sort = sortState.get(el) ?? { column: null, descending: false };
@@ -89,7 +106,7 @@ export function update({ props, el }) {
     const onSort = () => {
       const descending = sort.column === column ? !sort.descending : false;
       sortState.set(el, { column, descending });
-      update({ props, el });
+      update({ props, el, fetchRows });
     };
     const th = h(numeric.has(column) ? "th.gu-num" : "th", {
       scope: "col",

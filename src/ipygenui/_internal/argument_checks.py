@@ -190,6 +190,15 @@ def _thread(owner: str, value: Any) -> Any:
     return value
 
 
+def _data(owner: str, value: Any) -> Any:
+    if value is None or isinstance(value, bool | Mapping):
+        return value
+    raise TypeError(
+        f"{owner}(data=...) must be a dict of name -> object, True (the notebook's "
+        f"DataFrames, Series and arrays) or None, got {described(value)}"
+    )
+
+
 _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "model": _model,
     "tools": _tools,
@@ -204,4 +213,5 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "restore_approvals": _flag("restore_approvals"),
     "starters": _starters,
     "agent": _agent,
+    "data": _data,
 }

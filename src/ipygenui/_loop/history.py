@@ -14,17 +14,25 @@ Rules that keep a request valid whatever state the thread is in:
   saying how much was left out (the thread keeps the whole result);
 - component state the user changed rides on the user message sent after
   it, as ``<component_state>`` blocks after the text (the system prompt
-  tells the model to read them and never write them).
+  tells the model to read them and never write them);
+- a user message's attachments: text and data summaries as ``<attachment>``
+  blocks after the text, images as image content parts (the content becomes
+  a list of parts only when there is an image, so text-only servers are
+  never sent one).
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..messages import Message, ReasoningPart, TextPart, Thread, ToolCallPart
+from ..messages import AttachmentPart, Message, ReasoningPart, TextPart, Thread, ToolCallPart
+
+_DATA_URL = re.compile(r"data:image/[\w.+-]+;base64,[A-Za-z0-9+/=]*")
 
 UNANSWERED = "This tool call has no result: it was interrupted before it ran."
 
@@ -81,6 +89,8 @@ def tool_result_content(part: ToolCallPart, max_chars: int | None = None) -> str
         return json.dumps({"error": UNANSWERED})
     result: Any = part.result
     text = result if isinstance(result, str) else json.dumps(result, default=repr)
+    if "data:image/" in text:  # a figure is for the user's eyes: base64 tells the model nothing
+        text = _DATA_URL.sub("[image shown to the user]", text)
     return within_budget(text, max_chars)
 
 
@@ -164,20 +174,70 @@ def to_openai_messages(
         if message.role == "assistant":
             out.extend(assistant_messages(message, max_result_chars=max_result_chars))
         else:
-            out.append({"role": message.role, "content": _content_with_state(message)})
+            out.append({"role": message.role, "content": user_content(message)})
     return out
+
+
+def user_content(message: Message) -> str | list[dict[str, Any]]:
+    """A user message's content: its text, component states and attachments."""
+    text = _content_with_state(message)
+    attachments = message.attachments
+    if not attachments:
+        return text
+    blocks = [text] if text else []
+    images: list[dict[str, Any]] = []
+    for part in attachments:
+        if part.kind == "image" and part.data is not None:
+            encoded = base64.b64encode(part.data).decode("ascii")
+            url = f"data:{part.mime};base64,{encoded}"
+            images.append({"type": "image_url", "image_url": {"url": url}})
+            blocks.append(_attachment_block(part, "The image follows this text."))
+        elif part.kind == "image":
+            blocks.append(_attachment_block(part, "This image is no longer available."))
+        else:
+            blocks.append(_attachment_block(part, part.text or ""))
+    joined = "\n\n".join(blocks)
+    if not images:
+        return joined
+    return [{"type": "text", "text": joined}, *images]
+
+
+def _attachment_block(part: AttachmentPart, body: str) -> str:
+    ref = f' ref="{html.escape(part.ref)}"' if part.ref else ""
+    notice = f"\n[{part.notice}]" if part.notice else ""
+    return (
+        f'<attachment name="{html.escape(part.name)}" kind="{part.kind}"{ref}>'
+        f"{body}{notice}</attachment>"
+    )
 
 
 def _content_with_state(message: Message) -> str:
     states = message.metadata.get("component_state")
-    if not states:
+    catalogue = message.metadata.get(CATALOGUE_KEY)
+    if not states and not catalogue:
         return message.text
-    blocks = "\n".join(
+    blocks = [
         f'<component_state component="{html.escape(entry["component"])}" '
         f'id="{html.escape(cid)}">{json.dumps(entry["state"], default=str)}</component_state>'
-        for cid, entry in states.items()
+        for cid, entry in (states or {}).items()
+    ]
+    if catalogue:
+        blocks.append(catalogue_block(catalogue))
+    return f"{message.text}\n\n" + "\n".join(blocks)
+
+
+CATALOGUE_KEY = "data_catalogue"
+"""User message metadata: the data catalogue as it was when the message was sent."""
+
+
+def catalogue_block(catalogue: Any) -> str:
+    """The catalogue as the model reads it, after the user's text."""
+    listed = json.dumps(catalogue, default=str, ensure_ascii=False)
+    return (
+        "<data_catalogue>Data in the notebook you can reference by name (pass a name "
+        "where a tool or a component takes data, e.g. Table's data; never copy rows): "
+        f"{html.escape(listed, quote=False)}</data_catalogue>"
     )
-    return f"{message.text}\n\n{blocks}"
 
 
 class InvalidHistory(AssertionError):

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
+from ..data import DataStore
 from ..events import AgentCustomEvent, StateChanged
 from ..messages import (
     Complete,
@@ -34,11 +36,13 @@ from ..models.base import Model, ModelDelta, ModelError, ModelRequest
 from ..tools import Tool
 from .accumulator import Accumulator
 from .continuation import should_continue
-from .history import assistant_messages, to_openai_messages
+from .history import CATALOGUE_KEY, assistant_messages, to_openai_messages
 from .prompts import system_prompt
 from .run_events import RunEvents
 from .tool_runner import ToolRunner
 from .toolset import Toolset, step_toolset
+
+logger = logging.getLogger("ipygenui")
 
 
 @contextlib.asynccontextmanager
@@ -90,7 +94,9 @@ class RunLoop:
         self._settings = settings
         self._own_tools = tools
         self._human_tools = [t.name for t in tools.values() if t.human]
-        self._tool_runner = ToolRunner(events, commit, trusted)
+        self._tool_runner = ToolRunner(
+            events, commit, trusted, data=lambda: getattr(settings, "data", None)
+        )
         self._events = events
         self._commit = commit
         self._tool_choice = tool_choice
@@ -180,6 +186,7 @@ class RunLoop:
         settings = self._settings
         messages = settings.thread.messages
         index = next(i for i, m in enumerate(messages) if m is message)
+        stamp_catalogue(messages[:index], getattr(settings, "data", None))
         system = system_prompt(settings.instructions, component_names=self._component_names)
         budget = settings.max_result_chars
         return to_openai_messages(
@@ -306,3 +313,25 @@ class RunLoop:
             if index < len(calls) and not calls[index].has_result:
                 self._events.answer(calls[index], result, is_error)
         return [part for part in calls if not part.has_result]
+
+
+def stamp_catalogue(messages: Sequence[Message], store: DataStore | None) -> None:
+    """Give the turn's user message the data catalogue as it is now, once.
+
+    It rides on that message (as component state does), not in the system
+    prompt: earlier messages keep the catalogue they were sent with, so the
+    prompt's prefix stays the same from turn to turn (provider caches hit),
+    and the model still reads the names as they are this turn.
+    """
+    if store is None:
+        return
+    user = next((m for m in reversed(messages) if m.role == "user"), None)
+    if user is None or CATALOGUE_KEY in user.metadata:
+        return
+    try:
+        catalogue = store.catalogue()
+    except Exception:  # a namespace that cannot be read must not stop the run
+        logger.exception("the data catalogue could not be read")
+        return
+    if catalogue:
+        user.metadata[CATALOGUE_KEY] = catalogue

@@ -21,8 +21,9 @@ from pydantic import BaseModel
 
 from .._internal.standard_params import split_standard_arguments
 from .._internal.tool_threads import runs_in_thread, stopped_in_background
+from ..data import DataStore, model_json, using_data
 from ..messages import Approval, Message, ToolCallPart
-from ..tools import Tool, ToolArgumentsError, ToolError
+from ..tools import Tool, ToolArgumentsError, ToolError, to_jsonable
 from .run_events import RunEvents
 from .toolset import Toolset
 
@@ -65,11 +66,13 @@ class ToolRunner:
         events: RunEvents,
         commit: Callable[[Message], None],
         trusted: Callable[[], Collection[str]],
+        data: Callable[[], DataStore | None] | None = None,
     ) -> None:
         self.executing: set[str] = set()
         self._events = events
         self._commit = commit
         self._trusted = trusted
+        self._data = data
 
     async def run(
         self, message: Message, tools: Toolset, is_current: Callable[[], bool]
@@ -171,8 +174,15 @@ class ToolRunner:
         self, message: Message, call: Ready, tools: Toolset, is_current: Callable[[], bool]
     ) -> None:
         part, tool = call.part, call.tool
+        value: Any = None
         try:
-            result, is_error = await tool.invoke(call.args), False
+            store = self._data() if self._data is not None else None
+            with using_data(store):  # references in a component's props resolve here
+                if type(tool).invoke is Tool.invoke:  # a subclass's own invoke keeps its say
+                    value = await tool.call(call.args)
+                    result, is_error = self._model_json(value, store), False
+                else:
+                    result, is_error = await tool.invoke(call.args), False
         except asyncio.CancelledError as exc:
             if cancel_requested():  # the run is being stopped, not a tool's own doing
                 if is_current():
@@ -189,8 +199,15 @@ class ToolRunner:
             self.executing.discard(part.tool_call_id)
         if not is_current() or part.has_result:
             return  # cancelled meanwhile: the call already has its cancelled answer
+        part.value = value
         self._events.answer(part, result, is_error)
         self._commit(message)
+
+    @staticmethod
+    def _model_json(value: Any, store: DataStore | None) -> Any:
+        """What the model reads of a result: objects that are not JSON are kept
+        in the conversation's data store and read as summaries with a ``ref``."""
+        return to_jsonable(value) if store is None else model_json(value, store)
 
 
 def show_validated(part: ToolCallPart, validated: BaseModel) -> None:

@@ -14,6 +14,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..data import (
+    DataRef,
+    as_frame,
+    current_data,
+    is_array,
+    is_series,
+    is_tabular,
+    table_rows,
+    type_name,
+)
 from ..tools import to_jsonable
 from .component import Component
 
@@ -50,7 +60,11 @@ class MarkdownProps(_Props):
 # --- Table --------------------------------------------------------------------
 
 MAX_TABLE_ROWS = 1000
-"""Rows of a kernel DataFrame sent to the browser (the rest are counted, not sent)."""
+"""A table of at most this many rows goes to the browser whole (sorted there);
+a longer one in windows the browser asks for (sorted in the kernel)."""
+
+FIRST_WINDOW = 200
+"""Rows of a paged table sent with its first screen."""
 
 
 class TableProps(_Props):
@@ -61,6 +75,12 @@ class TableProps(_Props):
     rows: list[dict[str, Any]] = Field(
         default_factory=list, description="One object per row, keyed by column name"
     )
+    data: DataRef | None = Field(
+        None,
+        description="Show this data instead of rows: a tool result's `ref` (e.g. 'df_1') or "
+        "a name from the data catalogue. The notebook sends every row itself, so prefer "
+        "this over copying rows.",
+    )
     dataframe: str | None = Field(
         None,
         description="Name of a pandas DataFrame variable in the user's notebook to show "
@@ -69,9 +89,15 @@ class TableProps(_Props):
 
     @model_validator(mode="after")
     def _rows_or_dataframe(self) -> TableProps:
-        if self.dataframe is not None and self.rows:
-            raise ValueError("give rows or dataframe, not both")
+        given = [self.rows != [], self.dataframe is not None, self.data is not None]
+        if sum(given) > 1:
+            raise ValueError("give one of rows, data or dataframe")
         return self
+
+    @property
+    def source(self) -> str | None:
+        """The data name the table shows, if it shows kernel data."""
+        return self.data if self.data is not None else self.dataframe
 
 
 def user_namespace() -> Mapping[str, Any]:
@@ -90,11 +116,9 @@ def user_namespace() -> Mapping[str, Any]:
 
 
 def frame_data(frame: Any, max_rows: int = MAX_TABLE_ROWS) -> dict[str, Any]:
-    """Columns and the first ``max_rows`` rows of a DataFrame as JSON data."""
-    head = frame.head(max_rows)
-    head = head.astype(object).where(head.notna(), None)  # NaN is not JSON
-    columns = [str(c) for c in head.columns]
-    rows = [dict(zip(columns, row, strict=True)) for row in head.itertuples(index=False)]
+    """Columns and the first ``max_rows`` rows of a table as JSON data."""
+    frame = as_frame(frame)
+    columns, rows = table_rows(frame, slice(0, max_rows))
     return {
         "columns": columns,
         "rows": to_jsonable(rows),
@@ -103,16 +127,39 @@ def frame_data(frame: Any, max_rows: int = MAX_TABLE_ROWS) -> dict[str, Any]:
     }
 
 
+def table_props(obj: Any, name: str) -> dict[str, Any]:
+    """What the browser gets for a table of ``obj``: every row when there are at
+    most ``MAX_TABLE_ROWS``, else the first window and ``paged`` (it asks for more)."""
+    frame = as_frame(obj)
+    total = len(frame)
+    if total <= MAX_TABLE_ROWS:
+        return {**frame_data(frame), "source": name}
+    columns, rows = table_rows(frame, slice(0, FIRST_WINDOW))
+    return {
+        "columns": columns,
+        "rows": rows,
+        "total_rows": total,
+        "truncated": False,
+        "paged": True,
+        "source": name,
+    }
+
+
+def is_table(obj: Any) -> bool:
+    return is_tabular(obj) or is_series(obj) or is_array(obj)
+
+
 class TableComponent(Component):
-    """The sortable Table; ``dataframe=`` names a DataFrame in ``namespace``."""
+    """The sortable Table; ``data=`` names a reference or data name of the
+    conversation, ``dataframe=`` a DataFrame in ``namespace``."""
 
     def __init__(
         self,
         name: str = "Table",
         *,
         namespace: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
-        description: str = "A sortable table of rows, or of a DataFrame in the user's notebook "
-        "given by its variable name.",
+        description: str = "A sortable table of rows, or of data the notebook holds "
+        "(a tool result's ref, a data name, or a DataFrame variable).",
     ) -> None:
         super().__init__(name, TableProps, description=description, builtin="table")
         self._namespace = namespace
@@ -124,28 +171,41 @@ class TableComponent(Component):
         return ns() if callable(ns) else ns
 
     def _frame(self, name: str) -> Any:
+        store = current_data()
+        if store is not None and name in store:
+            value = store[name]
+            if not is_table(value):
+                raise ValueError(
+                    f"data: {name!r} is a {type_name(value)}, not a table "
+                    "(a DataFrame, a Series or an array)"
+                )
+            return value
         ns = self.namespace()
         value = ns.get(name)
         if value is None or not (hasattr(value, "columns") and hasattr(value, "head")):
             frames = sorted(
                 k for k, v in ns.items() if not k.startswith("_") and hasattr(v, "columns")
             )
-            known = ", ".join(frames) if frames else "none"
-            raise ValueError(
-                f"dataframe: no DataFrame named {name!r} in the notebook (DataFrames: {known})"
-            )
+            known = [*(store.names() if store is not None else []), *frames]
+            names = ", ".join(dict.fromkeys(known)) if known else "none"
+            raise ValueError(f"no data named {name!r} (the names you may use: {names})")
         return value
 
     def check(self, props: BaseModel) -> None:
         assert isinstance(props, TableProps)
-        if props.dataframe is not None:
-            self._frame(props.dataframe)
+        if props.source is not None:
+            self._frame(props.source)
 
     def resolve(self, props: BaseModel) -> dict[str, Any] | None:
         assert isinstance(props, TableProps)
-        if props.dataframe is None:
+        if props.source is None:
             return None
-        return frame_data(self._frame(props.dataframe))
+        return table_props(self._frame(props.source), props.source)
+
+    def source_object(self, props: BaseModel) -> Any:
+        """The object a shown table displays (for the browser's windows), or None."""
+        assert isinstance(props, TableProps)
+        return None if props.source is None else self._frame(props.source)
 
 
 # --- Metric -------------------------------------------------------------------

@@ -16,12 +16,48 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel
 
-from ..tools import Tool, ToolArgumentsError
+from ..data import (
+    UnknownReference,
+    as_frame,
+    current_data,
+    data_ref_fields,
+    is_array,
+    is_series,
+    is_tabular,
+    table_rows,
+)
+from ..tools import Tool, ToolArgumentsError, to_jsonable
 from ..ui_tools import props_json_schema, ui_tool_name, ui_tool_schema
 
 __all__ = ["Component", "ComponentKind", "ComponentTool", "format_errors", "load_esm"]
 
 ComponentKind = Literal["js", "builtin", "python"]
+
+
+MAX_REF_ROWS = 1000
+"""Rows of a referenced table a component (other than Table) receives."""
+
+
+def ref_data(obj: Any) -> Any:
+    """The data a ``DataRef`` prop stands for, as JSON for the browser."""
+    if is_tabular(obj) or is_series(obj) or is_array(obj):
+        frame = as_frame(obj)
+        columns, rows = table_rows(frame, slice(0, MAX_REF_ROWS))
+        return {"columns": columns, "rows": rows, "total_rows": len(frame)}
+    return to_jsonable(obj)
+
+
+def check_refs(props: BaseModel) -> None:
+    """Every ``DataRef`` in ``props`` names data of the conversation (``ValueError`` if not)."""
+    store = current_data()
+    for name in data_ref_fields(type(props)):
+        ref = getattr(props, name, None)
+        if not isinstance(ref, str):
+            continue
+        if store is None:
+            raise ValueError(f"{name}: no data can be referenced here ({ref!r})")
+        if ref not in store:
+            raise ValueError(f"{name}: {UnknownReference(ref, store.names())}")
 
 
 def format_errors(exc: pydantic.ValidationError) -> str:
@@ -145,8 +181,22 @@ class Component:
         """Kernel-side checks beyond the props model (raise ``ValueError`` to fail the call)."""
 
     def resolve(self, props: BaseModel) -> dict[str, Any] | None:
-        """Extra props computed in the kernel (data the model never sees), or None."""
-        return None
+        """Extra props computed in the kernel (data the model never sees), or None.
+
+        By default each ``DataRef`` field's reference becomes its data: a
+        table's ``columns`` and ``rows`` (the first ``MAX_REF_ROWS``, with
+        ``total_rows``), anything else its JSON form.
+        """
+        fields = data_ref_fields(type(props))
+        if not fields:
+            return None
+        store = current_data()
+        resolved: dict[str, Any] = {}
+        for name in fields:
+            ref = getattr(props, name, None)
+            if isinstance(ref, str) and store is not None:
+                resolved[name] = ref_data(store[ref])
+        return resolved or None
 
     def spec(self) -> dict[str, Any]:
         """What the frontend needs to render it (sent once per widget)."""
@@ -189,6 +239,7 @@ class ComponentTool(Tool):
 
     async def _execute(self, props: BaseModel) -> str:
         try:
+            check_refs(props)
             self.spec.check(props)
         except ValueError as exc:
             raise ToolArgumentsError(

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .._internal.tool_threads import call_in_thread
+from ..data import DataStore, data_ref_fields, using_data
 from ..events import (
     ActivePathChanged,
     MessageAdded,
@@ -194,12 +195,17 @@ class ComponentHost:
         sink: Sink,
         *,
         min_interval: float = 0.25,
+        data: Callable[[], DataStore | None] | None = None,
     ) -> None:
         self.components = {
             c.name: c
             for c in components
-            if isinstance(c, PythonComponent) or type(c).resolve is not Component.resolve
+            if isinstance(c, PythonComponent)
+            or type(c).resolve is not Component.resolve
+            or data_ref_fields(c.props)
         }
+        self.data = data
+        """The conversation's data store: references in props resolve there."""
         self.thread = thread
         self.sink = sink
         self.min_interval = min_interval
@@ -286,7 +292,8 @@ class ComponentHost:
             self._live_render(spec, tool_call_id).finish(props)
             return
         try:
-            extra = spec.resolve(props)
+            with using_data(self.data() if self.data is not None else None):
+                extra = spec.resolve(props)
         except Exception as exc:
             self._record(ComponentOutput(tool_call_id, spec.name, error=str(exc), final=True))
             return

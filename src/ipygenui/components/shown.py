@@ -10,12 +10,13 @@ frontend (``js/src/components/slot.js``), on ids the kernel sends.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic
 from pydantic import BaseModel
 
+from ..data import data_ref_fields
 from ..messages import Message, Thread, ToolCallPart
 from ..ui_tools import component_id, component_name_of, target_of_update
 from .component import Component
@@ -40,6 +41,9 @@ class ShownComponent:
     state: BaseModel | None
     raw_props: dict[str, Any]
     error: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    """Props that reference data (``DataRef`` fields, e.g. Table's ``data``):
+    field name -> the object the reference names in the conversation."""
 
 
 def _ui_calls(thread: Thread | Iterable[Message]) -> Iterator[tuple[Message, ToolCallPart]]:
@@ -62,6 +66,17 @@ def effective_props(thread: Thread | Iterable[Message]) -> dict[str, dict[str, A
     return props
 
 
+def _referenced(props: BaseModel | None, data: Mapping[str, Any] | None) -> dict[str, Any]:
+    if props is None or data is None:
+        return {}
+    found: dict[str, Any] = {}
+    for name in data_ref_fields(type(props)):
+        ref = getattr(props, name, None)
+        if isinstance(ref, str) and ref in data:
+            found[name] = data[ref]
+    return found
+
+
 def _as_map(components: Any) -> dict[str, Component]:
     if isinstance(components, Mapping):
         return dict(components)
@@ -75,12 +90,15 @@ def shown_components(
     components: Any,
     *,
     include_failed: bool = False,
+    data: Mapping[str, Any] | None = None,
 ) -> list[ShownComponent]:
     """Components shown so far, oldest first, resolved against ``components``
     (a list, a name -> component mapping, or a ``Registry``).
 
     Calls whose arguments are still streaming are left out, and so are calls
-    that failed validation unless ``include_failed``.
+    that failed validation unless ``include_failed``. ``data``: the
+    conversation's data store; each shown component's ``data`` maps its
+    reference fields to the objects they name there.
     """
     registry = _as_map(components)
     messages = list(thread.messages if isinstance(thread, Thread) else thread)
@@ -122,6 +140,7 @@ def shown_components(
                 state=state,
                 raw_props=raw,
                 error=error,
+                data=_referenced(props, data),
             )
         )
     return out

@@ -207,6 +207,87 @@ def _suggestions(tool_names: set[str]) -> list[str]:
     return [*chips, "What can you do?"]
 
 
+# --- notebook data (notebooks/03_data.ipynb) ------------------------------------
+
+_ATTACHMENT = re.compile(r'<attachment name="([^"]*)" kind="(\w+)"(?: ref="([^"]*)")?>')
+_CODE_BLOCK = re.compile(r"```(?:python)?\n(.*?)```", re.DOTALL)
+_TABLE_TOOL = "show_component_Table"
+
+
+def _data_reply(request: ModelRequest, text: str, names: set[str]) -> ScriptedReply | None:
+    """Attachments described, a ``query_*`` tool called, or code run with run_python."""
+    attached = _ATTACHMENT.findall(text)
+    if attached:
+        return _describe_attachments(request, attached, names)
+    lowered = text.lower()
+    if "run_python" in names and ("python" in lowered or "```" in text):
+        block = _CODE_BLOCK.search(text)
+        code = block.group(1) if block else "print('Hello from run_python')"
+        return ScriptedReply(
+            text="I'd like to run this code in your notebook:\n\n",
+            tool_calls=[ScriptedCall("run_python", {"code": code})],
+        )
+    query = sorted(n for n in names if n.startswith("query"))
+    if query and ("query" in lowered or "top" in lowered):
+        args = {STATUS_PARAM: "querying the data", COMPLETION_PARAM: "queried the data"}
+        return ScriptedReply(tool_calls=[ScriptedCall(query[0], args)])
+    return None
+
+
+def _describe_attachments(
+    request: ModelRequest, attached: list[tuple[str, str, str]], names: set[str]
+) -> ScriptedReply:
+    lines = []
+    content = request.messages[-1].get("content") if request.messages else None
+    parts = content if isinstance(content, list) else []
+    images = sum(1 for p in parts if isinstance(p, dict) and p.get("type") == "image_url")
+    data_ref = None
+    for name, kind, ref in attached:
+        if kind == "data":
+            data_ref = data_ref or ref
+            lines.append(f"- **{name}**: data kept in your notebook as `{ref}`; I read a summary")
+        elif kind == "image":
+            lines.append(f"- **{name}**: an image (I am the offline demo: I cannot see it)")
+        else:
+            lines.append(f"- **{name}**: text, which I read inline")
+    text = "You attached:\n" + "\n".join(lines)
+    if images:
+        text += f"\n\n{images} image(s) reached me as image content parts."
+    if data_ref and _TABLE_TOOL in names:
+        text += f"\n\nHere is all of `{data_ref}`, sent by the notebook, not by me:\n\n"
+        return ScriptedReply(text=text, tool_calls=[_table_call(data_ref)])
+    return ScriptedReply(text=text)
+
+
+def _table_call(ref: str) -> ScriptedCall:
+    return ScriptedCall(
+        _TABLE_TOOL,
+        {
+            STATUS_PARAM: f"showing {ref}",
+            COMPLETION_PARAM: f"showed {ref}",
+            "title": ref,
+            "data": ref,
+        },
+    )
+
+
+def _table_of_result(request: ModelRequest) -> ScriptedReply | None:
+    """A tool result kept by reference (a DataFrame) shown whole in a Table."""
+    if _TABLE_TOOL not in _tool_names(request):
+        return None
+    entry = request.messages[-1]
+    with contextlib.suppress(ValueError, TypeError):
+        result = json.loads(entry.get("content", ""))
+        if isinstance(result, dict) and "ref" in result and "shape" in result:
+            rows = result["shape"][0]
+            return ScriptedReply(
+                text=f"The query returned {rows:,} rows, kept in your notebook as "
+                f"`{result['ref']}`. All of them, by reference:\n\n",
+                tool_calls=[_table_call(str(result["ref"]))],
+            )
+    return None
+
+
 def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> ScriptedReply:
     """The demo's answer to a request.
 
@@ -216,12 +297,18 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
     if request.messages and request.messages[-1].get("role") == "tool":
         if _last_calls_were_ui(request):
             return ScriptedReply(text="Ask for a *chart*, a *table* or *metrics* to see another.")
+        table = _table_of_result(request)
+        if table is not None:
+            return table
         return ScriptedReply(text=_summarize_result(request))
     text = last_user_text(request)
     if request.purpose == "suggestions":
         return ScriptedReply(text=json.dumps(_suggestions(known_tools or _tool_names(request))))
     lowered = text.lower()
     names = _tool_names(request)
+    data_reply = _data_reply(request, text, names)
+    if data_reply is not None:
+        return data_reply
     for keyword, (tool_name, props) in COMPONENT_DEMOS.items():
         if keyword in lowered and tool_name in names:
             label = tool_name.removeprefix("show_component_").lower()

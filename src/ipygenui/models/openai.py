@@ -203,6 +203,7 @@ class OpenAIModel:
                 if wait is None:
                     raise ModelError(
                         f"{where} answered HTTP {error.status_code}: {_error_text(error)}"
+                        + _image_hint(error.status_code, request.messages)
                     ) from error
                 code = error.status_code
                 lead = f"Rate limited by {url}" if code == 429 else f"HTTP {code} from {url}"
@@ -423,6 +424,22 @@ def _message(error: Any) -> str:
     if isinstance(error, dict):
         return str(error.get("message") or error)
     return str(error)
+
+
+def _image_hint(status: int, messages: list[dict[str, Any]]) -> str:
+    """What a refused request with an image probably means, in the user's words."""
+    if not 400 <= status < 500 or status == 429:
+        return ""
+    for entry in messages:
+        content = entry.get("content")
+        if isinstance(content, list) and any(
+            isinstance(p, dict) and p.get("type") == "image_url" for p in content
+        ):
+            return (
+                " (the request carried an image attachment: this model may not accept "
+                "images; use a vision model, or send the message without the image)"
+            )
+    return ""
 
 
 def _error_text(error: openai.APIStatusError) -> str:

@@ -75,6 +75,9 @@ def last_user_text(request: ModelRequest) -> str:
     for entry in reversed(request.messages):
         if entry.get("role") == "user":
             content = entry.get("content")
+            if isinstance(content, list):  # text and image parts: the text is the first
+                texts = [p.get("text", "") for p in content if isinstance(p, dict)]
+                return "".join(t for t in texts if isinstance(t, str))
             return content if isinstance(content, str) else ""
     return ""
 

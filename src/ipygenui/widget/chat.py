@@ -24,7 +24,7 @@ import os
 import pathlib
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import anywidget
@@ -33,6 +33,8 @@ from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
 from .._internal.argument_checks import check_runtime_arguments, check_type
 from .._internal.sanitize import json_safe
+from ..attachments import data_attachment
+from ..data import DataStore
 from ..events import (
     ActivePathChanged,
     FeedbackChanged,
@@ -56,6 +58,7 @@ from .protocol import (
     ApproveMsg,
     CancelMsg,
     ClientMessage,
+    DataPick,
     EditMsg,
     FeedbackMsg,
     FrameMessage,
@@ -81,6 +84,7 @@ from .protocol import (
     parse_client_message,
     snapshot_message,
     transcript_message,
+    uploads_for_runtime,
 )
 from .sync import FrameCoalescer
 
@@ -167,6 +171,9 @@ class Chat(anywidget.AnyWidget):
     """Names this chat to its views: what the user allowed to load is kept per chat."""
     height = Unicode("").tag(sync=True)
     """The thread's fixed height as a CSS length ("30rem"); "" grows with the page."""
+    data_names = List(Unicode()).tag(sync=True)
+    """The names in the chat's data (``runtime.data``), for the composer's ``@``
+    menu; refreshed when a run settles and after each send."""
     save_error = Unicode("").tag(sync=True)
     """Why the last save to ``persist`` failed ("" once a save succeeds): a
     trait, so a view opened later (or a reload) still shows it."""
@@ -224,6 +231,7 @@ class Chat(anywidget.AnyWidget):
             starters=runtime.starters,
             thread_list=_thread_list(runtime.threads),
             thread_id=runtime.thread.id,
+            data_names=_data_names(runtime),
             **widget_kwargs,
         )
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
@@ -247,20 +255,34 @@ class Chat(anywidget.AnyWidget):
         """The state shared with an external agent (``Runtime.state``)."""
         return self._runtime.state
 
+    @property
+    def data(self) -> DataStore:
+        """The objects the conversation can reference (``Runtime.data``)."""
+        return self._runtime.data
+
     @overload
-    def send(self, text: str) -> Run: ...
+    def send(self, text: str, attachments: Sequence[Any] | None = None) -> Run: ...
     @overload
     def send(self, content: dict[str, Any], /, buffers: list[Any] | None = None) -> None: ...
-    def send(self, text: str | dict[str, Any], buffers: list[Any] | None = None) -> Run | None:
-        """:meth:`Runtime.send`: start a run answering ``text``; ``await`` the
-        Run for its final message. A dict is ipywidgets' ``send(content,
-        buffers)``: a custom message to the frontend (returns None)."""
+    # mypy cannot map the dict form's positional ``buffers`` onto ``attachments``
+    # (which carries it, see below) and its keyword onto ``buffers``
+    def send(  # type: ignore[misc]
+        self,
+        text: str | dict[str, Any],
+        attachments: Sequence[Any] | None = None,
+        buffers: list[Any] | None = None,
+    ) -> Run | None:
+        """:meth:`Runtime.send`: start a run answering ``text`` (with
+        ``attachments``); ``await`` the Run for its final message. A dict is
+        ipywidgets' ``send(content, buffers)``: a custom message to the
+        frontend (returns None)."""
         if isinstance(text, dict):
-            super().send(text, buffers)
+            # ipywidgets passes buffers by position: they arrive as ``attachments``
+            super().send(text, buffers if buffers is not None else attachments)
             return None
         if buffers is not None:
             raise TypeError("buffers go with a dict (a custom message to the frontend), not text")
-        return self._runtime.send(text)
+        return self._runtime.send(text, attachments)
 
     approve = _FromRuntime(Runtime.approve)
     reject = _FromRuntime(Runtime.reject)
@@ -269,6 +291,7 @@ class Chat(anywidget.AnyWidget):
     cancel = _FromRuntime(Runtime.cancel)
     retry = _FromRuntime(Runtime.retry)
     shown_components = _FromRuntime(Runtime.shown_components)
+    results = _FromRuntime(Runtime.results)
     set_component_state = _FromRuntime(Runtime.set_component_state)
     save = _FromRuntime(Runtime.save)
     edit = _FromRuntime(Runtime.edit)
@@ -412,6 +435,7 @@ class Chat(anywidget.AnyWidget):
         # is durable whatever events came before; mid-run they catch up soon.
         if phase in _SETTLED_PHASES:
             self._catch_up()
+            self._refresh_data_names()  # a tool result or attachment may have named one
         else:
             self._schedule_catch_up()
         with self.hold_sync():
@@ -447,18 +471,19 @@ class Chat(anywidget.AnyWidget):
 
     # --- frontend messages -------------------------------------------------------
 
-    def _on_comm_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+    def _on_comm_msg(self, _widget: Any, content: Any, buffers: Any) -> None:
         """Comm handler: may run on a subshell thread; never raises."""
         try:
+            buffers = list(buffers or [])  # a send's attached files
             loop = self._loop
             if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(self._dispatch, content)
+                loop.call_soon_threadsafe(self._dispatch, content, buffers)
             else:
-                self._dispatch(content)
+                self._dispatch(content, buffers)
         except Exception:
             log.exception("ipygenui widget could not schedule a frontend message")
 
-    def _dispatch(self, content: Any) -> None:
+    def _dispatch(self, content: Any, buffers: list[Any] | None = None) -> None:
         """Apply one frontend message on the kernel loop; answer errors."""
         if isinstance(content, dict) and content.get("kind") == "anywidget-command":
             return  # anywidget's own RPC, answered by its handler
@@ -467,14 +492,22 @@ class Chat(anywidget.AnyWidget):
         content = json_safe(content)
         try:
             if not self._components.handles(content):  # component_state
-                self._handle(parse_client_message(content))
-        except (ProtocolError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+                self._handle(parse_client_message(content), buffers or [])
+        except (
+            ProtocolError,
+            ValueError,
+            KeyError,
+            TypeError,
+            RuntimeError,
+            OSError,
+            ImportError,
+        ) as exc:
             self._error(str(exc) or type(exc).__name__, content)
         except Exception as exc:
             log.exception("ipygenui widget failed on a frontend message")
             self._error(f"{type(exc).__name__}: {exc}", content)
 
-    def _handle(self, msg: ClientMessage) -> None:
+    def _handle(self, msg: ClientMessage, buffers: list[Any] | None = None) -> None:
         rt = self._runtime
         if not isinstance(msg, HelloMsg) and _current_loop() is None:
             # the runtime would keep the run until an await that never comes
@@ -482,7 +515,7 @@ class Chat(anywidget.AnyWidget):
         if isinstance(msg, HelloMsg):
             self._snapshot()
         elif isinstance(msg, SendMsg):
-            self._start(msg.text)
+            self._start(msg.text, self._attachments(msg, buffers or []))
             # The view clears its box only now: a refused send keeps the text.
             super().send(accepted_message(msg.ref))
         elif isinstance(msg, SuggestionMsg):
@@ -531,10 +564,32 @@ class Chat(anywidget.AnyWidget):
             markdown = rt.to_markdown()
             _send_safely(super().send, transcript_message(markdown, _transcript_name(rt.thread)))
 
-    def _start(self, text: str) -> None:
+    def _start(self, text: str, attachments: list[Any] | None = None) -> None:
         if self._runtime.running:
             raise ProtocolError("a run is already streaming: wait for it or stop it")
-        self._runtime.send(text)  # a background task; its errors end up in the message
+        # a background task; its errors end up in the message (a bad attachment
+        # raises here, before anything is sent: the view keeps the text)
+        self._runtime.send(text, attachments or None)
+        self._refresh_data_names()
+
+    def _attachments(self, msg: SendMsg, buffers: list[Any]) -> list[Any]:
+        """The send's uploads as parts or files; a picked name must be in the data."""
+        out: list[Any] = []
+        for item in uploads_for_runtime(msg, buffers):
+            if isinstance(item, DataPick):
+                try:
+                    out.append(data_attachment(self._runtime.data, item.name))
+                except KeyError as exc:  # UnknownReference says which names there are
+                    raise ProtocolError(str(exc)) from None
+            else:
+                out.append(item)
+        return out
+
+    def _refresh_data_names(self) -> None:
+        """The names the ``@`` menu offers: the chat's data, as it is now."""
+        names = _data_names(self._runtime)
+        if names != list(self.data_names):
+            self.data_names = names
 
     def _snapshot(self) -> None:
         """Answer ``hello``: the live state of messages whose traits are behind."""
@@ -566,6 +621,13 @@ class Chat(anywidget.AnyWidget):
             return _NoTimer()
         self._loop = loop
         return loop.call_later(delay, fn)
+
+
+def _data_names(runtime: Runtime) -> list[str]:
+    try:
+        return runtime.data.names()
+    except Exception:  # a namespace that cannot be read offers nothing
+        return []
 
 
 def _send_safely(send: Callable[[Any], Any], value: Any) -> Any:

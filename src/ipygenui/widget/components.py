@@ -8,18 +8,33 @@
   ``component_outputs`` trait so a reload or a saved notebook shows them.
 - ``component_state`` messages from the browser (a Form's values), validated
   and stored on the call's part by :meth:`Runtime.set_component_state`.
+- ``data_window`` messages from a Table of a large kernel table: rows of one
+  window, sorted in the kernel (``data.RowWindows``) in a worker thread so a
+  first sort of a million rows never holds up the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 
 from ..components.component import Component
 from ..components.live import ComponentHost, ComponentOutput
+from ..components.shown import effective_props
+from ..data import RowWindows, using_data
 from ..runtime import Runtime
-from .protocol import ComponentStateMsg, component_output_message
+from ..ui_tools import component_id, component_name_of
+from .protocol import (
+    ComponentStateMsg,
+    DataWindowMsg,
+    component_output_message,
+    data_window_message,
+)
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ComponentBridge"]
 
@@ -37,7 +52,11 @@ class ComponentBridge:
         self.runtime = runtime
         components = [c for c in runtime.components if isinstance(c, Component)]
         self.specs: list[dict[str, Any]] = [c.spec() for c in components]
-        self.host = ComponentHost(components, lambda: runtime.thread, self._output)
+        self.host = ComponentHost(
+            components, lambda: runtime.thread, self._output, data=lambda: runtime.data
+        )
+        self._components = {c.name: c for c in components}
+        self.windows = RowWindows()
         self._widget: _Widget | None = None
         self._unsubscribe = runtime.subscribe(self.host.handle) if self.host.active else None
 
@@ -56,6 +75,13 @@ class ComponentBridge:
         Raises ``ValueError`` (the widget answers it) when the message or the
         state is invalid; nothing changes then.
         """
+        if isinstance(content, dict) and content.get("type") == "data_window":
+            try:
+                window = DataWindowMsg.model_validate(content)
+            except ValidationError as exc:
+                raise ValueError(f"invalid data_window message: {exc.errors()[0]['msg']}") from None
+            self._answer_window(window)
+            return True
         if not (isinstance(content, dict) and content.get("type") == "component_state"):
             return False
         try:
@@ -64,6 +90,57 @@ class ComponentBridge:
             raise ValueError(f"invalid component_state message: {exc.errors()[0]['msg']}") from None
         self.runtime.set_component_state(msg.tool_call_id, msg.state)
         return True
+
+    def source(self, msg: DataWindowMsg) -> Any:
+        """The object the table of ``msg``'s call shows (``ValueError`` naming what is wrong)."""
+        thread = self.runtime.thread
+        calls = (p for m in thread.messages for p in m.tool_calls)
+        part = next((p for p in calls if p.tool_call_id == msg.tool_call_id), None)
+        if part is None:
+            raise ValueError(f"no tool call {msg.tool_call_id!r} in this chat")
+        spec = self._components.get(component_name_of(part.tool_name) or "")
+        source = getattr(spec, "source_object", None)
+        obj = None
+        if spec is not None and source is not None:
+            args = effective_props(thread).get(component_id(part.tool_call_id), part.args)
+            with using_data(self.runtime.data):
+                obj = source(spec.validate_props(dict(args)))
+        if obj is None:
+            raise ValueError(f"tool call {msg.tool_call_id!r} shows no table of kernel data")
+        return obj
+
+    def _answer_window(self, msg: DataWindowMsg) -> None:
+        """Answer on the loop; a window that needs a first sort is cut in a worker thread."""
+
+        def send(answer: Any) -> None:
+            if self._widget is not None:
+                self._widget.send(answer)
+
+        try:
+            obj = self.source(msg)
+        except Exception as exc:  # the browser shows it; the chat goes on
+            send(data_window_message(msg, error=str(exc) or type(exc).__name__))
+            return
+
+        def compute() -> Any:
+            try:
+                window = self.windows.window(obj, msg.offset, msg.limit, msg.sort, msg.descending)
+                return data_window_message(msg, window)
+            except KeyError as exc:
+                return data_window_message(msg, error=str(exc.args[0]))
+            except Exception as exc:
+                return data_window_message(msg, error=f"{type(exc).__name__}: {exc}")
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a test driving the bridge directly): answer now
+            send(compute())
+            return
+        if not self.windows.needs_sorting(obj, msg.sort, msg.descending):
+            send(compute())  # a slice of a kept order: under a millisecond, no thread hop
+            return
+        future = loop.run_in_executor(None, compute)
+        future.add_done_callback(lambda f: None if f.cancelled() else send(f.result()))
 
     def _output(self, output: ComponentOutput) -> None:
         widget = self._widget

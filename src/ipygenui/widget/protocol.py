@@ -26,7 +26,15 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from .._internal.patch_ops import (
     AddPartOp,
@@ -38,12 +46,15 @@ from .._internal.patch_ops import (
     set_op,
 )
 from .._internal.standard_params import STANDARD_PARAMETERS
+from ..attachments import FileAttachment
 from ..messages import Message, ToolCallPart
 from ..ui_tools import component_id, component_name_of, target_of_update
 
 __all__ = [
+    "MAX_ATTACHMENTS",
     "MAX_REF",
     "MAX_TEXT",
+    "MAX_UPLOAD_BYTES",
     "STANDARD_PARAM_NAMES",
     "AcceptedMessage",
     "AddPartOp",
@@ -54,9 +65,13 @@ __all__ = [
     "ClientMessage",
     "ComponentOutputMessage",
     "ComponentStateMsg",
+    "DataPick",
+    "DataWindowMessage",
+    "DataWindowMsg",
     "EditMsg",
     "ErrorMessage",
     "FeedbackMsg",
+    "FileUpload",
     "FrameMessage",
     "HelloMsg",
     "NewThreadMsg",
@@ -79,10 +94,12 @@ __all__ = [
     "ToolResultMsg",
     "TranscriptMessage",
     "TranscriptMsg",
+    "Upload",
     "accepted_message",
     "add_part_op",
     "append_op",
     "component_output_message",
+    "data_window_message",
     "error_message",
     "frame_message",
     "message_for_browser",
@@ -92,12 +109,20 @@ __all__ = [
     "snapshot_message",
     "tool_call_names",
     "transcript_message",
+    "uploads_for_runtime",
 ]
 
 MAX_TEXT = 1_000_000
 """Longest message text accepted from the browser (characters): about 250,000
 tokens, beyond the context of the models we know, so a longer paste is a
 mistake, refused with a clear error (the view keeps the text in the box)."""
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+"""Largest file the browser may attach (``js/src/protocol.js`` checks it first,
+so the user reads why before the bytes travel)."""
+
+MAX_ATTACHMENTS = 10
+"""Attachments of one message sent from the browser."""
 
 MAX_REF = 64
 """Longest ``ref`` a view may tag a send with (it is echoed back)."""
@@ -114,12 +139,40 @@ class _Msg(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class FileUpload(_Msg):
+    """A file the user attached in the browser: its bytes are the message's
+    binary buffer number ``buffer`` (the comm carries them unencoded)."""
+
+    kind: Literal["file"]
+    name: Annotated[str, Field(min_length=1, max_length=255)]
+    mime: Annotated[str, Field(max_length=255)] = ""
+    size: Annotated[int, Field(ge=0, le=MAX_UPLOAD_BYTES)]
+    buffer: Annotated[int, Field(ge=0, lt=MAX_ATTACHMENTS)]
+
+
+class DataPick(_Msg):
+    """An object of the chat's data the user picked in the ``@`` menu."""
+
+    kind: Literal["data"]
+    name: Annotated[str, Field(min_length=1, max_length=255)]
+
+
+Upload = Annotated[FileUpload | DataPick, Field(discriminator="kind")]
+
+
 class SendMsg(_Msg):
     type: Literal["send"]
-    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+    text: Annotated[str, Field(max_length=MAX_TEXT)]
     ref: Ref | None = None
     """The view's tag for this send: the answer (``accepted`` or ``error``)
     carries it, so the view that sent it clears its box only once taken."""
+    attachments: Annotated[list[Upload], Field(max_length=MAX_ATTACHMENTS)] = []
+
+    @model_validator(mode="after")
+    def _something_to_send(self) -> SendMsg:
+        if not self.text.strip() and not self.attachments:
+            raise ValueError("a message needs text or an attachment")
+        return self
 
 
 class ApproveMsg(_Msg):
@@ -238,6 +291,24 @@ class ComponentStateMsg(_Msg):
     state: dict[str, JsonValue]
 
 
+MAX_WINDOW = 1_000
+"""Most rows one ``data_window`` request may ask for."""
+
+
+class DataWindowMsg(_Msg):
+    """A table showing kernel data asks for rows ``offset`` to ``offset + limit``,
+    sorted by column ``sort`` (kernel-side); ``request`` pairs the answer with
+    the question. The component bridge (``components.py``) answers it."""
+
+    type: Literal["data_window"]
+    tool_call_id: ToolCallId
+    request: int = Field(ge=0)
+    offset: int = Field(ge=0)
+    limit: int = Field(ge=1, le=MAX_WINDOW)
+    sort: str | None = Field(None, max_length=1_000)
+    descending: bool = False
+
+
 ClientMessage = Annotated[
     SendMsg
     | ApproveMsg
@@ -303,6 +374,27 @@ def parse_client_message(content: Any) -> ClientMessage:
             for err in exc.errors(include_url=False)[:3]
         )
         raise ProtocolError(f"invalid {kind!r} message: {problems}") from None
+
+
+def uploads_for_runtime(msg: SendMsg, buffers: list[Any]) -> list[Any]:
+    """The send's attachments as ``Runtime.send`` takes them: a file's bytes
+    from its buffer (checked against the size the browser announced), a data
+    pick as its name (``"@name"``: the chat resolves it in its data)."""
+    out: list[Any] = []
+    for item in msg.attachments:
+        if isinstance(item, DataPick):
+            out.append(item)
+            continue
+        if item.buffer >= len(buffers):
+            raise ProtocolError(f"the bytes of {item.name!r} did not arrive: attach it again")
+        data = bytes(buffers[item.buffer])
+        if len(data) != item.size or len(data) > MAX_UPLOAD_BYTES:
+            raise ProtocolError(
+                f"{item.name!r} arrived with {len(data):,} bytes, not the {item.size:,} announced "
+                f"(at most {MAX_UPLOAD_BYTES // 1_048_576} MB): attach it again"
+            )
+        out.append(FileAttachment(item.name, data, item.mime or None))
+    return out
 
 
 # --- kernel -> browser -------------------------------------------------------------
@@ -373,6 +465,21 @@ class TranscriptMessage(TypedDict):
     filename: str
 
 
+class DataWindowMessage(TypedDict):
+    """The answer to a ``data_window`` request: the rows, or why there are none."""
+
+    type: Literal["data_window"]
+    tool_call_id: str
+    request: int
+    offset: int
+    total_rows: int
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    sort: str | None
+    descending: bool
+    error: NotRequired[str]
+
+
 ServerMessage = (
     FrameMessage
     | SnapshotMessage
@@ -380,6 +487,7 @@ ServerMessage = (
     | ErrorMessage
     | ComponentOutputMessage
     | TranscriptMessage
+    | DataWindowMessage
 )
 
 MAX_ERROR = 2000
@@ -419,6 +527,27 @@ def component_output_message(output: dict[str, Any]) -> ComponentOutputMessage:
 
 def transcript_message(markdown: str, filename: str) -> TranscriptMessage:
     return {"type": "transcript", "markdown": markdown, "filename": filename}
+
+
+def data_window_message(
+    msg: DataWindowMsg, window: dict[str, Any] | None = None, error: str | None = None
+) -> DataWindowMessage:
+    """The answer to ``msg``: ``window`` (``data.RowWindows.window``) or ``error``."""
+    w = window or {}
+    answer: DataWindowMessage = {
+        "type": "data_window",
+        "tool_call_id": msg.tool_call_id,
+        "request": msg.request,
+        "offset": int(w.get("offset", msg.offset)),
+        "total_rows": int(w.get("total_rows", 0)),
+        "columns": list(w.get("columns", [])),
+        "rows": list(w.get("rows", [])),
+        "sort": w.get("sort", msg.sort),
+        "descending": bool(w.get("descending", msg.descending)),
+    }
+    if error is not None:
+        answer["error"] = error[:MAX_ERROR]
+    return answer
 
 
 # --- messages in their wire form ----------------------------------------------------

@@ -1,0 +1,213 @@
+// A Table of a large kernel table (`paged` props): only the rows in view are
+// in the DOM, fetched from the kernel in blocks (`fetchRows`, a `data_window`
+// request), and a click on a header sorts in the kernel (the kernel keeps the
+// sort order, so scrolling a sorted million rows only slices it). Rows have a
+// fixed height, so the scroll position says which rows are in view (scaled
+// past MAX_SCROLL pixels: see `scrollTopFor`).
+
+import { h } from "../dom.js";
+
+export const ROW_HEIGHT = 26;
+export const BLOCK = 100;
+/** Browsers cap an element's height (Firefox near 17.9M px): past this the
+ * scroll range is scaled, so a scroll position stands for a row proportionally. */
+export const MAX_SCROLL = 4_000_000;
+const VIEW_HEIGHT = 420;
+const OVERSCAN = 10;
+const CACHED_BLOCKS = 40;
+
+/** Rows per pixel of scroll over rows per pixel of layout: 1 until MAX_SCROLL. */
+function scaleOf(total) {
+  const full = total * ROW_HEIGHT;
+  if (full <= MAX_SCROLL) return 1;
+  return (full - VIEW_HEIGHT) / (MAX_SCROLL - VIEW_HEIGHT);
+}
+
+/** The scroll position that shows `row` at the top of a table of `total` rows. */
+export function scrollTopFor(row, total) {
+  return Math.ceil((row * ROW_HEIGHT) / scaleOf(total));
+}
+
+function cellText(value) {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * Mount a paged table in `el`; returns `{update(props), destroy()}`.
+ * @param {HTMLElement} el
+ * @param {any} props `columns`, `rows` (the first rows, unsorted), `total_rows`, `title`
+ * @param {(opts: {offset: number, limit: number, sort: string|null, descending: boolean}) => Promise<any>} fetchRows
+ */
+export function mountPagedTable(el, props, fetchRows) {
+  let columns = Array.isArray(props.columns) ? props.columns.map(String) : [];
+  let total = Number.isInteger(props.total_rows) ? props.total_rows : 0;
+  let sort = { column: /** @type {string|null} */ (null), descending: false };
+  let generation = 0;
+  /** @type {Map<number, any[]>} block index -> rows, for the current sort */
+  let blocks = new Map();
+  /** @type {Map<number, Promise<void>>} */
+  let pending = new Map();
+  let error = "";
+  /** Blocks whose fetch failed: not asked again until the sort changes or the view scrolls. */
+  let failed = new Set();
+  let destroyed = false;
+
+  const seed = (rows) => {
+    for (let b = 0; b * BLOCK < rows.length; b++) blocks.set(b, rows.slice(b * BLOCK, (b + 1) * BLOCK));
+  };
+  seed(Array.isArray(props.rows) ? props.rows : []);
+
+  const head = h("tr");
+  const thead = h("thead", {}, head);
+  // spacers stand for the rows out of view (a cell each: an empty row has no height)
+  const topCell = h("td");
+  const bottomCell = h("td");
+  const top = h("tr.gu-c-spacer", { "aria-hidden": "true" }, topCell);
+  const bottom = h("tr.gu-c-spacer", { "aria-hidden": "true" }, bottomCell);
+  const tbody = h("tbody");
+  const table = h("table.gu-c-table.gu-c-table-paged", { "aria-rowcount": total + 1 });
+  const caption = props.title ? h("caption", { text: String(props.title) }) : null;
+  if (caption) table.append(caption);
+  table.append(thead, tbody);
+  // Scroll events come once a frame at most: render at once, a deferral would cost a frame.
+  const onScroll = () => {
+    failed = new Set();
+    render();
+  };
+  const scroller = h("div.gu-c-table-wrap.gu-c-table-scroll", { onScroll }, table);
+  scroller.style.height = `${VIEW_HEIGHT}px`;
+  const note = h("div.gu-c-note");
+  el.replaceChildren(scroller, note);
+
+  const drawHead = () => {
+    const cells = columns.map((column) => {
+      const onSort = () => sortBy(column);
+      return h("th", {
+        scope: "col",
+        tabindex: 0,
+        "aria-sort": sort.column === column ? (sort.descending ? "descending" : "ascending") : undefined,
+        onClick: onSort,
+        onKeydown: (/** @type {KeyboardEvent} */ e) => {
+          if (e.key === "Enter" || e.key === " ") onSort();
+        },
+        text: column,
+      });
+    });
+    head.replaceChildren(...cells);
+  };
+
+  const fetchBlock = (b) => {
+    if (b < 0 || blocks.has(b) || pending.has(b) || failed.has(b) || b * BLOCK >= total) return;
+    const mine = generation;
+    const p = fetchRows({ offset: b * BLOCK, limit: BLOCK, sort: sort.column, descending: sort.descending }).then(
+      (win) => {
+        pending.delete(b);
+        if (mine !== generation || destroyed) return;
+        if (Array.isArray(win.columns) && win.columns.length) columns = win.columns.map(String);
+        if (Number.isInteger(win.total_rows)) total = win.total_rows;
+        blocks.set(b, Array.isArray(win.rows) ? win.rows : []);
+        for (const old of blocks.keys()) {
+          if (blocks.size <= CACHED_BLOCKS) break;
+          if (old !== b) blocks.delete(old);
+        }
+        error = "";
+        render();
+      },
+      (err) => {
+        pending.delete(b);
+        if (mine !== generation || destroyed) return;
+        failed.add(b);
+        error = err instanceof Error ? err.message : String(err);
+        render();
+      },
+    );
+    pending.set(b, p);
+  };
+
+  /** The rows in view now, the range they cover and where they go. */
+  const inView = () => {
+    const scale = scaleOf(total);
+    const top = scroller.scrollTop;
+    const visible = Math.min(Math.max(0, total - 1), Math.floor((top * scale) / ROW_HEIGHT));
+    const first = Math.max(0, visible - OVERSCAN);
+    const count = Math.ceil(VIEW_HEIGHT / ROW_HEIGHT) + 2 * OVERSCAN;
+    const last = Math.min(total, first + count);
+    const height = Math.min(total * ROW_HEIGHT, MAX_SCROLL);
+    // unscaled, rows sit at their own place; scaled, the visible row sits at the view's top
+    const topPx = scale === 1 ? first * ROW_HEIGHT : Math.max(0, top - (visible - first) * ROW_HEIGHT);
+    return { first, last, topPx, bottomPx: Math.max(0, height - topPx - (last - first) * ROW_HEIGHT) };
+  };
+
+  const render = () => {
+    if (destroyed) return;
+    const { first, last, topPx, bottomPx } = inView();
+    for (let b = Math.floor(first / BLOCK); b * BLOCK < last; b++) fetchBlock(b);
+    // the neighbours too, so scrolling on finds its rows already here
+    fetchBlock(Math.floor((last - 1) / BLOCK) + 1);
+    fetchBlock(Math.floor(first / BLOCK) - 1);
+    const rows = [];
+    for (let i = first; i < last; i++) {
+      const block = blocks.get(Math.floor(i / BLOCK));
+      const row = block ? block[i % BLOCK] : undefined;
+      const tr = h("tr", { "aria-rowindex": i + 2, "data-row": i });
+      tr.style.height = `${ROW_HEIGHT}px`;
+      for (const column of columns) {
+        const value = row ? row[column] : undefined;
+        tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: row ? cellText(value) : "…" }));
+      }
+      if (!row) tr.classList.add("gu-c-loading");
+      rows.push(tr);
+    }
+    topCell.colSpan = bottomCell.colSpan = Math.max(1, columns.length);
+    topCell.style.height = `${topPx}px`;
+    bottomCell.style.height = `${bottomPx}px`;
+    top.hidden = topPx === 0;
+    bottom.hidden = bottomPx === 0;
+    tbody.replaceChildren(top, ...rows, bottom);
+    table.setAttribute("aria-rowcount", String(total + 1));
+    el.dataset.totalRows = String(total);
+    el.dataset.firstRow = String(first);
+    el.dataset.sort = sort.column ?? "";
+    note.textContent = error ? `Rows could not be loaded: ${error}` : `${total.toLocaleString()} rows`;
+    note.classList.toggle("gu-component-error", !!error);
+  };
+
+  const sortBy = (column) => {
+    const descending = sort.column === column ? !sort.descending : false;
+    sort = { column, descending };
+    generation++;
+    blocks = new Map();
+    pending = new Map();
+    failed = new Set();
+    scroller.scrollTop = 0;
+    drawHead();
+    render();
+  };
+
+  drawHead();
+  render();
+
+  return {
+    /** New props of the same data: keep the sort and the cache unless the data changed. */
+    update(next) {
+      if (next.source !== props.source || next.total_rows !== props.total_rows) {
+        props = next;
+        columns = Array.isArray(next.columns) ? next.columns.map(String) : columns;
+        total = Number.isInteger(next.total_rows) ? next.total_rows : total;
+        sort = { column: null, descending: false };
+        generation++;
+        blocks = new Map();
+        pending = new Map();
+        failed = new Set();
+        seed(Array.isArray(next.rows) ? next.rows : []);
+        drawHead();
+      }
+      render();
+    },
+    destroy() {
+      destroyed = true;
+    },
+  };
+}
