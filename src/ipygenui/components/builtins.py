@@ -91,7 +91,7 @@ class TableProps(_Props):
     def _rows_or_dataframe(self) -> TableProps:
         given = [self.rows != [], self.dataframe is not None, self.data is not None]
         if sum(given) > 1:
-            raise ValueError("give one of rows, data or dataframe")
+            raise ValueError("give rows, data or dataframe: one of them, not both")
         return self
 
     @property
@@ -133,7 +133,7 @@ def table_props(obj: Any, name: str) -> dict[str, Any]:
     frame = as_frame(obj)
     total = len(frame)
     if total <= MAX_TABLE_ROWS:
-        return {**frame_data(frame), "source": name}
+        return frame_data(frame)
     columns, rows = table_rows(frame, slice(0, FIRST_WINDOW))
     return {
         "columns": columns,
@@ -188,7 +188,10 @@ class TableComponent(Component):
             )
             known = [*(store.names() if store is not None else []), *frames]
             names = ", ".join(dict.fromkeys(known)) if known else "none"
-            raise ValueError(f"no data named {name!r} (the names you may use: {names})")
+            raise ValueError(
+                f"no DataFrame named {name!r} in the notebook or the conversation's data "
+                f"(the names you may use: {names})"
+            )
         return value
 
     def check(self, props: BaseModel) -> None:
