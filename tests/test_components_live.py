@@ -166,5 +166,7 @@ async def test_host_resolves_a_dataframe_table_in_the_kernel() -> None:
 
 
 def test_host_ignores_components_that_need_no_kernel() -> None:
-    host = ComponentHost([gu.Markdown, gu.Chart], lambda: gu.Thread(), lambda o: None)
+    host = ComponentHost([gu.Markdown, gu.Metric], lambda: gu.Thread(), lambda o: None)
     assert not host.active
+    # a Chart may plot data by reference: the kernel resolves it
+    assert ComponentHost([gu.Chart], lambda: gu.Thread(), lambda o: None).active

@@ -237,3 +237,33 @@ def test_summaries_stay_within_budget_and_never_raise() -> None:
     assert len(json.dumps(summary)) <= 6_000 and summary["shape"] == [10, 400]
     broken = gu.summarize(Broken(), ref="result_1")
     assert broken["ref"] == "result_1" and "could not summarize" in broken["error"]
+
+
+async def test_chart_plots_columns_of_a_reference(wire: Any) -> None:
+    frame = pd.DataFrame(
+        {"month": ["Jan", "Feb", "Mar"], "sales": [1.0, 2.5, 4.0], "cost": [1, 1, 2]}
+    )
+    props = {"data": "monthly", "x_column": "month", "y_columns": ["sales", "cost"]}
+    bad = {"data": "monthly", "x_column": "month", "y_columns": ["profit"]}
+    model = gu.ScriptedModel(
+        [
+            [
+                gu.ScriptedCall("show_component_Chart", props, id="c1"),
+                gu.ScriptedCall("show_component_Chart", bad, id="c2"),
+            ],
+            "ok",
+        ]
+    )
+    chat = Chat(model=model, components=[gu.Chart], data={"monthly": frame})
+    await chat.send("plot")
+    await settle(chat)
+    resolved = chat.component_outputs["c1"]["props"]
+    assert resolved["x"] == ["Jan", "Feb", "Mar"]
+    assert resolved["series"] == [
+        {"name": "sales", "values": [1.0, 2.5, 4.0]},
+        {"name": "cost", "values": [1, 1, 2]},
+    ]
+    failed = chat.thread.messages[-1].tool_calls[1]
+    assert failed.is_error and "no column 'profit'" in failed.result["error"]
+    assert chat.shown_components()[0].data["data"] is frame
+    chat.close()

@@ -30,6 +30,7 @@ from .component import Component
 __all__ = [
     "BUILTINS",
     "Chart",
+    "ChartComponent",
     "ChartProps",
     "Form",
     "FormProps",
@@ -91,7 +92,7 @@ class TableProps(_Props):
     def _rows_or_dataframe(self) -> TableProps:
         given = [self.rows != [], self.dataframe is not None, self.data is not None]
         if sum(given) > 1:
-            raise ValueError("give one of rows, data or dataframe")
+            raise ValueError("give rows, data or dataframe: one of them, not both")
         return self
 
     @property
@@ -133,7 +134,7 @@ def table_props(obj: Any, name: str) -> dict[str, Any]:
     frame = as_frame(obj)
     total = len(frame)
     if total <= MAX_TABLE_ROWS:
-        return {**frame_data(frame), "source": name}
+        return frame_data(frame)
     columns, rows = table_rows(frame, slice(0, FIRST_WINDOW))
     return {
         "columns": columns,
@@ -188,7 +189,10 @@ class TableComponent(Component):
             )
             known = [*(store.names() if store is not None else []), *frames]
             names = ", ".join(dict.fromkeys(known)) if known else "none"
-            raise ValueError(f"no data named {name!r} (the names you may use: {names})")
+            raise ValueError(
+                f"no DataFrame named {name!r} in the notebook or the conversation's data "
+                f"(the names you may use: {names})"
+            )
         return value
 
     def check(self, props: BaseModel) -> None:
@@ -232,22 +236,92 @@ class ChartSeries(_Props):
     values: list[float | None]
 
 
+MAX_CHART_POINTS = 2_000
+"""Points per series a chart of kernel data gets (the first rows)."""
+
+
 class ChartProps(_Props):
     kind: Literal["line", "bar"] = "line"
     title: str | None = None
-    x: list[str | float] = Field(description="The x values (labels or numbers)")
-    series: list[ChartSeries] = Field(description="One or more series, each one value per x")
+    x: list[str | float] = Field(
+        default_factory=list, description="The x values (labels or numbers); empty with data"
+    )
+    series: list[ChartSeries] = Field(
+        default_factory=list,
+        description="One or more series, each one value per x; empty with data",
+    )
     x_label: str | None = None
     y_label: str | None = None
+    data: DataRef | None = Field(
+        None,
+        description="Plot this data instead of x and series: a tool result's `ref` or a data "
+        "name; give x_column and y_columns",
+    )
+    x_column: str | None = Field(None, description="With data: the column of x values")
+    y_columns: list[str] = Field(
+        default_factory=list, description="With data: the columns to plot, one series each"
+    )
 
     @model_validator(mode="after")
     def _lengths(self) -> ChartProps:
+        if self.data is not None:
+            if self.x or self.series:
+                raise ValueError(
+                    "give data (with x_column and y_columns) or x and series, not both"
+                )
+            if not self.x_column or not self.y_columns:
+                raise ValueError("with data, give x_column and y_columns")
+            return self
+        if not self.series:
+            raise ValueError("give series (with x), or data with x_column and y_columns")
         for i, s in enumerate(self.series):
             if len(s.values) != len(self.x):
                 raise ValueError(
                     f"series.{i}.values has {len(s.values)} values but x has {len(self.x)}"
                 )
         return self
+
+
+class ChartComponent(Component):
+    """The Chart; ``data=`` plots columns of data the conversation holds."""
+
+    def _columns(self, props: ChartProps) -> tuple[Any, list[str]]:
+        store = current_data()
+        assert props.data is not None and props.x_column is not None
+        frame = as_frame(store[props.data]) if store is not None else None
+        if frame is None:
+            raise ValueError(f"data: no data named {props.data!r}")
+        names = [str(c) for c in frame.columns]
+        wanted = [props.x_column, *props.y_columns]
+        missing = [c for c in wanted if c not in names]
+        if missing:
+            raise ValueError(
+                f"no column {missing[0]!r} in {props.data!r} (columns: {', '.join(names)})"
+            )
+        return frame, wanted
+
+    def check(self, props: BaseModel) -> None:
+        assert isinstance(props, ChartProps)
+        store = current_data()
+        if props.data is not None and store is not None:  # check_refs ran: the name is known
+            value = store[props.data]
+            if not is_table(value):
+                raise ValueError(f"data: {props.data!r} is a {type_name(value)}, not a table")
+            self._columns(props)
+
+    def resolve(self, props: BaseModel) -> dict[str, Any] | None:
+        assert isinstance(props, ChartProps)
+        if props.data is None:
+            return None
+        frame, wanted = self._columns(props)
+        _, rows = table_rows(frame, slice(0, MAX_CHART_POINTS))
+        x_name, *y_names = wanted
+        return {
+            "x": [r[x_name] for r in rows],
+            "series": [{"name": y, "values": [r[y] for r in rows]} for y in y_names],
+            "total_rows": len(frame),
+            "truncated": len(frame) > MAX_CHART_POINTS,
+        }
 
 
 # --- Image --------------------------------------------------------------------
@@ -315,10 +389,11 @@ Metric = Component(
     description="KPI cards: a few headline numbers with labels, units and changes.",
     builtin="metric",
 )
-Chart = Component(
+Chart = ChartComponent(
     "Chart",
     ChartProps,
-    description="A line or bar chart of one or more series over shared x values.",
+    description="A line or bar chart of one or more series over shared x values, or of "
+    "columns of data the notebook holds (data=).",
     builtin="chart",
 )
 Image = Component(
