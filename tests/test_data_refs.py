@@ -179,6 +179,8 @@ async def test_value_is_the_object_and_a_loaded_thread_keeps_the_summary(
     loaded = gu.Runtime(model=gu.ScriptedModel(["x"]), persist=path)
     again = loaded.thread.messages[-1].tool_calls[0]
     assert again.value is None and again.result == part.result
+    # the kernel-side object is not the call's data: the thread read back equals it
+    assert again == part and loaded.thread.messages == rt.thread.messages
 
 
 async def test_data_tools_query_by_structured_arguments_and_return_references() -> None:

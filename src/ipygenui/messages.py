@@ -107,6 +107,15 @@ class ToolCallPart(_Model):
     def value(self, obj: Any) -> None:
         self._value = obj
 
+    def __eq__(self, other: object) -> bool:
+        # The kernel-side object is not part of the call's data: a thread read
+        # back from its file (value None) equals the thread that wrote it.
+        if not isinstance(other, ToolCallPart):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as every pydantic model
+
 
 class AttachmentPart(_Model):
     """Something the user attached to a message (``ipygenui.attachments``).
