@@ -16,10 +16,10 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread, Usage
-from ..models.base import Model, ModelDelta, ModelError, ModelRequest
+from ..models.base import Model, ModelError, ModelRequest, delta_batches
 from ..tools import Tool
 from .accumulator import Accumulator
 from .continuation import should_continue
@@ -29,9 +29,11 @@ from .run_events import RunEvents
 from .tool_runner import ToolRunner
 from .toolset import Toolset, step_toolset
 
+_T = TypeVar("_T")
+
 
 @contextlib.asynccontextmanager
-async def _closing(stream: AsyncIterator[ModelDelta]) -> AsyncIterator[AsyncIterator[ModelDelta]]:
+async def _closing(stream: AsyncIterator[_T]) -> AsyncIterator[AsyncIterator[_T]]:
     """``stream``, closed on the way out when it can be (an async generator can)."""
     try:
         yield stream
@@ -202,11 +204,19 @@ class RunLoop:
         try:
             # aclosing: a stopped run closes the stream (its connection, its
             # watchdog) now, not whenever the generator is collected
-            async with _closing(self._settings.model.stream(request)) as deltas:
-                async for delta in deltas:
-                    ops = accumulator.apply(delta)
-                    if ops:
-                        patch(message, ops)
+            batches = delta_batches(self._settings.model, request)
+            if batches is not None:  # one change per network read (see BatchStreaming)
+                async with _closing(batches) as stream:
+                    async for batch in stream:
+                        ops = accumulator.apply_batch(batch)
+                        if ops:
+                            patch(message, ops)
+            else:
+                async with _closing(self._settings.model.stream(request)) as deltas:
+                    async for delta in deltas:
+                        ops = accumulator.apply(delta)
+                        if ops:
+                            patch(message, ops)
         except ModelError as exc:
             error = str(exc) or type(exc).__name__
         except Exception as exc:  # provider bugs and network errors reach the user too

@@ -8,12 +8,18 @@ chat can say what it waits for: "Rate limited by http://...: retrying in
 at once, not an hour of "Thinking…". Our client's timeouts are
 :data:`DEFAULT_TIMEOUT` (the client's own default waits 600 s per attempt).
 A client you pass is used as it is (its own retries and timeouts).
+The clients we make use the ``aiohttp`` transport (``openai[aiohttp]``) when
+it is installed: it reads what arrived in one go, where the default HTTP
+stack parses and awaits each SSE frame on its own (a third less kernel CPU
+for a fast provider, see benchmarks/bench_paced.py).
 
 The stream itself is read raw (``with_streaming_response``) and each SSE
 ``data:`` frame decoded with ``json.loads``: iterating the client's typed
 stream builds a pydantic object per frame, which costs several times
 more CPU on the kernel's event loop (see benchmarks/bench_openai_ingest.py).
 ``typed_stream=True`` keeps the typed path for comparing a server's quirks.
+The deltas decoded from one network read go to the loop as one batch
+(``stream_batches``), so a burst of frames costs one patch per part.
 
 Nothing ends silently: a stream without a finish reason, a dropped
 connection, a timeout, an HTTP error after the retries or an error frame
@@ -33,6 +39,7 @@ from typing import Any
 import openai
 
 from .base import (
+    BatchStreaming,
     FinishDelta,
     FinishReason,
     ModelDelta,
@@ -79,7 +86,15 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class OpenAIModel:
+def _http_client() -> Any:
+    """The aiohttp transport for a client we make; None (the default one) without aiohttp."""
+    try:
+        return openai.DefaultAioHttpClient()
+    except RuntimeError:  # openai's "install the aiohttp extra"
+        return None
+
+
+class OpenAIModel(BatchStreaming):
     """A chat model behind an OpenAI-compatible API (OpenAI, Ollama, vLLM, LM Studio).
 
     ``request_options`` go into every request (``temperature=0``,
@@ -158,7 +173,8 @@ class OpenAIModel:
         except RuntimeError:
             loop = None
         if self._own_client is None or (loop is not None and loop is not self._client_loop):
-            self._own_client = openai.AsyncOpenAI(**self._client_options)  # type: ignore[arg-type]
+            options: dict[str, Any] = {**self._client_options, "http_client": _http_client()}
+            self._own_client = openai.AsyncOpenAI(**options)
             self._client_loop = loop
         return self._own_client
 
@@ -179,8 +195,9 @@ class OpenAIModel:
             kwargs["tool_choice"] = request.tool_choice
         return kwargs
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
-        """Stream one reply as deltas; raise ModelError on any failure.
+    async def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
+        """Stream one reply as batches of deltas (those of one network read);
+        raise ModelError on any failure.
 
         A refused request is retried (up to ``max_retries``) before anything
         streamed; the waits and silences are reported through ``request.status``.
@@ -195,8 +212,8 @@ class OpenAIModel:
             try:
                 async with SilenceWatch(url, self.silence_notice, request.status, cancel) as watch:
                     read = self._typed if self.typed_stream else self._raw
-                    async for delta in read(kwargs, cancel, state, watch):
-                        yield delta
+                    async for batch in read(kwargs, cancel, state, watch):
+                        yield batch
                 break
             except openai.APIStatusError as error:
                 wait = self._retry_wait(error, retries, where)
@@ -206,14 +223,14 @@ class OpenAIModel:
                     ) from error
                 code = error.status_code
                 lead = f"Rate limited by {url}" if code == 429 else f"HTTP {code} from {url}"
-            except openai.APITimeoutError as error:
-                limit = _read_timeout(self._timeout or self.client.timeout)
-                within = f" in {seconds_text(limit)}" if limit else ""
-                raise ModelError(
-                    f"no answer from {where}{within} (the read timeout: set timeout= "
-                    "to wait longer)"
-                ) from error
             except openai.APIConnectionError as error:
+                if isinstance(error, openai.APITimeoutError) and not _refused(error):
+                    limit = _read_timeout(self._timeout or self.client.timeout)
+                    within = f" in {seconds_text(limit)}" if limit else ""
+                    raise ModelError(
+                        f"no answer from {where}{within} (the read timeout: set timeout= "
+                        "to wait longer)"
+                    ) from error
                 if retries >= self.max_retries or cancel.is_set():
                     raise ModelError(f"could not reach {where}: {_cause_text(error)}") from error
                 wait, lead = backoff(retries + 1), f"Could not reach {url}"
@@ -246,7 +263,7 @@ class OpenAIModel:
                 f"the stream from {where} ended without a finish reason "
                 "(the connection was probably cut); the reply is incomplete"
             )
-        yield FinishDelta(state.finish)
+        yield [FinishDelta(state.finish)]
 
     def _retry_wait(self, error: openai.APIStatusError, retries: int, where: str) -> float | None:
         """Seconds to wait before retrying ``error``'s request; None: do not retry."""
@@ -269,7 +286,7 @@ class OpenAIModel:
         cancel: asyncio.Event,
         state: _StreamState,
         watch: SilenceWatch,
-    ) -> AsyncIterator[ModelDelta]:
+    ) -> AsyncIterator[list[ModelDelta]]:
         create = self.client.chat.completions.with_streaming_response.create
         async with contextlib.AsyncExitStack() as stack:
             # Stop must work before the first byte too (a server that never answers).
@@ -287,19 +304,30 @@ class OpenAIModel:
                         return
                     lines = (buffer + raw).split(b"\n")
                     buffer = lines.pop()
-                    for line in lines:
-                        if line.endswith(b"\r"):
-                            line = line[:-1]
-                        if line.startswith(b"data:"):
-                            data.append(line[6:] if line[5:6] == b" " else line[5:])
-                        elif not line and data:  # a blank line ends the event
-                            payload = data[0] if len(data) == 1 else b"\n".join(data)
-                            data = []
-                            if payload == b"[DONE]":
-                                return
-                            for delta in state.deltas(_decode(payload)):
-                                yield delta
-                        # other fields (event:, id:, comments) carry nothing we use
+                    batch: list[ModelDelta] = []
+                    done = False
+                    try:
+                        for line in lines:
+                            if line.endswith(b"\r"):
+                                line = line[:-1]
+                            if line.startswith(b"data:"):
+                                data.append(line[6:] if line[5:6] == b" " else line[5:])
+                            elif not line and data:  # a blank line ends the event
+                                payload = data[0] if len(data) == 1 else b"\n".join(data)
+                                data = []
+                                if payload == b"[DONE]":
+                                    done = True
+                                    break
+                                batch.extend(state.deltas(_decode(payload)))
+                            # other fields (event:, id:, comments) carry nothing we use
+                    except ModelError:
+                        if batch:  # what came before a bad frame is kept
+                            yield batch
+                        raise
+                    if batch:
+                        yield batch
+                    if done:
+                        return
             finally:
                 watcher.cancel()
 
@@ -309,7 +337,7 @@ class OpenAIModel:
         cancel: asyncio.Event,
         state: _StreamState,
         watch: SilenceWatch,
-    ) -> AsyncIterator[ModelDelta]:
+    ) -> AsyncIterator[list[ModelDelta]]:
         stream = await _unless_cancelled(self.client.chat.completions.create(**kwargs), cancel)
         if stream is None:
             return
@@ -320,8 +348,9 @@ class OpenAIModel:
                 watch.heard()
                 if cancel.is_set():
                     return
-                for delta in state.deltas(chunk.to_dict()):
-                    yield delta
+                batch = list(state.deltas(chunk.to_dict()))
+                if batch:
+                    yield batch
         finally:
             watcher.cancel()
             await stream.close()
@@ -406,6 +435,18 @@ async def _close_when_set(cancel: asyncio.Event, response: Any) -> None:
     await cancel.wait()
     with contextlib.suppress(Exception):
         await response.close()
+
+
+def _refused(error: BaseException) -> bool:
+    """A "timeout" caused by a refused connection (the aiohttp transport maps
+    every connection error to a connect timeout): a connection error then."""
+    cause = error.__cause__ or error.__context__
+    seen = 0
+    while cause is not None and seen < 8:
+        if isinstance(cause, OSError) and not isinstance(cause, TimeoutError):
+            return True
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return False
 
 
 def _read_timeout(timeout: Any) -> float | None:

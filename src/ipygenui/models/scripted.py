@@ -16,6 +16,7 @@ from typing import Any
 
 from ..messages import new_id
 from .base import (
+    BatchStreaming,
     FinishDelta,
     FinishReason,
     ModelDelta,
@@ -92,7 +93,7 @@ _UNPACED_BURST = 16
 network stream also delivers several deltas per read."""
 
 
-class ScriptedModel:
+class ScriptedModel(BatchStreaming):
     """Replays scripted replies.
 
     ``script`` is a sequence (one reply per model request, in order), a
@@ -163,7 +164,10 @@ class ScriptedModel:
         out.append(FinishDelta(finish))
         return out
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
+    async def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
+        """The reply in batches: one delta per batch when paced, else the
+        deltas between two yields to the loop (as a fast provider's network
+        read brings several)."""
         self.requests.append(request)
         self.request_count += 1
         reply = self.pick(request)
@@ -171,13 +175,21 @@ class ScriptedModel:
         fail_at = None
         if reply.error is not None:
             fail_at = len(deltas) - 1 if reply.error_after is None else reply.error_after
+        batch: list[ModelDelta] = []
         for i, delta in enumerate(deltas):
             if fail_at is not None and i >= fail_at:
+                if batch:
+                    yield batch
                 raise ModelError(reply.error or "scripted error")
-            if request.cancel.is_set():
-                return
             # Yield to the loop (every delta when paced, every few when not), so
             # cancel and clicks interleave as with a real stream.
             if self.delay or i % _UNPACED_BURST == 0:
+                if batch:
+                    yield batch
+                    batch = []
                 await asyncio.sleep(self.delay)
-            yield delta
+            if request.cancel.is_set():
+                return
+            batch.append(delta)
+        if batch and not request.cancel.is_set():
+            yield batch
