@@ -31,8 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib
 import json
 import os
+import ssl
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -89,9 +92,20 @@ _FINISH: dict[str, FinishReason] = {
 def _http_client() -> Any:
     """The aiohttp transport for a client we make; None (the default one) without aiohttp."""
     try:
-        return openai.DefaultAioHttpClient()
+        return openai.DefaultAioHttpClient(verify=_tls_context())
     except RuntimeError:  # openai's "install the aiohttp extra"
         return None
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext | bool:
+    """One TLS context for all our clients: loading the CA bundle costs ~0.1 s
+    of CPU, and a client is made per event loop."""
+    for name in ("httpx2", "httpx"):  # the HTTP library of openai>=3, of older versions
+        with contextlib.suppress(ImportError, AttributeError):
+            context: ssl.SSLContext = importlib.import_module(name).create_ssl_context()
+            return context
+    return True
 
 
 class OpenAIModel(BatchStreaming):
