@@ -37,7 +37,9 @@ __all__ = [
 
 
 class _Props(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: a schema is built when the model first calls the component,
+    # not when ipygenui is imported (start-up, see benchmarks/bench_startup.py)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # --- Markdown -----------------------------------------------------------------
@@ -235,6 +237,8 @@ class FormProps(_Props):
 
 class FormState(BaseModel):
     """What the user entered; ``submitted`` once they pressed the button."""
+
+    model_config = ConfigDict(defer_build=True)
 
     values: dict[str, Any] = Field(default_factory=dict)
     submitted: bool = False
