@@ -126,7 +126,8 @@ def main() -> None:
     lines.append(
         f"- {CHAT} in {chat_wall * 1000:.0f} ms (target <= 300 ms): "
         f"{'met' if chat_wall <= 0.3 else 'NOT met'}; of which the floor "
-        f"{floor_wall * 1000:.0f} ms, ipygenui's own share {(chat_wall - floor_wall) * 1000:.0f} ms "
+        f"{floor_wall * 1000:.0f} ms, ipygenui's own share "
+        f"{(chat_wall - floor_wall) * 1000:.0f} ms "
         f"({(chat_cpu - floor_cpu) * 1000:.0f} ms CPU)"
     )
     heavy = heaviest_imports(IMPORTS[CHAT])
