@@ -230,7 +230,15 @@ def push(nb: Notebook, setup: str, stream: str) -> dict[str, Any]:
     }
 
 
-OURS_OPENAI = "ipygenui `gu.Chat` + `OpenAIModel` (local server, unpaced)"
+OURS_OPENAI = "ipygenui `gu.Chat` + `OpenAIModel` (local server, unpaced), first reply"
+OURS_OPENAI_WARM = "ipygenui `gu.Chat` + `OpenAIModel` (local server, unpaced), a later reply"
+WARM_UP = """
+from ipygenui.models.base import ModelRequest
+warm = OpenAIModel('bench', base_url='{url}', api_key='k')
+async for _ in warm.stream(ModelRequest(messages=[{'role': 'user', 'content': 'hi'}])):
+    pass
+await warm.client.close()
+"""
 SOLARA_SETUP = """
 import solara
 import solara.lab
@@ -253,6 +261,14 @@ PEERS: dict[str, tuple[str, str]] = {
     OURS_OPENAI: (  # the server's URL is filled in by main()
         "from ipygenui.models.openai import OpenAIModel\n"
         "chat = gu.Chat(model=OpenAIModel('bench', base_url='{url}', api_key='k'))\nchat",
+        "await chat.send('go')",
+    ),
+    # A fresh chat and client after one reply of another model in the same kernel:
+    # the process-wide one-off costs (the TLS context, first-call code paths) are paid.
+    OURS_OPENAI_WARM: (
+        "from ipygenui.models.openai import OpenAIModel\n"
+        + WARM_UP
+        + "chat = gu.Chat(model=OpenAIModel('bench', base_url='{url}', api_key='k'))\nchat",
         "await chat.send('go')",
     ),
     "naive ipywidgets `HTML.value += token`": (
@@ -410,14 +426,15 @@ def main() -> None:
         )
     ours = peers.get("ipygenui `gu.Chat`")
     naive = peers.get("naive ipywidgets `HTML.value += token`")
-    through_http = peers.get(OURS_OPENAI)
-    if through_http:
-        cpu = through_http["cpu"]
+    first, later = peers.get(OURS_OPENAI), peers.get(OURS_OPENAI_WARM)
+    if first and later:
+        cpu = later["cpu"]
         lines += [
             "",
             f"- a text reply through `OpenAIModel` in JupyterLab: {cpu:.2f} s of kernel CPU, "
             f"the client's HTTP and SSE decode included (target <= 0.1 s): "
-            f"{'met' if cpu <= 0.1 else 'NOT met'}",
+            f"{'met' if cpu <= 0.1 else 'NOT met'}; the first reply of a fresh kernel "
+            f"{first['cpu']:.2f} s (once per kernel: the TLS context, first-call code paths)",
         ]
     if ours and naive:
         cpu_x = naive["cpu"] / max(ours["cpu"], 1e-9)
