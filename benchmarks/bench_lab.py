@@ -47,7 +47,7 @@ import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
 from _page import stats
 from _results import update_section
 from _server import BenchServer
-from e2e.harness import CHROMIUM_ARGS, LabPage, LabServer, require_chromium
+from e2e.harness import _RUN_CODE_JS, CHROMIUM_ARGS, LabPage, LabServer, require_chromium
 from openai_server import Reply
 
 TOKENS = 2_000
@@ -55,6 +55,18 @@ RATE = 2_000.0
 QUIET = 1.5
 """Seconds without a websocket frame that end a measurement."""
 DOM_TIMEOUT = 120.0
+CELL_TIMEOUT = 240.0
+"""Longest a peer's streaming cell may run before its scenario is reported as failed."""
+
+RUN_WITH_TIMEOUT_JS = f"""
+async (args) => {{
+  const run = {_RUN_CODE_JS};
+  const late = new Promise((_, reject) => setTimeout(
+    () => reject(new Error('the cell did not finish within {CELL_TIMEOUT:.0f} s')),
+    {CELL_TIMEOUT * 1000:.0f}));
+  return await Promise.race([run(args), late]);
+}}
+"""
 
 
 def token(i: int) -> str:
@@ -214,7 +226,7 @@ def push(nb: Notebook, setup: str, stream: str) -> dict[str, Any]:
     nb.wire.reset()
     progress("pushing the reply")
     cpu0, wall0 = nb.cpu(), time.perf_counter()
-    nb.lab.run_code(stream)
+    nb.lab.page.evaluate(RUN_WITH_TIMEOUT_JS, [nb.lab.path, stream])
     cell = time.perf_counter() - wall0
     progress("cell done; waiting for the DOM")
     arrived = nb.wait_text(LAST)
@@ -271,10 +283,6 @@ PEERS: dict[str, tuple[str, str]] = {
         + "chat = gu.Chat(model=OpenAIModel('bench', base_url='{url}', api_key='k'))\nchat",
         "await chat.send('go')",
     ),
-    "naive ipywidgets `HTML.value += token`": (
-        "import ipywidgets\nw = ipywidgets.HTML()\nw",
-        "for t in TOKENS:\n    w.value += t",
-    ),
     "Panel `ChatFeed.stream`": (
         "import panel as pn\npn.extension(inline=True)\nfeed = pn.chat.ChatFeed()\nfeed",
         "m = None\nfor t in TOKENS:\n    m = feed.stream(t, message=m)",
@@ -282,6 +290,10 @@ PEERS: dict[str, tuple[str, str]] = {
     "Solara `ChatBox` + `Markdown` of a reactive string": (
         SOLARA_SETUP,
         "for t in TOKENS:\n    text.value += t",
+    ),
+    "naive ipywidgets `HTML.value += token`": (
+        "import ipywidgets\nw = ipywidgets.HTML()\nw",
+        "for t in TOKENS:\n    w.value += t",
     ),
 }
 
