@@ -155,3 +155,20 @@ async def test_the_loop_reads_a_scripted_burst_as_batches() -> None:
     chunks = len(json.dumps(args)) // 4
     assert counts[_OneByOne] > chunks  # one patch per delta
     assert counts[gu.ScriptedModel] < chunks / 8  # one per burst of 16
+
+
+async def test_a_paced_trickle_is_read_in_batches(openai_server: OpenAIServer) -> None:
+    # a provider sending one small frame at a time: our reads wait a moment
+    # after a small read, so the next brings several frames as one batch
+    text = "".join(f"w{i:03d} " for i in range(200))
+    openai_server.script(Reply.text_reply(text, chunk_size=5, delay=0.0005))
+    model = OpenAIModel("test-model", base_url=openai_server.base_url, api_key="k")
+    try:
+        batches = delta_batches(model, ModelRequest(messages=HI))
+        assert batches is not None
+        read = [batch async for batch in batches]
+    finally:
+        await model.client.close()
+    texts = [d.text for batch in read for d in batch if isinstance(d, TextDelta)]
+    assert "".join(texts) == text
+    assert len(read) < 0.75 * len(texts)

@@ -80,6 +80,12 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 
 _TRANSPORT_ERRORS = _transport_errors()
 
+_SMALL_READ = 4096
+_READ_PAUSE = 0.004
+"""Seconds to wait after a read smaller than _SMALL_READ bytes: far below the
+widget's frame interval (1/30 s), long enough for a stream of 2,000 frames a
+second to bring about eight per read (see benchmarks/bench_paced.py)."""
+
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "tool_calls": "tool_calls",
@@ -342,6 +348,11 @@ class OpenAIModel(BatchStreaming):
                         yield batch
                     if done:
                         return
+                    if len(raw) < _SMALL_READ:
+                        # A trickle (a paced provider): each read would carry one
+                        # frame and cost a trip through the HTTP stack. Waiting a
+                        # moment lets the next read bring several as one batch.
+                        await asyncio.sleep(_READ_PAUSE)
             finally:
                 watcher.cancel()
 
