@@ -9,6 +9,7 @@ client), and that the run loop reads a scripted burst as batches.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -30,7 +31,7 @@ from ipygenui.models.base import (
     UsageDelta,
     delta_batches,
 )
-from ipygenui.models.openai import OpenAIModel
+from ipygenui.models.openai import _READ_PAUSE, OpenAIModel
 from openai_server import OpenAIServer, Reply, ToolCall, table_args
 
 HI = [{"role": "user", "content": "hi"}]
@@ -172,3 +173,28 @@ async def test_a_paced_trickle_is_read_in_batches(openai_server: OpenAIServer) -
     texts = [d.text for batch in read for d in batch if isinstance(d, TextDelta)]
     assert "".join(texts) == text
     assert len(read) < 0.75 * len(texts)
+
+
+async def test_a_given_clients_reads_are_never_paused(openai_server: OpenAIServer) -> None:
+    # its transport may yield one HTTP chunk per read however much arrived:
+    # a pause after each would cap the stream at a few hundred frames a second
+    client = openai.AsyncOpenAI(base_url=openai_server.base_url, api_key="k", max_retries=0)
+    text = "".join(f"w{i:03d} " for i in range(200))
+    openai_server.script(Reply.text_reply(text, chunk_size=5, delay=0.0005))
+    model = OpenAIModel("test-model", client=client)
+    pauses: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def counting_sleep(delay: float, *args: Any) -> Any:
+        if delay == _READ_PAUSE:
+            pauses.append(delay)
+        return await real_sleep(delay, *args)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(asyncio, "sleep", counting_sleep)
+            deltas = [d async for d in model.stream(ModelRequest(messages=HI))]
+    finally:
+        await client.close()
+    assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == text
+    assert pauses == []

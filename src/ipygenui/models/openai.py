@@ -177,6 +177,7 @@ class OpenAIModel(BatchStreaming):
             "timeout": DEFAULT_TIMEOUT if timeout is None else timeout,
         }
         self._own_client: openai.AsyncOpenAI | None = None
+        self._pause_reads = False
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
@@ -193,8 +194,12 @@ class OpenAIModel(BatchStreaming):
         except RuntimeError:
             loop = None
         if self._own_client is None or (loop is not None and loop is not self._client_loop):
-            options: dict[str, Any] = {**self._client_options, "http_client": _http_client()}
+            http_client = _http_client()
+            options: dict[str, Any] = {**self._client_options, "http_client": http_client}
             self._own_client = openai.AsyncOpenAI(**options)
+            # only aiohttp gathers what arrived while we waited into one read: the
+            # default transport yields one HTTP chunk per read, so a pause would throttle it
+            self._pause_reads = http_client is not None
             self._client_loop = loop
         return self._own_client
 
@@ -308,6 +313,7 @@ class OpenAIModel(BatchStreaming):
         watch: SilenceWatch,
     ) -> AsyncIterator[list[ModelDelta]]:
         create = self.client.chat.completions.with_streaming_response.create
+        pause = self._pause_reads and self._client is None
         async with contextlib.AsyncExitStack() as stack:
             # Stop must work before the first byte too (a server that never answers).
             response = await _unless_cancelled(stack.enter_async_context(create(**kwargs)), cancel)
@@ -348,7 +354,7 @@ class OpenAIModel(BatchStreaming):
                         yield batch
                     if done:
                         return
-                    if len(raw) < _SMALL_READ:
+                    if pause and len(raw) < _SMALL_READ:
                         # A trickle (a paced provider): each read would carry one
                         # frame and cost a trip through the HTTP stack. Waiting a
                         # moment lets the next read bring several as one batch.
