@@ -153,3 +153,32 @@ def test_builtin_specs_name_their_bundle_modules() -> None:
         "Image": "image",
         "Form": "form",
     }
+
+
+def test_every_builtin_props_schema_is_an_object_schema() -> None:
+    # built-ins skip the check at construction (their schemas build lazily, see
+    # _Props.model_config); this is where a broken one is caught
+    from ipygenui.ui_tools import props_json_schema
+
+    for component in builtins.BUILTINS:
+        schema = props_json_schema(component.props)
+        assert schema["type"] == "object" and schema["properties"], component.name
+        assert component.tool_schema()["function"]["name"] == component.tool_name
+
+
+def test_a_fresh_import_builds_no_component_or_protocol_validator() -> None:
+    # start-up: a chat is shown before any component is called or any click arrives
+    import subprocess
+    import sys
+
+    code = (
+        "import ipygenui as gu; gu.Chat()\n"
+        "from ipygenui.components import builtins\n"
+        "from ipygenui.widget import protocol\n"
+        "built = [c.name for c in builtins.BUILTINS if c.props.__pydantic_complete__]\n"
+        "built += [m.__name__ for m in (protocol.SendMsg, protocol.ApproveMsg)"
+        " if m.__pydantic_complete__]\n"
+        "print(built)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -9,7 +9,8 @@ from ipygenui.messages import Complete, Running
 
 
 async def test_text_reply_streams_into_an_optimistic_running_message() -> None:
-    model = gu.ScriptedModel(["Hello **world**, nice to meet you."], chunk_size=3)
+    # paced: one delta per read (unpaced, a burst of deltas is one batch)
+    model = gu.ScriptedModel(["Hello **world**, nice to meet you."], chunk_size=3, delay=0.001)
     rt = gu.Runtime(model=model)
     events: list[object] = []
     rt.subscribe(events.append)

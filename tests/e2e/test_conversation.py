@@ -183,9 +183,8 @@ def test_thread_menu_lists_switches_renames_and_starts_threads(lab: LabPage) -> 
 
 
 def test_jump_to_latest_shows_when_scrolled_up_while_a_reply_streams(lab: LabPage) -> None:
-    chat = show_chat(lab)
+    chat = show_chat(lab, "height='120px'")  # little room: the reply overflows
     log = chat.get_by_role("log", name="Conversation")
-    log.evaluate("(el) => { el.style.maxHeight = '120px'; }")  # little room: the reply overflows
     lab.run_code("GATE.clear()")
     send_from_ui(chat, "write something long")
     expect(assistant(chat).locator(".gu-text")).to_contain_text("Word99", timeout=LONG_WAIT)

@@ -200,7 +200,7 @@ def test_exported_html_renders_the_finished_thread_without_a_kernel(
     expect(chats, f"console: {console}\ncdn: {cdn}").to_have_count(2, timeout=30_000)
     first, weather = chats.nth(0), chats.nth(1)
 
-    expect(messages(first, "user")).to_have_text(FIRST_PROMPT)
+    expect(messages(first, "user").locator(".gu-bubble")).to_have_text(FIRST_PROMPT)
     reply = assistant(first)
     expect(reply).to_have_attribute("data-status", "complete")
     expect(reply).to_contain_text("to see a tool call.")  # the reply's last sentence
@@ -209,7 +209,7 @@ def test_exported_html_renders_the_finished_thread_without_a_kernel(
     missing = [line for line in shown if line.removeprefix("• ") not in source]
     assert len(shown) >= 8 and not missing, f"rendered lines not in the reply: {missing}"
 
-    expect(messages(weather, "user")).to_have_text(WEATHER_PROMPT)
+    expect(messages(weather, "user").locator(".gu-bubble")).to_have_text(WEATHER_PROMPT)
     expect(tool_card(weather, "get_weather")).to_contain_text("looked up the weather in Paris")
     expect(assistant(weather)).to_contain_text("Here is what the tool returned")
     expect(assistant(weather)).to_have_attribute("data-status", "complete")

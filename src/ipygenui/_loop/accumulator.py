@@ -4,6 +4,12 @@ Each delta changes the message in place and returns the patch ops (see
 ``_internal/patch_ops.py``) that tell a view the same change. Work per delta is bounded by
 the delta's size: text is appended, tool-call arguments are fed to an
 incremental partial-JSON parser, never re-parsed from the start.
+
+A batch of deltas (what one network read brought, see
+``models.base.BatchStreaming``) is applied as one change: runs of deltas that
+extend the same part are joined first, so the batch costs one op, one parse
+of the arguments' value and one standard-parameter split per part, not per
+delta.
 """
 
 from __future__ import annotations
@@ -141,6 +147,15 @@ class Accumulator:
             return []
         raise TypeError(f"unknown model delta: {delta!r}")
 
+    def apply_batch(self, deltas: list[ModelDelta]) -> list[PatchOp]:
+        """Apply a batch of deltas as one change; return its patch ops."""
+        if len(deltas) == 1:
+            return self.apply(deltas[0])
+        ops: list[PatchOp] = []
+        for delta in _joined(deltas):
+            ops += self.apply(delta)
+        return ops
+
     def _text(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[PatchOp]:
         """Extend with model text made UTF-8-safe (lone surrogates to U+FFFD)."""
         ops: list[PatchOp] = []
@@ -266,3 +281,51 @@ def _clean_call(delta: ToolCallDelta) -> ToolCallDelta:
             if clean is not value:
                 fields[name] = clean
     return dataclasses.replace(delta, **fields) if fields else delta
+
+
+def _joined(deltas: list[ModelDelta]) -> list[ModelDelta]:
+    """``deltas`` with each run that extends one part joined into one delta.
+
+    A run is consecutive text deltas, consecutive reasoning deltas, or a tool
+    call's deltas after its first that carry argument text only (an id or a
+    name starts a new run: it may start a new call). Applying the joined
+    deltas changes the message exactly as applying each one would.
+    """
+    out: list[ModelDelta] = []
+    run: list[str] = []  # the texts of the run that ends with out[-1]
+    for delta in deltas:
+        if out:
+            last = out[-1]
+            if isinstance(delta, TextDelta | ReasoningDelta):
+                if type(delta) is type(last):
+                    run.append(delta.text)
+                    continue
+            elif (
+                isinstance(delta, ToolCallDelta)
+                and isinstance(last, ToolCallDelta)
+                and delta.index == last.index
+                and delta.id is None
+                and delta.name is None
+            ):
+                run.append(delta.arguments)
+                continue
+            if len(run) > 1:
+                out[-1] = _with_text(last, "".join(run))
+        out.append(delta)
+        if isinstance(delta, TextDelta | ReasoningDelta):
+            run = [delta.text]
+        elif isinstance(delta, ToolCallDelta):
+            run = [delta.arguments]
+        else:
+            run = []
+    if len(run) > 1:
+        out[-1] = _with_text(out[-1], "".join(run))
+    return out
+
+
+def _with_text(delta: ModelDelta, text: str) -> ModelDelta:
+    if isinstance(delta, ToolCallDelta):
+        return dataclasses.replace(delta, arguments=text)
+    if isinstance(delta, TextDelta):
+        return TextDelta(text)
+    return ReasoningDelta(text)

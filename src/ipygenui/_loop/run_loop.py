@@ -17,7 +17,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..data import DataStore
 from ..events import AgentCustomEvent, StateChanged
@@ -32,7 +32,7 @@ from ..messages import (
     Usage,
 )
 from ..models.agent import Agent, AgentRequest
-from ..models.base import Model, ModelDelta, ModelError, ModelRequest
+from ..models.base import Model, ModelDelta, ModelError, ModelRequest, delta_batches
 from ..tools import Tool
 from .accumulator import Accumulator
 from .continuation import should_continue
@@ -43,10 +43,11 @@ from .tool_runner import ToolRunner
 from .toolset import Toolset, step_toolset
 
 logger = logging.getLogger("ipygenui")
+_T = TypeVar("_T")
 
 
 @contextlib.asynccontextmanager
-async def _closing(stream: AsyncIterator[ModelDelta]) -> AsyncIterator[AsyncIterator[ModelDelta]]:
+async def _closing(stream: AsyncIterator[_T]) -> AsyncIterator[AsyncIterator[_T]]:
     """``stream``, closed on the way out when it can be (an async generator can)."""
     try:
         yield stream
@@ -208,6 +209,8 @@ class RunLoop:
         schemas = self._schemas + tools.update_schemas()
         agent = self._settings.agent
         agent_request: AgentRequest | None = None
+        batches: AsyncIterator[list[ModelDelta]] | None = None
+        source: AsyncIterator[ModelDelta] | None = None
         if agent is None:
             request = ModelRequest(
                 messages=self._history(message),
@@ -216,7 +219,9 @@ class RunLoop:
                 cancel=cancel,
                 status=status,
             )
-            source = self._settings.model.stream(request)
+            batches = delta_batches(self._settings.model, request)
+            if batches is None:
+                source = self._settings.model.stream(request)
         else:  # an external agent: one of its runs is the step
             agent_request = self._agent_request(message, schemas, cancel, status)
             source = agent.run(agent_request)
@@ -230,11 +235,18 @@ class RunLoop:
         try:
             # aclosing: a stopped run closes the stream (its connection, its
             # watchdog) now, not whenever the generator is collected
-            async with _closing(source) as deltas:
-                async for delta in deltas:
-                    ops = accumulator.apply(delta)
-                    if ops:
-                        patch(message, ops)
+            if batches is not None:  # one change per network read (see BatchStreaming)
+                async with _closing(batches) as stream:
+                    async for batch in stream:
+                        ops = accumulator.apply_batch(batch)
+                        if ops:
+                            patch(message, ops)
+            elif source is not None:
+                async with _closing(source) as deltas:
+                    async for delta in deltas:
+                        ops = accumulator.apply(delta)
+                        if ops:
+                            patch(message, ops)
         except ModelError as exc:
             error = str(exc) or type(exc).__name__
         except Exception as exc:  # provider bugs and network errors reach the user too

@@ -48,7 +48,9 @@ __all__ = [
 
 
 class _Props(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: a schema is built when the model first calls the component,
+    # not when ipygenui is imported (start-up, see benchmarks/bench_startup.py)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # --- Markdown -----------------------------------------------------------------
@@ -369,6 +371,8 @@ class FormProps(_Props):
 
 class FormState(BaseModel):
     """What the user entered; ``submitted`` once they pressed the button."""
+
+    model_config = ConfigDict(defer_build=True)
 
     values: dict[str, Any] = Field(default_factory=dict)
     submitted: bool = False

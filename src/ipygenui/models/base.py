@@ -85,3 +85,39 @@ class Model(Protocol):
     """True for models that need no network or key (shown in the widget)."""
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]: ...
+
+
+class BatchStreaming:
+    """A model that reads several deltas at a time (all that one network read
+    brought) streams them as lists with ``stream_batches``; ``stream`` yields
+    them one by one for everyone else.
+
+    The run loop reads the batches (:func:`delta_batches`) and applies each as
+    one change: one patch op per part per batch instead of one per delta,
+    which is most of the kernel's work for a fast provider.
+    """
+
+    def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
+        raise NotImplementedError
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
+        batches = self.stream_batches(request)
+        try:
+            async for batch in batches:
+                for delta in batch:
+                    yield delta
+        finally:  # stopping this stream closes the batches (a connection) now
+            close = getattr(batches, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def delta_batches(model: Model, request: ModelRequest) -> AsyncIterator[list[ModelDelta]] | None:
+    """``model``'s reply as batches of deltas, or None when it streams one by one.
+
+    A subclass that overrides ``stream`` (to wrap or script it) is read through
+    its ``stream``: its batches would bypass the override.
+    """
+    if isinstance(model, BatchStreaming) and type(model).stream is BatchStreaming.stream:
+        return model.stream_batches(request)
+    return None

@@ -8,12 +8,18 @@ chat can say what it waits for: "Rate limited by http://...: retrying in
 at once, not an hour of "Thinking…". Our client's timeouts are
 :data:`DEFAULT_TIMEOUT` (the client's own default waits 600 s per attempt).
 A client you pass is used as it is (its own retries and timeouts).
+The clients we make use the ``aiohttp`` transport (``openai[aiohttp]``) when
+it is installed: it reads what arrived in one go, where the default HTTP
+stack parses and awaits each SSE frame on its own (a third less kernel CPU
+for a fast provider, see benchmarks/bench_paced.py).
 
 The stream itself is read raw (``with_streaming_response``) and each SSE
 ``data:`` frame decoded with ``json.loads``: iterating the client's typed
 stream builds a pydantic object per frame, which costs several times
 more CPU on the kernel's event loop (see benchmarks/bench_openai_ingest.py).
 ``typed_stream=True`` keeps the typed path for comparing a server's quirks.
+The deltas decoded from one network read go to the loop as one batch
+(``stream_batches``), so a burst of frames costs one patch per part.
 
 Nothing ends silently: a stream without a finish reason, a dropped
 connection, a timeout, an HTTP error after the retries or an error frame
@@ -25,14 +31,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib
 import json
 import os
+import ssl
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import openai
 
 from .base import (
+    BatchStreaming,
     FinishDelta,
     FinishReason,
     ModelDelta,
@@ -70,6 +80,12 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 
 _TRANSPORT_ERRORS = _transport_errors()
 
+_SMALL_READ = 4096
+_READ_PAUSE = 0.004
+"""Seconds to wait after a read smaller than _SMALL_READ bytes: far below the
+widget's frame interval (1/30 s), long enough for a stream of 2,000 frames a
+second to bring about eight per read (see benchmarks/bench_paced.py)."""
+
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "tool_calls": "tool_calls",
@@ -79,7 +95,26 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class OpenAIModel:
+def _http_client() -> Any:
+    """The aiohttp transport for a client we make; None (the default one) without aiohttp."""
+    try:
+        return openai.DefaultAioHttpClient(verify=_tls_context())
+    except RuntimeError:  # openai's "install the aiohttp extra"
+        return None
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext | bool:
+    """One TLS context for all our clients: loading the CA bundle costs ~0.1 s
+    of CPU, and a client is made per event loop."""
+    for name in ("httpx2", "httpx"):  # the HTTP library of openai>=3, of older versions
+        with contextlib.suppress(ImportError, AttributeError):
+            context: ssl.SSLContext = importlib.import_module(name).create_ssl_context()
+            return context
+    return True
+
+
+class OpenAIModel(BatchStreaming):
     """A chat model behind an OpenAI-compatible API (OpenAI, Ollama, vLLM, LM Studio).
 
     ``request_options`` go into every request (``temperature=0``,
@@ -142,6 +177,7 @@ class OpenAIModel:
             "timeout": DEFAULT_TIMEOUT if timeout is None else timeout,
         }
         self._own_client: openai.AsyncOpenAI | None = None
+        self._pause_reads = False
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
@@ -158,7 +194,12 @@ class OpenAIModel:
         except RuntimeError:
             loop = None
         if self._own_client is None or (loop is not None and loop is not self._client_loop):
-            self._own_client = openai.AsyncOpenAI(**self._client_options)  # type: ignore[arg-type]
+            http_client = _http_client()
+            options: dict[str, Any] = {**self._client_options, "http_client": http_client}
+            self._own_client = openai.AsyncOpenAI(**options)
+            # only aiohttp gathers what arrived while we waited into one read: the
+            # default transport yields one HTTP chunk per read, so a pause would throttle it
+            self._pause_reads = http_client is not None
             self._client_loop = loop
         return self._own_client
 
@@ -179,8 +220,9 @@ class OpenAIModel:
             kwargs["tool_choice"] = request.tool_choice
         return kwargs
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
-        """Stream one reply as deltas; raise ModelError on any failure.
+    async def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
+        """Stream one reply as batches of deltas (those of one network read);
+        raise ModelError on any failure.
 
         A refused request is retried (up to ``max_retries``) before anything
         streamed; the waits and silences are reported through ``request.status``.
@@ -195,8 +237,8 @@ class OpenAIModel:
             try:
                 async with SilenceWatch(url, self.silence_notice, request.status, cancel) as watch:
                     read = self._typed if self.typed_stream else self._raw
-                    async for delta in read(kwargs, cancel, state, watch):
-                        yield delta
+                    async for batch in read(kwargs, cancel, state, watch):
+                        yield batch
                 break
             except openai.APIStatusError as error:
                 wait = self._retry_wait(error, retries, where)
@@ -207,14 +249,14 @@ class OpenAIModel:
                     ) from error
                 code = error.status_code
                 lead = f"Rate limited by {url}" if code == 429 else f"HTTP {code} from {url}"
-            except openai.APITimeoutError as error:
-                limit = _read_timeout(self._timeout or self.client.timeout)
-                within = f" in {seconds_text(limit)}" if limit else ""
-                raise ModelError(
-                    f"no answer from {where}{within} (the read timeout: set timeout= "
-                    "to wait longer)"
-                ) from error
             except openai.APIConnectionError as error:
+                if isinstance(error, openai.APITimeoutError) and not _refused(error):
+                    limit = _read_timeout(self._timeout or self.client.timeout)
+                    within = f" in {seconds_text(limit)}" if limit else ""
+                    raise ModelError(
+                        f"no answer from {where}{within} (the read timeout: set timeout= "
+                        "to wait longer)"
+                    ) from error
                 if retries >= self.max_retries or cancel.is_set():
                     raise ModelError(
                         f"could not reach {where} ({_cause_text(error)}): check base_url "
@@ -250,7 +292,7 @@ class OpenAIModel:
                 f"the stream from {where} ended without a finish reason "
                 "(the connection was probably cut); the reply is incomplete"
             )
-        yield FinishDelta(state.finish)
+        yield [FinishDelta(state.finish)]
 
     def _retry_wait(self, error: openai.APIStatusError, retries: int, where: str) -> float | None:
         """Seconds to wait before retrying ``error``'s request; None: do not retry."""
@@ -273,8 +315,9 @@ class OpenAIModel:
         cancel: asyncio.Event,
         state: _StreamState,
         watch: SilenceWatch,
-    ) -> AsyncIterator[ModelDelta]:
+    ) -> AsyncIterator[list[ModelDelta]]:
         create = self.client.chat.completions.with_streaming_response.create
+        pause = self._pause_reads and self._client is None
         async with contextlib.AsyncExitStack() as stack:
             # Stop must work before the first byte too (a server that never answers).
             response = await _unless_cancelled(stack.enter_async_context(create(**kwargs)), cancel)
@@ -291,19 +334,35 @@ class OpenAIModel:
                         return
                     lines = (buffer + raw).split(b"\n")
                     buffer = lines.pop()
-                    for line in lines:
-                        if line.endswith(b"\r"):
-                            line = line[:-1]
-                        if line.startswith(b"data:"):
-                            data.append(line[6:] if line[5:6] == b" " else line[5:])
-                        elif not line and data:  # a blank line ends the event
-                            payload = data[0] if len(data) == 1 else b"\n".join(data)
-                            data = []
-                            if payload == b"[DONE]":
-                                return
-                            for delta in state.deltas(_decode(payload)):
-                                yield delta
-                        # other fields (event:, id:, comments) carry nothing we use
+                    batch: list[ModelDelta] = []
+                    done = False
+                    try:
+                        for line in lines:
+                            if line.endswith(b"\r"):
+                                line = line[:-1]
+                            if line.startswith(b"data:"):
+                                data.append(line[6:] if line[5:6] == b" " else line[5:])
+                            elif not line and data:  # a blank line ends the event
+                                payload = data[0] if len(data) == 1 else b"\n".join(data)
+                                data = []
+                                if payload == b"[DONE]":
+                                    done = True
+                                    break
+                                batch.extend(state.deltas(_decode(payload)))
+                            # other fields (event:, id:, comments) carry nothing we use
+                    except ModelError:
+                        if batch:  # what came before a bad frame is kept
+                            yield batch
+                        raise
+                    if batch:
+                        yield batch
+                    if done:
+                        return
+                    if pause and len(raw) < _SMALL_READ:
+                        # A trickle (a paced provider): each read would carry one
+                        # frame and cost a trip through the HTTP stack. Waiting a
+                        # moment lets the next read bring several as one batch.
+                        await asyncio.sleep(_READ_PAUSE)
             finally:
                 watcher.cancel()
 
@@ -313,7 +372,7 @@ class OpenAIModel:
         cancel: asyncio.Event,
         state: _StreamState,
         watch: SilenceWatch,
-    ) -> AsyncIterator[ModelDelta]:
+    ) -> AsyncIterator[list[ModelDelta]]:
         stream = await _unless_cancelled(self.client.chat.completions.create(**kwargs), cancel)
         if stream is None:
             return
@@ -324,8 +383,9 @@ class OpenAIModel:
                 watch.heard()
                 if cancel.is_set():
                     return
-                for delta in state.deltas(chunk.to_dict()):
-                    yield delta
+                batch = list(state.deltas(chunk.to_dict()))
+                if batch:
+                    yield batch
         finally:
             watcher.cancel()
             await stream.close()
@@ -410,6 +470,18 @@ async def _close_when_set(cancel: asyncio.Event, response: Any) -> None:
     await cancel.wait()
     with contextlib.suppress(Exception):
         await response.close()
+
+
+def _refused(error: BaseException) -> bool:
+    """A "timeout" caused by a refused connection (the aiohttp transport maps
+    every connection error to a connect timeout): a connection error then."""
+    cause = error.__cause__ or error.__context__
+    seen = 0
+    while cause is not None and seen < 8:
+        if isinstance(cause, OSError) and not isinstance(cause, TimeoutError):
+            return True
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return False
 
 
 def _read_timeout(timeout: Any) -> float | None:

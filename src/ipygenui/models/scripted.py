@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..messages import new_id
 from .base import (
+    BatchStreaming,
     FinishDelta,
     FinishReason,
     ModelDelta,
@@ -82,10 +83,6 @@ def last_user_text(request: ModelRequest) -> str:
     return ""
 
 
-def _chunks(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
 KEPT_REQUESTS = 10
 """Requests a model keeps without ``record=True``: each holds the whole history,
 so keeping every one grows memory with the square of the chat's length."""
@@ -95,7 +92,7 @@ _UNPACED_BURST = 16
 network stream also delivers several deltas per read."""
 
 
-class ScriptedModel:
+class ScriptedModel(BatchStreaming):
     """Replays scripted replies.
 
     ``script`` is a sequence (one reply per model request, in order), a
@@ -151,36 +148,56 @@ class ScriptedModel:
 
     def deltas(self, reply: ScriptedReply) -> list[ModelDelta]:
         """The reply as the deltas a streaming provider would send."""
-        out: list[ModelDelta] = [
-            ReasoningDelta(c) for c in _chunks(reply.reasoning, self.chunk_size)
-        ]
-        out += [TextDelta(c) for c in _chunks(reply.text, self.chunk_size)]
-        for index, call in enumerate(reply.tool_calls):
-            text = call.args if isinstance(call.args, str) else json.dumps(call.args)
-            pieces = _chunks(text, self.chunk_size) or [""]
-            out.append(ToolCallDelta(index, id=call.id or new_id("call"), name=call.name))
-            out += [ToolCallDelta(index, arguments=p) for p in pieces if p]
-        if reply.usage is not None:
-            out.append(UsageDelta(*reply.usage))
-        finish = reply.finish or ("tool_calls" if reply.tool_calls else "stop")
-        out.append(FinishDelta(finish))
-        return out
+        return list(self._deltas(reply))
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
+    def _deltas(self, reply: ScriptedReply) -> Iterator[ModelDelta]:
+        """The deltas, made as they are sent: a long reply's deltas are not
+        all alive at once (the garbage collector would walk them all)."""
+        size = self.chunk_size
+        reasoning, text = reply.reasoning, reply.text
+        for i in range(0, len(reasoning), size):
+            yield ReasoningDelta(reasoning[i : i + size])
+        for i in range(0, len(text), size):
+            yield TextDelta(text[i : i + size])
+        for index, call in enumerate(reply.tool_calls):
+            args = call.args if isinstance(call.args, str) else json.dumps(call.args)
+            yield ToolCallDelta(index, id=call.id or new_id("call"), name=call.name)
+            for i in range(0, len(args), size):
+                yield ToolCallDelta(index, arguments=args[i : i + size])
+        if reply.usage is not None:
+            yield UsageDelta(*reply.usage)
+        yield FinishDelta(reply.finish or ("tool_calls" if reply.tool_calls else "stop"))
+
+    async def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
+        """The reply in batches: one delta per batch when paced, else the
+        deltas between two yields to the loop (as a fast provider's network
+        read brings several)."""
         self.requests.append(request)
         self.request_count += 1
         reply = self.pick(request)
-        deltas = self.deltas(reply)
+        deltas: Iterable[ModelDelta] = self._deltas(reply)
         fail_at = None
         if reply.error is not None:
-            fail_at = len(deltas) - 1 if reply.error_after is None else reply.error_after
+            if reply.error_after is None:  # before the last delta
+                deltas = self.deltas(reply)
+                fail_at = len(deltas) - 1
+            else:
+                fail_at = reply.error_after
+        batch: list[ModelDelta] = []
         for i, delta in enumerate(deltas):
             if fail_at is not None and i >= fail_at:
+                if batch:
+                    yield batch
                 raise ModelError(reply.error or "scripted error")
-            if request.cancel.is_set():
-                return
             # Yield to the loop (every delta when paced, every few when not), so
             # cancel and clicks interleave as with a real stream.
             if self.delay or i % _UNPACED_BURST == 0:
+                if batch:
+                    yield batch
+                    batch = []
                 await asyncio.sleep(self.delay)
-            yield delta
+            if request.cancel.is_set():
+                return
+            batch.append(delta)
+        if batch and not request.cancel.is_set():
+            yield batch

@@ -136,7 +136,8 @@ class ProtocolError(ValueError):
 
 
 class _Msg(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: the validators are built at the first click, not when a chat starts
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class FileUpload(_Msg):
@@ -330,7 +331,9 @@ ClientMessage = Annotated[
     Field(discriminator="type"),
 ]
 
-_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+_adapter: TypeAdapter[ClientMessage] = TypeAdapter(
+    ClientMessage, config=ConfigDict(defer_build=True)
+)
 
 KNOWN_TYPES = (
     "send",
