@@ -94,6 +94,9 @@ class ToolCallPart(_Model):
     """For a UI tool (``show_component_<Name>``): the component's name."""
     component_state: dict[str, Any] | None = None
     """For an interactable component: its state as the user left it."""
+    traceback: str | None = None
+    """For a tool that raised: its traceback, for the user to unfold. The model
+    reads only ``result`` (the error line)."""
     _value: Any = PrivateAttr(default=None)
 
     @property

@@ -159,6 +159,11 @@ def test_a_failing_tool_shows_its_error_message(flows: LabPage) -> None:
         "get_weather raised ValueError: no station for Atlantis"
     )
     expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    # the traceback is there, folded, for the user (the model read the error line only)
+    fold = card.locator("details.gu-tool-traceback")
+    assert fold.evaluate("(el) => el.open") is False
+    fold.locator("summary").click()
+    expect(fold.locator(".gu-tool-traceback-text")).to_contain_text("ValueError: no station")
 
 
 def test_an_unreachable_model_server_says_what_to_check(flows: LabPage) -> None:

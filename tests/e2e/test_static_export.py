@@ -204,6 +204,8 @@ def test_exported_html_renders_the_finished_thread_without_a_kernel(
     reply = assistant(first)
     expect(reply).to_have_attribute("data-status", "complete")
     expect(reply).to_contain_text("to see a tool call.")  # the reply's last sentence
+    # the reply's own text: leave the controls around it out (code blocks' Copy buttons)
+    page.add_style_tag(content=".gu-copy-code, .gu-actions { display: none !important; }")
     shown = [_words(line) for line in text_of(reply).splitlines() if line.strip()]
     source = _words(re.sub(r"[*`]", "", INTRO.format(echo=FIRST_PROMPT)))
     missing = [line for line in shown if line.removeprefix("• ") not in source]

@@ -223,3 +223,31 @@ async def test_sync_tools_run_off_the_event_loop_thread() -> None:
     message = await rt.send("go")
     assert message.tool_call("w").result == "ok"  # type: ignore[union-attr]
     assert threads and threads[0] != threading.get_ident()
+
+
+def _lookup_station(city: str) -> str:
+    raise ValueError(f"no station for {city}")
+
+
+@gu.tool
+def weather_station(city: str) -> str:
+    """Looks a station up; fails for unknown cities."""
+    return _lookup_station(city)
+
+
+async def test_a_failing_tool_keeps_its_traceback_for_the_user_not_the_model() -> None:
+    from ipygenui.widget.protocol import message_for_browser
+
+    model = gu.ScriptedModel([call("weather_station", {"city": "Atlantis"}, id="w"), "Sorry."])
+    rt = gu.Runtime(model=model, tools=[weather_station])
+    message = await asyncio.wait_for(rt.send("weather?"), 30)
+    part = message.tool_call("w")
+    assert part is not None and part.is_error
+    assert part.traceback is not None and "_lookup_station" in part.traceback
+    assert "ValueError: no station for Atlantis" in part.traceback
+    # the model reads the error line only; the browser gets the traceback to unfold
+    sent = str(model.requests[-1].messages)
+    assert "Traceback" not in sent and "_lookup_station" not in sent
+    assert "no station for Atlantis" in tool_messages(model.requests[-1])["w"]["error"]
+    browser_parts = message_for_browser(message)["parts"]
+    assert any(p.get("traceback") == part.traceback for p in browser_parts)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import traceback
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
@@ -174,6 +175,7 @@ class ToolRunner:
         self, message: Message, call: Ready, tools: Toolset, is_current: Callable[[], bool]
     ) -> None:
         part, tool = call.part, call.tool
+        trace: str | None = None
         value: Any = None
         try:
             store = self._data() if self._data is not None else None
@@ -195,11 +197,13 @@ class ToolRunner:
             result, is_error = exc.result, True
         except BaseException as exc:  # SystemExit / KeyboardInterrupt too: the model reads it
             result, is_error = {"error": raised_text(tool.name, exc)}, True
+            trace = traceback_text(exc)
         finally:
             self.executing.discard(part.tool_call_id)
         if not is_current() or part.has_result:
             return  # cancelled meanwhile: the call already has its cancelled answer
         part.value = value
+        part.traceback = trace
         self._events.answer(part, result, is_error)
         self._commit(message)
 
@@ -208,6 +212,17 @@ class ToolRunner:
         """What the model reads of a result: objects that are not JSON are kept
         in the conversation's data store and read as summaries with a ``ref``."""
         return to_jsonable(value) if store is None else model_json(value, store)
+
+
+MAX_TRACEBACK = 8_000
+"""Characters of a failing tool's traceback kept for the user (its end)."""
+
+
+def traceback_text(exc: BaseException) -> str:
+    """The traceback the user may unfold under a failed call (the model reads
+    only the error line: ``raised_text``)."""
+    text = "".join(traceback.format_exception(exc))
+    return text if len(text) <= MAX_TRACEBACK else "…" + text[-MAX_TRACEBACK:]
 
 
 def show_validated(part: ToolCallPart, validated: BaseModel) -> None:
