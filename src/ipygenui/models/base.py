@@ -7,6 +7,7 @@ The loop owns everything else: accumulation, partial parsing, tools, status.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -87,7 +88,7 @@ class Model(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]: ...
 
 
-class BatchStreaming:
+class BatchStreaming(abc.ABC):
     """A model that reads several deltas at a time (all that one network read
     brought) streams them as lists with ``stream_batches``; ``stream`` yields
     them one by one for everyone else.
@@ -97,8 +98,9 @@ class BatchStreaming:
     which is most of the kernel's work for a fast provider.
     """
 
+    @abc.abstractmethod
     def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
-        raise NotImplementedError
+        """The deltas of one model step, as lists: each what one read brought."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
         batches = self.stream_batches(request)
