@@ -37,13 +37,19 @@ setup: $(VENV)/.installed-test
 # its tracked notebook is newer.
 DEMO_DIR := .demo/notebooks
 DEMO_NOTEBOOKS := $(patsubst notebooks/%,$(DEMO_DIR)/%,$(wildcard notebooks/*.ipynb))
+# Files the notebooks use beside them (the agents notebook's MCP server script).
+DEMO_FILES := $(patsubst notebooks/%,$(DEMO_DIR)/%,$(wildcard notebooks/*.py))
+
+$(DEMO_DIR)/%.py: notebooks/%.py
+	@mkdir -p $(DEMO_DIR)
+	cp $< $@
 
 $(DEMO_DIR)/%.ipynb: notebooks/%.ipynb
 	@mkdir -p $(DEMO_DIR)
 	@if [ -f $@ ]; then cp $@ $@.bak && echo "$< changed: your copy is kept as $@.bak"; fi
 	cp $< $@
 
-demo: $(VENV)/.installed-demo $(DEMO_NOTEBOOKS)
+demo: $(VENV)/.installed-demo $(DEMO_NOTEBOOKS) $(DEMO_FILES)
 	@echo "Starting JupyterLab on $(DEMO_DIR), a git-ignored copy of notebooks/"
 	@echo "(offline demo model unless OPENAI_API_KEY is set)."
 	@echo "Open the URL printed below (it carries the login token)."

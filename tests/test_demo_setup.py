@@ -57,6 +57,11 @@ def test_demo_serves_a_git_ignored_copy_of_the_notebooks(tmp_path: Path) -> None
         assert f"cp notebooks/{notebook.name} {copy}" in commands
         ignored = subprocess.run(["git", "check-ignore", "-q", copy], cwd=ROOT, check=False)
         assert ignored.returncode == 0, f"{copy} is not git-ignored"
+    # what the notebooks open beside them (the agents notebook's MCP server script)
+    helpers = sorted((ROOT / "notebooks").glob("*.py"))
+    assert helpers, "no helper files beside the notebooks: this check proves nothing"
+    for helper in helpers:
+        assert f"cp notebooks/{helper.name} {root}/{helper.name}" in commands
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
