@@ -5,7 +5,8 @@ import call``): pyproject.toml's ``pythonpath`` puts tests/ on ``sys.path``.
 """
 
 from comm_helpers import wire
+from mcp_helpers import files
 from openai_helpers import make_model
 from openai_server import openai_server
 
-__all__ = ["make_model", "openai_server", "wire"]
+__all__ = ["files", "make_model", "openai_server", "wire"]

@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 import ipygenui as gu
 
@@ -74,3 +77,18 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def mcp_runtime(tools: gu.MCPTools, *replies: object) -> tuple[gu.Runtime, gu.ScriptedModel]:
+    """A runtime with ``tools`` whose scripted model says ``replies``, then "done"."""
+    model = gu.ScriptedModel([*replies, "done"])  # type: ignore[list-item]
+    return gu.Runtime(model=model, tools=[tools]), model
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Iterator[ServerFiles]:
+    """Files of a test MCP server (its notes, pid, flags); its connections close after the test."""
+    made = ServerFiles(tmp_path)
+    yield made
+    for tools in made.opened:
+        tools.close()

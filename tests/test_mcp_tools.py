@@ -20,23 +20,10 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.messages import Complete, RequiresAction
-from mcp_helpers import SERVER, ServerFiles, alive
+from mcp_helpers import SERVER, alive, mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
 
 DEMO_SERVER = Path(__file__).parents[1] / "notebooks" / "mcp_demo_server.py"
-
-
-@pytest.fixture
-def files(tmp_path) -> Iterator[ServerFiles]:
-    made = ServerFiles(tmp_path)
-    yield made
-    for tools in made.opened:
-        tools.close()
-
-
-def _runtime(tools: gu.MCPTools, *replies: object) -> tuple[gu.Runtime, gu.ScriptedModel]:
-    model = gu.ScriptedModel([*replies, "done"])  # type: ignore[list-item]
-    return gu.Runtime(model=model, tools=[tools]), model
 
 
 async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(files) -> None:
@@ -72,7 +59,7 @@ async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(file
 
 
 async def test_a_read_only_tool_runs_without_approval(files) -> None:
-    runtime, model = _runtime(files.tools(), call("lookup", {"key": "k", "times": 2}, id="c1"))
+    runtime, model = mcp_runtime(files.tools(), call("lookup", {"key": "k", "times": 2}, id="c1"))
     message = await runtime.send("look k up")
     assert isinstance(message.status, Complete)
     part = message.tool_calls[0]
@@ -89,7 +76,7 @@ async def test_a_read_only_tool_runs_without_approval(files) -> None:
 
 
 async def test_a_write_tool_waits_for_approval_and_runs_after_approve(files) -> None:
-    runtime, model = _runtime(files.tools(), call("write_note", {"text": "buy milk"}, id="w1"))
+    runtime, model = mcp_runtime(files.tools(), call("write_note", {"text": "buy milk"}, id="w1"))
     message = await runtime.send("note it")
     assert isinstance(message.status, RequiresAction)
     assert message.tool_calls[0].approval is not None
@@ -106,7 +93,7 @@ async def test_a_write_tool_waits_for_approval_and_runs_after_approve(files) -> 
 
 
 async def test_a_rejected_write_tool_never_runs(files) -> None:
-    runtime, model = _runtime(files.tools(), call("write_note", {"text": "no"}, id="w1"))
+    runtime, model = mcp_runtime(files.tools(), call("write_note", {"text": "no"}, id="w1"))
     await runtime.send("note it")
     run = runtime.reject("w1", "not now")
     assert run is not None
@@ -142,7 +129,7 @@ async def test_approval_can_be_overridden_by_names_and_by_a_rule(files) -> None:
 
 
 async def test_an_image_result_is_a_data_url_the_widget_can_show(files) -> None:
-    runtime, _ = _runtime(files.tools(), call("picture", {}, id="p1"))
+    runtime, _ = mcp_runtime(files.tools(), call("picture", {}, id="p1"))
     message = await runtime.send("draw")
     result = message.tool_calls[0].result
     assert not message.tool_calls[0].is_error
@@ -153,14 +140,14 @@ async def test_an_image_result_is_a_data_url_the_widget_can_show(files) -> None:
 
 
 async def test_structured_content_is_preferred_over_its_text(files) -> None:
-    runtime, _ = _runtime(files.tools(), call("structured", {"n": 7}, id="s1"))
+    runtime, _ = mcp_runtime(files.tools(), call("structured", {"n": 7}, id="s1"))
     message = await runtime.send("square")
     assert message.tool_calls[0].result == {"n": 7, "square": 49}
     runtime.close()
 
 
 async def test_an_error_result_is_an_error_the_model_reads(files) -> None:
-    runtime, model = _runtime(files.tools(), call("fails", {"reason": "disk full"}, id="f1"))
+    runtime, model = mcp_runtime(files.tools(), call("fails", {"reason": "disk full"}, id="f1"))
     message = await runtime.send("try")
     part = message.tool_calls[0]
     assert part.is_error
@@ -170,7 +157,7 @@ async def test_an_error_result_is_an_error_the_model_reads(files) -> None:
 
 
 async def test_arguments_are_checked_against_the_servers_schema_before_sending(files) -> None:
-    runtime, _ = _runtime(files.tools(), call("lookup", {"times": "many"}, id="c1"))
+    runtime, _ = mcp_runtime(files.tools(), call("lookup", {"times": "many"}, id="c1"))
     message = await runtime.send("look")
     part = message.tool_calls[0]
     assert part.is_error
@@ -200,7 +187,7 @@ async def test_connect_lists_the_tools_without_blocking_the_loop(files) -> None:
 
 async def test_close_ends_the_server_process_and_later_calls_say_so(files) -> None:
     mcp = files.tools()
-    runtime, _ = _runtime(mcp, call("lookup", {"key": "a"}, id="c1"))
+    runtime, _ = mcp_runtime(mcp, call("lookup", {"key": "a"}, id="c1"))
     pid = files.pid()
     assert alive(pid)
     runtime.close()
@@ -262,7 +249,7 @@ async def test_http_server_tools_run_with_approval(files, http_server) -> None:
     mcp = gu.MCPTools.http(http_server, headers={"X-Test": "1"})
     files.opened.append(mcp)
     await mcp.connect()
-    runtime, model = _runtime(
+    runtime, model = mcp_runtime(
         mcp,
         [call("lookup", {"key": "h"}, id="c1"), call("write_note", {"text": "via http"}, id="w1")],
     )

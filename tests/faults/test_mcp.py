@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -33,22 +32,8 @@ import ipygenui as gu
 from ipygenui._internal import json_schema_check
 from ipygenui.mcp_tools import MCPConnectionError
 from ipygenui.messages import Complete, Incomplete
-from mcp_helpers import ServerFiles, alive
+from mcp_helpers import alive, mcp_runtime
 from runtime_helpers import call, tool_messages
-
-
-@pytest.fixture
-def files(tmp_path) -> Iterator[ServerFiles]:
-    made = ServerFiles(tmp_path)
-    yield made
-    for tools in made.opened:
-        tools.close()
-
-
-def _runtime(tools: gu.MCPTools, *replies: object) -> tuple[gu.Runtime, gu.ScriptedModel]:
-    model = gu.ScriptedModel([*replies, "done"])  # type: ignore[list-item]
-    return gu.Runtime(model=model, tools=[tools]), model
-
 
 # --- starting -----------------------------------------------------------------------
 
@@ -84,7 +69,7 @@ def test_a_server_that_exits_at_start_shows_its_stderr_tail() -> None:
 
 async def test_a_server_killed_while_idle_is_restarted_for_the_next_call(files) -> None:
     mcp = files.tools()
-    runtime, _ = _runtime(mcp, call("lookup", {"key": "a"}, id="c1"))
+    runtime, _ = mcp_runtime(mcp, call("lookup", {"key": "a"}, id="c1"))
     old = files.kill()
     message = await runtime.send("look")
     assert message.tool_calls[0].result == {"result": "value of a"}
@@ -96,7 +81,7 @@ async def test_a_server_killed_while_idle_is_restarted_for_the_next_call(files) 
 async def test_parallel_calls_finding_the_server_dead_restart_it_once(files) -> None:
     mcp = files.tools()
     both = [call("lookup", {"key": "a"}, id="c1"), call("lookup", {"key": "b"}, id="c2")]
-    runtime, _ = _runtime(mcp, both)
+    runtime, _ = mcp_runtime(mcp, both)
     files.kill()
     message = await runtime.send("look twice")
     assert [p.result for p in message.tool_calls] == [
@@ -111,7 +96,7 @@ async def test_a_server_dying_during_a_read_only_call_is_restarted_and_the_call_
     files,
 ) -> None:
     mcp = files.tools()
-    runtime, _ = _runtime(mcp, call("lookup", {"key": "b"}, id="c1"))
+    runtime, _ = mcp_runtime(mcp, call("lookup", {"key": "b"}, id="c1"))
     first = files.pid()
     files.crash_flag.write_text("once")
     message = await runtime.send("look")
@@ -126,7 +111,7 @@ async def test_a_server_dying_during_a_write_call_is_restarted_but_the_call_not_
     files,
 ) -> None:
     mcp = files.tools(requires_approval=False)
-    runtime, model = _runtime(
+    runtime, model = mcp_runtime(
         mcp, call("crash", {}, id="x1"), "it failed", call("lookup", {"key": "c"}, id="c2")
     )
     message = await runtime.send("crash it")
@@ -145,7 +130,7 @@ async def test_a_server_dying_during_a_write_call_is_restarted_but_the_call_not_
 
 async def test_a_run_cancelled_during_a_call_leaves_the_connection_usable(files) -> None:
     mcp = files.tools()
-    runtime, _ = _runtime(mcp, call("slow", {}, id="s1"), call("lookup", {"key": "e"}))
+    runtime, _ = mcp_runtime(mcp, call("slow", {}, id="s1"), call("lookup", {"key": "e"}))
     pid = files.pid()
     run = runtime.send("take your time")
     deadline = time.monotonic() + 30  # setup: wait until the server is in the call
@@ -167,7 +152,7 @@ async def test_a_server_that_cannot_restart_gives_a_clear_error_and_the_chat_goe
     files,
 ) -> None:
     mcp = files.tools()
-    runtime, _ = _runtime(mcp, call("lookup", {"key": "d"}, id="c1"))
+    runtime, _ = mcp_runtime(mcp, call("lookup", {"key": "d"}, id="c1"))
     files.refuse_flag.write_text("no")
     files.kill()
     message = await runtime.send("look")
