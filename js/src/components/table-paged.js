@@ -35,6 +35,25 @@ function cellText(value) {
 }
 
 /**
+ * A column header that sorts on click, Enter or Space, and says how it sorts
+ * (shared by the paged table and the one with every row in the browser).
+ * @param {string} column @param {{column: string | null, descending: boolean}} sort
+ * @param {() => void} onSort @param {"th" | "th.gu-num"} [tag]
+ */
+export function sortableHeader(column, sort, onSort, tag = "th") {
+  return h(tag, {
+    scope: "col",
+    tabindex: 0,
+    "aria-sort": sort.column === column ? (sort.descending ? "descending" : "ascending") : undefined,
+    onClick: onSort,
+    onKeydown: (/** @type {KeyboardEvent} */ e) => {
+      if (e.key === "Enter" || e.key === " ") onSort();
+    },
+    text: column,
+  });
+}
+
+/**
  * Mount a paged table in `el`; returns `{update(props), destroy()}`.
  * @param {HTMLElement} el
  * @param {any} props `columns`, `rows` (the first rows, unsorted), `total_rows`, `title`
@@ -84,16 +103,7 @@ export function mountPagedTable(el, props, fetchRows) {
   const drawHead = () => {
     const cells = columns.map((column) => {
       const onSort = () => sortBy(column);
-      return h("th", {
-        scope: "col",
-        tabindex: 0,
-        "aria-sort": sort.column === column ? (sort.descending ? "descending" : "ascending") : undefined,
-        onClick: onSort,
-        onKeydown: (/** @type {KeyboardEvent} */ e) => {
-          if (e.key === "Enter" || e.key === " ") onSort();
-        },
-        text: column,
-      });
+      return sortableHeader(column, sort, onSort);
     });
     head.replaceChildren(...cells);
   };

@@ -5,7 +5,7 @@
 // Cells are text only: nothing the model writes becomes markup.
 
 import { h } from "../dom.js";
-import { mountPagedTable } from "./table-paged.js";
+import { mountPagedTable, sortableHeader } from "./table-paged.js";
 
 const sortState = new WeakMap();
 /** @type {WeakMap<HTMLElement, ReturnType<typeof mountPagedTable>>} */
@@ -108,16 +108,7 @@ export function update({ props, el, fetchRows }) {
       sortState.set(el, { column, descending });
       update({ props, el, fetchRows });
     };
-    const th = h(numeric.has(column) ? "th.gu-num" : "th", {
-      scope: "col",
-      tabindex: 0,
-      "aria-sort": sort.column === column ? (sort.descending ? "descending" : "ascending") : undefined,
-      onClick: onSort,
-      onKeydown: (/** @type {KeyboardEvent} */ e) => {
-        if (e.key === "Enter" || e.key === " ") onSort();
-      },
-      text: column,
-    });
+    const th = sortableHeader(column, sort, onSort, numeric.has(column) ? "th.gu-num" : "th");
     head.append(th);
   }
   const tbody = h("tbody");
