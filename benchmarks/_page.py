@@ -45,8 +45,7 @@ def widget_bundle() -> tuple[str, str, str]:
                 "widget.css", css, "--minify"
             ):
                 return js.read_text("utf-8"), css.read_text("utf-8"), "js/src"
-    static = (STATIC / "widget.js").read_text("utf-8"), (STATIC / "widget.css").read_text("utf-8")
-    return (*static, "static/widget.js")
+    return packaged_bundle()
 
 
 # A fake anywidget model and widget manager, and a manual animation-frame queue.
@@ -105,10 +104,17 @@ def cpu_profile_summary(profile: dict[str, Any], top: int = 10) -> list[tuple[st
     return [(name, ms) for name, ms in ranked if not name.startswith("(idle)")][:top]
 
 
+def packaged_bundle() -> tuple[str, str, str]:
+    """(ESM source, CSS, origin) of the built package (``npm run build``: minified)."""
+    js, css = (STATIC / "widget.js").read_text("utf-8"), (STATIC / "widget.css").read_text("utf-8")
+    return js, css, "static/widget.js"
+
+
 @contextlib.contextmanager
-def widget_page() -> Iterator[tuple[Page, float, str]]:
-    """A blank page with the widget module imported: (page, import ms, bundle origin)."""
-    source, css, origin = widget_bundle()
+def widget_page(bundle: tuple[str, str, str] | None = None) -> Iterator[tuple[Page, float, str]]:
+    """A blank page with the widget module imported: (page, import ms, bundle origin).
+    ``bundle``: (source, CSS, origin), by default built from js/src (`widget_bundle`)."""
+    source, css, origin = bundle or widget_bundle()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
             executable_path=require_chromium(), headless=True, args=CHROMIUM_ARGS

@@ -50,5 +50,7 @@ def test_a_wheel_built_after_a_js_edit_carries_the_edit(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         bundle = archive.read("ipygenui/static/widget.js").decode()
         css = archive.read("ipygenui/static/widget.css").decode()
+        highlighter = archive.read("ipygenui/static/highlight.js").decode()
     assert mark in bundle and "STALE BUNDLE" not in bundle
+    assert "export" in highlighter  # the code highlighter, loaded on demand
     assert "STALE BUNDLE" not in css

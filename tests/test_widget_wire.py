@@ -31,6 +31,7 @@ from ipygenui.widget.protocol import (
     data_window_message,
     error_message,
     message_for_browser,
+    module_message,
     ops_for_browser,
     parse_client_message,
     snapshot_message,
@@ -157,6 +158,10 @@ def test_kernel_messages_are_built_as_the_fixture_holds() -> None:
     )
     failed = data_window_message(bad, error="no column 'nope' (columns: id, amount)")
     assert failed == to_browser["data_window_error"]
+    module = to_browser["module"]
+    assert module_message("highlight", module["source"]) == module
+    missing = module_message("highlight", error=to_browser["module_error"]["error"])
+    assert missing == to_browser["module_error"]
 
 
 @pytest.mark.parametrize("case", WIRE["to_kernel"], ids=lambda c: str(c["build"][0]))

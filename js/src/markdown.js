@@ -1,41 +1,15 @@
 // Model text -> safe HTML. Everything the model writes is untrusted: marked
 // renders GitHub-flavoured markdown (tables, fenced code), highlight.js colours
-// code, and DOMPurify strips scripts, event handlers and javascript: URLs
+// code (loaded on first use: highlighter.js), and DOMPurify strips scripts, event handlers and javascript: URLs
 // before anything reaches the DOM. Links open in a new tab; images and other
 // resources wait behind a "Load image from …" button (see resources.js).
 // Rendering never throws: a block that fails shows as its escaped source.
 
 import DOMPurify from "dompurify";
-import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import python from "highlight.js/lib/languages/python";
-import sql from "highlight.js/lib/languages/sql";
-import typescript from "highlight.js/lib/languages/typescript";
-import xml from "highlight.js/lib/languages/xml";
-import yaml from "highlight.js/lib/languages/yaml";
 import { Marked } from "marked";
 import { h } from "./dom.js";
+import { highlighter, wantHighlighter } from "./highlighter.js";
 import { addPlaceholders, gateAttributes } from "./resources.js";
-
-for (const [name, lang] of Object.entries({
-  bash,
-  javascript,
-  json,
-  python,
-  sql,
-  typescript,
-  xml,
-  yaml,
-})) {
-  hljs.registerLanguage(name, lang);
-}
-hljs.registerAliases(["py"], { languageName: "python" });
-hljs.registerAliases(["js"], { languageName: "javascript" });
-hljs.registerAliases(["ts"], { languageName: "typescript" });
-hljs.registerAliases(["sh", "shell", "console"], { languageName: "bash" });
-hljs.registerAliases(["html"], { languageName: "xml" });
 
 export function escapeHtml(text) {
   return String(text)
@@ -45,6 +19,10 @@ export function escapeHtml(text) {
     .replaceAll('"', "&quot;")
     .replaceAll("'", "&#39;");
 }
+
+/** Marks a code block waiting for the highlighter; its value is the language
+ * (set after sanitizing: model HTML cannot carry `data-gu-` attributes). */
+const PLAIN_ATTR = "data-gu-highlight";
 
 // Set while rendering a block that may still grow: its code is shown plain,
 // and highlighted once the block is complete.
@@ -56,14 +34,11 @@ const marked = new Marked({
   renderer: {
     code({ text, lang }) {
       const language = (lang || "").trim().split(/\s+/)[0].toLowerCase();
-      let body;
-      if (language && !plainCode && hljs.getLanguage(language)) {
-        body = hljs.highlight(text, { language, ignoreIllegals: true }).value;
-      } else {
-        body = escapeHtml(text);
-      }
+      if (language) wantHighlighter(); // on its way while the block still streams
+      const hl = language && !plainCode ? highlighter() : null;
+      const coloured = hl ? hl.highlight(text, language) : null;
       const cls = language ? ` class="hljs language-${escapeHtml(language)}"` : ' class="hljs"';
-      return `<pre class="gu-code"><code${cls}>${body}</code></pre>\n`;
+      return `<pre class="gu-code"><code${cls}>${coloured ?? escapeHtml(text)}</code></pre>\n`;
     },
   },
 });
@@ -142,6 +117,27 @@ export function sanitize(html, { resources } = {}) {
 }
 
 /**
+ * Colour the code blocks under `root` that were shown before the highlighter
+ * loaded (markdown views keep a block's DOM while its source is unchanged).
+ * @param {ParentNode} root
+ */
+export function highlightCodeIn(root) {
+  const hl = highlighter();
+  if (!hl) return;
+  for (const code of root.querySelectorAll(`pre.gu-code > code[${PLAIN_ATTR}]`)) {
+    const language = code.getAttribute(PLAIN_ATTR) ?? "";
+    code.removeAttribute(PLAIN_ATTR);
+    let coloured = null;
+    try {
+      coloured = hl.highlight(code.textContent ?? "", language);
+    } catch {
+      // a block the highlighter chokes on stays plain
+    }
+    if (coloured !== null) code.innerHTML = sanitize(coloured);
+  }
+}
+
+/**
  * Render untrusted markdown to sanitized HTML.
  * @param {string} text
  * @param {{resources?: import("./resources.js").Resources}} [opts]
@@ -150,7 +146,8 @@ export function sanitize(html, { resources } = {}) {
 export function renderMarkdown(text, { resources } = {}) {
   if (!text) return "";
   try {
-    return serialize(withCopyButtons(sanitizeToFragment(marked.parse(text, { async: false }), resources)));
+    const html = marked.parse(text, { async: false });
+    return serialize(withCopyButtons(markUncoloured(sanitizeToFragment(html, resources), false)));
   } catch {
     // Block by block, so only the block that fails shows as text.
     const box = h("div");
@@ -177,6 +174,20 @@ function withCopyButtons(fragment) {
       h("button.gu-copy-code", { type: "button", "aria-label": "Copy code" }, "Copy"),
       pre,
     );
+  }
+  return fragment;
+}
+
+/**
+ * Complete code blocks shown plain only because the highlighter has not
+ * loaded yet get a mark, so `highlightCodeIn` colours them when it comes.
+ * @param {DocumentFragment} fragment @param {boolean} plain the last block still streams
+ */
+function markUncoloured(fragment, plain) {
+  if (plain || highlighter()) return fragment;
+  for (const code of fragment.querySelectorAll('pre.gu-code > code[class*="language-"]')) {
+    const language = /(?:^|\s)language-(\S+)/.exec(code.className)?.[1];
+    if (language) code.setAttribute(PLAIN_ATTR, language);
   }
   return fragment;
 }
@@ -292,7 +303,7 @@ function renderBlock(token, plain, resources) {
   // Straight to DOM nodes: sanitized exactly like `sanitize`, without a
   // serialize + re-parse round trip.
   try {
-    return [...withCopyButtons(sanitizeToFragment(html, resources)).childNodes];
+    return [...withCopyButtons(markUncoloured(sanitizeToFragment(html, resources), plain)).childNodes];
   } catch {
     return [rawBlock(token.raw)];
   }

@@ -6,7 +6,7 @@
 // - Browser -> kernel: custom messages, built only by `toKernel` below (the
 //   kernel validates each one and answers `error` when it changes nothing).
 // - Kernel -> browser: custom messages (`frame`, `snapshot`, `accepted`,
-//   `error`, `component_output`, `transcript`, `data_window`), read only through `readServerMessage`,
+//   `error`, `component_output`, `transcript`, `data_window`, `module`), read only through `readServerMessage`,
 //   which drops a malformed one (the next snapshot or trait carries the state).
 // - Patch ops (inside frames): `append`, `set` and `add_part` on one part of
 //   one message; `isPatchOp` says whether this view can apply one.
@@ -57,6 +57,8 @@ export const toKernel = Object.freeze({
   newThread: () => ({ type: "new_thread" }),
   switchThread: (threadId) => ({ type: "switch_thread", thread_id: threadId }),
   renameThread: (threadId, title) => ({ type: "rename_thread", thread_id: threadId, title }),
+  /** Ask for a frontend module kept beside the bundle (answered by a `module` message). */
+  loadModule: (name) => ({ type: "load_module", name }),
   /** Ask for the thread as markdown (answered by a `transcript` message). */
   transcript: () => ({ type: "transcript" }),
   /** A table of kernel data asks for rows `offset`..`offset + limit`, sorted by `sort` in the kernel. */
@@ -113,6 +115,8 @@ const SERVER_MESSAGES = {
   error: (m) => isOptionalString(m.message) && isOptionalString(m.request) && isOptionalString(m.ref),
   component_output: (m) => isObject(m.output) && typeof m.output.tool_call_id === "string",
   transcript: (m) => typeof m.markdown === "string" && typeof m.filename === "string",
+  module: (m) =>
+    typeof m.name === "string" && (typeof m.source === "string" || typeof m.error === "string"),
   data_window: (m) =>
     typeof m.tool_call_id === "string" &&
     Number.isInteger(m.request) &&

@@ -14,8 +14,11 @@
 
 import { listenForCodeCopies } from "./clipboard.js";
 import { createComponentContext } from "./components/slot.js";
+import { loadModule } from "./components/host.js";
 import { createComposer } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
+import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
+import { highlightCodeIn } from "./markdown.js";
 import { readServerMessage, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
@@ -171,6 +174,10 @@ export class ChatView {
     );
     this.stopLoads = listenForLoads(this.root, this.resources);
     this.stopCopies = listenForCodeCopies(this.root);
+    /** @type {Map<string, {resolve: (source: string) => void, reject: (err: Error) => void}[]>} */
+    this.moduleWaiters = new Map();
+    this.stopHighlighterLoader = addHighlighterLoader(() => this.fetchModule("highlight"));
+    this.stopColouring = onHighlighterReady(() => highlightCodeIn(this.root));
     el.classList.add("gu-widget");
     el.replaceChildren(this.root);
   }
@@ -211,11 +218,49 @@ export class ChatView {
     this.unsubscribe?.();
     this.stopLoads();
     this.stopCopies();
+    this.stopHighlighterLoader();
+    this.stopColouring();
+    // A module this view asked for can no longer arrive here: another view may ask.
+    for (const waiters of this.moduleWaiters.values()) {
+      for (const { reject } of waiters) reject(new Error("the view closed"));
+    }
+    this.moduleWaiters.clear();
     this.components.destroy();
   }
 
+  /**
+   * A frontend module the kernel keeps beside the bundle, imported
+   * (`highlight`: the code highlighter). Never answered without a kernel.
+   * @param {string} name
+   */
+  async fetchModule(name) {
+    const source = await new Promise((resolve, reject) => {
+      const waiters = this.moduleWaiters.get(name) ?? [];
+      waiters.push({ resolve, reject });
+      this.moduleWaiters.set(name, waiters);
+      if (waiters.length === 1) this.send(toKernel.loadModule(name));
+    });
+    return this.importSource(source);
+  }
+
+  /** Import ES module source (through a Blob URL, as registered components are). @param {string} source */
+  importSource(source) {
+    return loadModule(source);
+  }
+
+  /** The kernel's answer to `fetchModule`. @param {{name: string, source?: string, error?: string}} msg */
+  moduleArrived(msg) {
+    const waiters = this.moduleWaiters.get(msg.name) ?? [];
+    this.moduleWaiters.delete(msg.name);
+    for (const { resolve, reject } of waiters) {
+      if (typeof msg.source === "string") resolve(msg.source);
+      else reject(new Error(msg.error || `the kernel has no module ${msg.name}`));
+    }
+  }
+
   send(msg, buffers) {
-    if (msg.type !== "hello") this.notice("");
+    // Only what the user did clears a notice they may not have read yet.
+    if (msg.type !== "hello" && msg.type !== "load_module") this.notice("");
     if (buffers?.length) this.model.send(msg, undefined, buffers);
     else this.model.send(msg);
   }
@@ -307,6 +352,8 @@ export class ChatView {
       this.pendingEdit = null;
     } else if (msg.type === "transcript") {
       downloadText(msg.markdown, msg.filename);
+    } else if (msg.type === "module") {
+      this.moduleArrived(msg);
     } else if (msg.type === "error") {
       const text = msg.message || "Something went wrong.";
       this.notice(mine ? `${text.replace(/[.\s]+$/, "")}. Your text is still in the box.` : text);

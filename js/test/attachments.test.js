@@ -1,13 +1,18 @@
 // Attachments in the composer (attach, drop, paste, the @ menu, size limits),
 // their trip to the kernel as binary buffers, chips on user messages, and
 // run_python's code in the approval card.
-import { describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createApproval } from "../src/approval.js";
 import { createComposer, mentionAt } from "../src/composer.js";
 import { createMessageView } from "../src/message-view.js";
 import { MAX_UPLOAD_BYTES, toKernel } from "../src/protocol.js";
 import { createToolCard, resultFigures } from "../src/tool-card.js";
 import { ChatView } from "../src/widget.js";
+import { FakeModel } from "./fake-model.js";
+import { loadHighlighter } from "./load-highlighter.js";
+
+// Code colouring is loaded on demand (src/highlighter.js); these tests see it loaded.
+beforeAll(loadHighlighter);
 
 const key = (el, k, extra = {}) =>
   el.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true, ...extra }));
@@ -94,35 +99,12 @@ describe("composer attachments", () => {
   });
 });
 
-class FakeModel {
-  constructor(state) {
-    this.state = state;
-    this.handlers = new Map();
-    this.sent = [];
-    this.model_id = "root";
-    this.widget_manager = { get_model: async () => null };
-  }
-  get(k) {
-    return this.state[k];
-  }
-  on(name, fn) {
-    if (!this.handlers.has(name)) this.handlers.set(name, new Set());
-    this.handlers.get(name).add(fn);
-  }
-  off(name, fn) {
-    this.handlers.get(name)?.delete(fn);
-  }
-  fire(name, ...args) {
-    for (const fn of this.handlers.get(name) ?? []) fn(...args);
-  }
-  send(msg, callbacks, buffers) {
-    this.sent.push({ msg, buffers });
-  }
-}
-
 describe("a send with attachments", () => {
   it("carries each file as a binary buffer, named by index, and data picks by name", async () => {
-    const model = new FakeModel({ _chat_key: "k", messages: [], data_names: ["sales"], human_tools: [] });
+    const model = new FakeModel(
+      { _chat_key: "k", messages: [], data_names: ["sales"], human_tools: [] },
+      { get_model: async () => null },
+    );
     const el = document.createElement("div");
     const view = new ChatView(model, el);
     await view.start();
@@ -131,7 +113,8 @@ describe("a send with attachments", () => {
       { kind: "file", name: "sales.csv", mime: "text/csv", size: 8, file: csv() },
       { kind: "data", name: "sales" },
     ]);
-    const { msg, buffers } = model.sent.at(-1);
+    const msg = model.sent.at(-1);
+    const buffers = model.buffers.at(-1);
     expect(msg).toEqual(
       toKernel.send("plot", msg.ref, [
         { kind: "file", name: "sales.csv", mime: "text/csv", size: 8, buffer: 0 },

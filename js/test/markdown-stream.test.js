@@ -1,6 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMarkdownView, renderMarkdown } from "../src/markdown.js";
 import { XSS } from "./xss-corpus.js";
+import { loadHighlighter } from "./load-highlighter.js";
+
+// Code colouring is loaded on demand (src/highlighter.js); these tests see it loaded.
+beforeAll(loadHighlighter);
 
 // Documents with every kind of top-level block, and the places where
 // streaming is tricky: blocks that continue past a blank line (lists,

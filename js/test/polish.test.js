@@ -1,13 +1,17 @@
 // What a new user sees: components standing as themselves, the header saying
 // what happens, no finished-run footer on a waiting message, a warning before
 // a send rejects a waiting call, readable error and result texts, tables.
-import { describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createComponentContext } from "../src/components/slot.js";
 import { cellText, numericColumns } from "../src/components/table.js";
 import { createComposer } from "../src/composer.js";
 import { createMessageView } from "../src/message-view.js";
 import { createToolCard, statusLine } from "../src/tool-card.js";
 import { headerModelName, liveActivity, phaseText } from "../src/widget.js";
+import { loadHighlighter } from "./load-highlighter.js";
+
+// Code colouring is loaded on demand (src/highlighter.js); these tests see it loaded.
+beforeAll(loadHighlighter);
 
 function ctx(overrides = {}) {
   return { send: vi.fn(), notify: vi.fn(), isHuman: () => false, ...overrides };

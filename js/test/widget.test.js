@@ -1,37 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChatView, modelRef } from "../src/widget.js";
-
-/** A minimal stand-in for an anywidget / ipywidgets model. */
-class FakeModel {
-  constructor(state = {}, manager = null) {
-    this.state = { ...state };
-    this.handlers = new Map();
-    this.sent = [];
-    this.widget_manager = manager;
-    this.model_id = state.__id ?? "root";
-  }
-  get(key) {
-    return this.state[key];
-  }
-  set(key, value) {
-    this.state[key] = value;
-    this.fire(`change:${key}`);
-    this.fire("change");
-  }
-  on(name, fn) {
-    if (!this.handlers.has(name)) this.handlers.set(name, new Set());
-    this.handlers.get(name).add(fn);
-  }
-  off(name, fn) {
-    this.handlers.get(name)?.delete(fn);
-  }
-  fire(name, ...args) {
-    for (const fn of this.handlers.get(name) ?? []) fn(...args);
-  }
-  send(msg) {
-    this.sent.push(msg);
-  }
-}
+import { FakeModel } from "./fake-model.js";
 
 function setup() {
   const children = new Map();

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import pathlib
 import re
 import uuid
 from collections.abc import Callable, Sequence
@@ -63,6 +62,7 @@ from .protocol import (
     FeedbackMsg,
     FrameMessage,
     HelloMsg,
+    LoadModuleMsg,
     NewThreadMsg,
     PatchOp,
     ProtocolError,
@@ -80,17 +80,17 @@ from .protocol import (
     accepted_message,
     error_message,
     message_for_browser,
+    module_message,
     ops_for_browser,
     parse_client_message,
     snapshot_message,
     transcript_message,
     uploads_for_runtime,
 )
+from .static_files import STATIC, lazy_module_source
 from .sync import FrameCoalescer
 
 log = logging.getLogger(__name__)
-
-_STATIC = pathlib.Path(__file__).resolve().parent.parent / "static"
 
 
 CATCH_UP_INTERVAL = 0.25
@@ -151,8 +151,8 @@ class Chat(anywidget.AnyWidget):
     can be changed later (``chat.height = ""`` lets it grow again).
     """
 
-    _esm = _STATIC / "widget.js"
-    _css = _STATIC / "widget.css"
+    _esm = STATIC / "widget.js"
+    _css = STATIC / "widget.css"
 
     messages = List(Instance(MessageModel)).tag(sync=True, **widget_serialization)
     phase = Unicode("idle").tag(sync=True)
@@ -509,11 +509,16 @@ class Chat(anywidget.AnyWidget):
 
     def _handle(self, msg: ClientMessage, buffers: list[Any] | None = None) -> None:
         rt = self._runtime
-        if not isinstance(msg, HelloMsg) and _current_loop() is None:
+        if not isinstance(msg, HelloMsg | LoadModuleMsg) and _current_loop() is None:
             # the runtime would keep the run until an await that never comes
             raise ProtocolError("no event loop runs for this chat: it cannot start or resume a run")
         if isinstance(msg, HelloMsg):
             self._snapshot()
+        elif isinstance(msg, LoadModuleMsg):
+            try:
+                super().send(module_message(msg.name, lazy_module_source(msg.name)))
+            except OSError as exc:  # the view keeps showing code plain
+                super().send(module_message(msg.name, error=str(exc)))
         elif isinstance(msg, SendMsg):
             self._start(msg.text, self._attachments(msg, buffers or []))
             # The view clears its box only now: a refused send keeps the text.

@@ -15,7 +15,7 @@ looks it up there and refuses an unknown one), only the message text has one.
 
 Kernel -> browser: custom messages built by the constructors below
 (``frame``, ``snapshot``, ``accepted``, ``error``, ``component_output``,
-``transcript``), and
+``transcript``, ``data_window``, ``module``), and
 messages in their wire form (:func:`message_for_browser`, :func:`ops_for_browser`):
 the patch ops of ``ipygenui.patch_ops``, with the names the browser needs but
 must not derive itself (which calls show or update a component, its id).
@@ -74,6 +74,8 @@ __all__ = [
     "FileUpload",
     "FrameMessage",
     "HelloMsg",
+    "LoadModuleMsg",
+    "ModuleMessage",
     "NewThreadMsg",
     "Patch",
     "PatchOp",
@@ -103,6 +105,7 @@ __all__ = [
     "error_message",
     "frame_message",
     "message_for_browser",
+    "module_message",
     "ops_for_browser",
     "parse_client_message",
     "set_op",
@@ -277,6 +280,13 @@ class RenameThreadMsg(_Msg):
     title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE)]
 
 
+class LoadModuleMsg(_Msg):
+    """Asks for a frontend module kept beside the bundle (answered by ``module``)."""
+
+    type: Literal["load_module"]
+    name: Literal["highlight"]
+
+
 class TranscriptMsg(_Msg):
     """Asks for the thread as markdown (answered by ``transcript``)."""
 
@@ -327,7 +337,8 @@ ClientMessage = Annotated[
     | NewThreadMsg
     | SwitchThreadMsg
     | RenameThreadMsg
-    | TranscriptMsg,
+    | TranscriptMsg
+    | LoadModuleMsg,
     Field(discriminator="type"),
 ]
 
@@ -353,6 +364,7 @@ KNOWN_TYPES = (
     "switch_thread",
     "rename_thread",
     "transcript",
+    "load_module",
 )
 
 
@@ -468,6 +480,15 @@ class TranscriptMessage(TypedDict):
     filename: str
 
 
+class ModuleMessage(TypedDict):
+    """The answer to ``load_module``: the module's ES source, or why there is none."""
+
+    type: Literal["module"]
+    name: str
+    source: NotRequired[str]
+    error: NotRequired[str]
+
+
 class DataWindowMessage(TypedDict):
     """The answer to a ``data_window`` request: the rows, or why there are none."""
 
@@ -491,6 +512,7 @@ ServerMessage = (
     | ComponentOutputMessage
     | TranscriptMessage
     | DataWindowMessage
+    | ModuleMessage
 )
 
 MAX_ERROR = 2000
@@ -530,6 +552,16 @@ def component_output_message(output: dict[str, Any]) -> ComponentOutputMessage:
 
 def transcript_message(markdown: str, filename: str) -> TranscriptMessage:
     return {"type": "transcript", "markdown": markdown, "filename": filename}
+
+
+def module_message(name: str, source: str | None = None, error: str | None = None) -> ModuleMessage:
+    """The answer to a ``load_module`` request: ``source``, or ``error``."""
+    msg: ModuleMessage = {"type": "module", "name": name}
+    if source is not None:
+        msg["source"] = source
+    else:
+        msg["error"] = (error or "no such module")[:MAX_ERROR]
+    return msg
 
 
 def data_window_message(
