@@ -12,6 +12,7 @@ Two additions to the test server:
 Run as a separate process so its CPU is not counted with the kernel's::
 
     python benchmarks/_server.py --rows 1000 [--rate 2000]   # prints "PORT <n>"
+    python benchmarks/_server.py --text-tokens 2000          # a text reply
 """
 
 from __future__ import annotations
@@ -110,11 +111,16 @@ def _content_chars(chunk: dict[str, Any]) -> int:
 
 
 @contextlib.contextmanager
-def server_process(rows: int, rate: float | None = None) -> Iterator[str]:
-    """Serve the ``rows``-row table reply from another process; yields its base URL."""
+def server_process(
+    rows: int, rate: float | None = None, text_tokens: int | None = None
+) -> Iterator[str]:
+    """Serve the ``rows``-row table reply (or, with ``text_tokens``, a text reply of
+    that many tokens) from another process; yields its base URL."""
     cmd = [sys.executable, __file__, "--rows", str(rows)]
     if rate:
         cmd += ["--rate", str(rate)]
+    if text_tokens:
+        cmd += ["--text-tokens", str(text_tokens)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -135,8 +141,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="benchmark OpenAI-compatible server")
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--rate", type=float, default=None, help="frames per second")
+    parser.add_argument("--text-tokens", type=int, default=None, help="a text reply instead")
     args = parser.parse_args()
-    server = BenchServer(table_reply(args.rows), rate=args.rate)
+    reply = table_reply(args.rows)
+    if args.text_tokens:
+        reply = Reply.text_reply(words(args.text_tokens), chunk_size=len("w0000 "))
+    server = BenchServer(reply, rate=args.rate)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(server.serve_forever())
 
