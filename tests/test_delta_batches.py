@@ -175,6 +175,51 @@ async def test_a_paced_trickle_is_read_in_batches(openai_server: OpenAIServer) -
     assert len(read) < 0.75 * len(texts)
 
 
+async def test_our_clients_socket_is_left_unread_while_we_wait(
+    openai_server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without it the event loop still wakes for every TCP packet during the
+    # wait (one per frame at a paced provider's rate); paused, what arrives
+    # meanwhile comes in one read. Reaching the socket uses the aiohttp
+    # transport's internals: if they change, this fails rather than the
+    # saving silently going away.
+    from ipygenui.models import openai as openai_module
+
+    calls: list[str] = []
+    real_socket_of = openai_module._socket_of
+
+    def spying_socket_of(response: Any) -> Any:
+        socket = real_socket_of(response)
+        assert socket is not None, "the aiohttp transport's socket was not found"
+        pause, resume = socket.pause_reading, socket.resume_reading
+
+        def paused() -> None:
+            calls.append("pause")
+            pause()
+
+        def resumed() -> None:
+            calls.append("resume")
+            resume()
+
+        monkeypatch.setattr(socket, "pause_reading", paused)
+        monkeypatch.setattr(socket, "resume_reading", resumed)
+        return socket
+
+    monkeypatch.setattr(openai_module, "_socket_of", spying_socket_of)
+    text = "".join(f"w{i:03d} " for i in range(200))
+    openai_server.script(Reply.text_reply(text, chunk_size=5, delay=0.0005))
+    model = OpenAIModel("test-model", base_url=openai_server.base_url, api_key="k")
+    try:
+        deltas = [d async for d in model.stream(ModelRequest(messages=HI))]
+    finally:
+        await model.client.close()
+    assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == text
+    assert calls.count("pause") >= 3
+    # every pause is undone before the next (aiohttp's flow control resumes too)
+    ours = "".join(call[0] for call in calls)
+    assert "pp" not in ours and not ours.endswith("p")
+
+
 async def test_a_given_clients_reads_are_never_paused(openai_server: OpenAIServer) -> None:
     # its transport may yield one HTTP chunk per read however much arrived:
     # a pause after each would cap the stream at a few hundred frames a second

@@ -325,6 +325,7 @@ class OpenAIModel(BatchStreaming):
                 return
             watch.heard()
             watcher = asyncio.ensure_future(_close_when_set(cancel, response))
+            socket = _socket_of(response) if pause else None
             try:
                 buffer = b""
                 data: list[bytes] = []
@@ -362,7 +363,7 @@ class OpenAIModel(BatchStreaming):
                         # A trickle (a paced provider): each read would carry one
                         # frame and cost a trip through the HTTP stack. Waiting a
                         # moment lets the next read bring several as one batch.
-                        await asyncio.sleep(_READ_PAUSE)
+                        await _wait_for_more(socket)
             finally:
                 watcher.cancel()
 
@@ -389,6 +390,33 @@ class OpenAIModel(BatchStreaming):
         finally:
             watcher.cancel()
             await stream.close()
+
+
+def _socket_of(response: Any) -> asyncio.Transport | None:
+    """The TCP transport under a response of the aiohttp transport; None when the
+    client is another (its internals are not ours: any change just gives None)."""
+    stream = getattr(getattr(response, "http_response", None), "stream", None)
+    stream = getattr(stream, "_stream", stream)  # httpx's wrapper around the transport's
+    connection = getattr(getattr(stream, "_aiohttp_response", None), "connection", None)
+    transport = getattr(connection, "transport", None)
+    needed = ("pause_reading", "resume_reading", "is_reading", "is_closing")
+    return transport if all(hasattr(transport, name) for name in needed) else None
+
+
+async def _wait_for_more(socket: asyncio.Transport | None) -> None:
+    """Wait _READ_PAUSE with the socket unread, so what arrives meanwhile comes
+    in one read: without the pause the event loop would still wake for every
+    TCP packet (one per SSE frame at a paced provider's rate)."""
+    if socket is None or not socket.is_reading() or socket.is_closing():
+        # another client, or aiohttp's own flow control paused it: just wait
+        await asyncio.sleep(_READ_PAUSE)
+        return
+    socket.pause_reading()
+    try:
+        await asyncio.sleep(_READ_PAUSE)
+    finally:
+        if not socket.is_closing():
+            socket.resume_reading()
 
 
 class _StreamState:
