@@ -22,7 +22,9 @@ def new_id(prefix: str) -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    # defer_build: a model's validator is built when first used, not at import
+    # (a chat that never shows an attachment or a fork never builds theirs)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)
 
 
 # --- status -----------------------------------------------------------------
