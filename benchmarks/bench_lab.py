@@ -59,7 +59,9 @@ QUIET = 1.5
 """Seconds without a websocket frame that end a measurement."""
 DOM_TIMEOUT = 120.0
 CELL_TIMEOUT = 240.0
-"""Longest a peer's streaming cell may run before its scenario is reported as failed."""
+"""Longest a peer's streaming cell may run; past it, its figures up to then are reported."""
+NEVER_STARTED = 0.2
+"""Kernel CPU seconds below which a cell that did not finish never really ran."""
 
 RUN_WITH_TIMEOUT_JS = f"""
 async (args) => {{
@@ -229,16 +231,27 @@ def push(nb: Notebook, setup: str, stream: str) -> dict[str, Any]:
     nb.wire.reset()
     progress("pushing the reply")
     cpu0, wall0 = nb.cpu(), time.perf_counter()
-    nb.lab.page.evaluate(RUN_WITH_TIMEOUT_JS, [nb.lab.path, stream])
+    try:
+        nb.lab.page.evaluate(RUN_WITH_TIMEOUT_JS, [nb.lab.path, stream])
+        finished = True
+    except Exception as exc:  # a cell that runs past CELL_TIMEOUT: what it did by then
+        if "did not finish" not in str(exc):
+            raise
+        finished = False
     cell = time.perf_counter() - wall0
-    progress("cell done; waiting for the DOM")
-    arrived = nb.wait_text(LAST)
-    dom = time.perf_counter() - wall0
-    progress(f"reply in the DOM: {arrived}; waiting for a quiet websocket")
-    nb.wait_quiet()
+    arrived, dom = False, 0.0
+    if finished:
+        progress("cell done; waiting for the DOM")
+        arrived = nb.wait_text(LAST)
+        dom = time.perf_counter() - wall0
+        progress(f"reply in the DOM: {arrived}; waiting for a quiet websocket")
+        nb.wait_quiet()
+    else:
+        progress(f"the cell did not finish within {CELL_TIMEOUT:.0f} s")
     return {
         "cpu": nb.cpu() - cpu0,
         "cell": cell,
+        "finished": finished,
         "dom": dom if arrived else None,
         "bytes": nb.wire.bytes,
         "frames": nb.wire.frames,
@@ -396,13 +409,20 @@ def main() -> None:
         def one(setup: str = setup, stream: str = stream) -> dict[str, Any]:
             # A Lab server of its own per peer: a peer that floods the server
             # (thousands of messages a second) must not slow the next one.
-            with lab() as (server, browser):
-                nb = Notebook(server, browser)
-                try:
-                    return push(nb, setup, stream)
-                finally:
-                    nb.close()
-                    server.shutdown_kernels()
+            for attempt in (1, 2):
+                with lab() as (server, browser):
+                    nb = Notebook(server, browser)
+                    try:
+                        result = push(nb, setup, stream)
+                    finally:
+                        nb.close()
+                        server.shutdown_kernels()
+                # A cell that never reached the kernel (it spent no CPU) is the
+                # harness's stall, not the peer's figure: once more, fresh.
+                if result["finished"] or result["cpu"] > NEVER_STARTED or attempt == 2:
+                    return result
+                progress("the cell never reached the kernel: once more in a fresh Lab")
+            raise AssertionError("unreachable")
 
         peers[name] = guarded(name, one, errors)
         print(name, peers[name], flush=True)
@@ -438,9 +458,11 @@ def main() -> None:
             lines.append(f"| {name} | failed | | | | |")
             continue
         dom = f"yes ({r['dom']:.1f} s)" if r["dom"] is not None else "NO"
+        cpu, cell = f"{r['cpu']:.2f} s", f"{r['cell']:.1f} s"
+        if not r["finished"]:  # figures up to the timeout
+            cpu, cell = f"{cpu} by then", f"did not finish in {CELL_TIMEOUT:.0f} s"
         lines.append(
-            f"| {name} | {r['cpu']:.2f} s | {r['cell']:.1f} s | {r['bytes'] / 1e6:,.3f} MB | "
-            f"{r['frames']:,} | {dom} |"
+            f"| {name} | {cpu} | {cell} | {r['bytes'] / 1e6:,.3f} MB | {r['frames']:,} | {dom} |"
         )
     ours = peers.get("ipygenui `gu.Chat`")
     naive = peers.get("naive ipywidgets `HTML.value += token`")
@@ -452,7 +474,8 @@ def main() -> None:
             f"- a text reply through `OpenAIModel` in JupyterLab: {cpu:.2f} s of kernel CPU, "
             f"the client's HTTP and SSE decode included (target <= 0.1 s): "
             f"{'met' if cpu <= 0.1 else 'NOT met'}; the first reply of a fresh kernel "
-            f"{first['cpu']:.2f} s (once per kernel: the TLS context, first-call code paths)",
+            f"{first['cpu']:.2f} s (what a process does once: the SDK's chat modules, the TLS "
+            "set-up; measured in bench_first_reply)",
         ]
     if ours and naive:
         cpu_x = naive["cpu"] / max(ours["cpu"], 1e-9)
