@@ -81,10 +81,12 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 _TRANSPORT_ERRORS = _transport_errors()
 
 _SMALL_READ = 4096
-_READ_PAUSE = 0.004
-"""Seconds to wait after a read smaller than _SMALL_READ bytes: far below the
-widget's frame interval (1/30 s), long enough for a stream of 2,000 frames a
-second to bring about eight per read (see benchmarks/bench_paced.py)."""
+_READ_PAUSE = 0.012
+"""Seconds to wait (the socket unread) after a read smaller than _SMALL_READ
+bytes: below the widget's frame interval (1/30 s), which paces what the browser
+sees anyway, and long enough for a stream of 2,000 frames a second to bring
+about two dozen per read (benchmarks/bench_paced.py; 4 ms cost about two
+points more of a core in an interleaved run)."""
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
