@@ -41,8 +41,7 @@ FLOOR = "floor: `import pydantic, anywidget` (ipywidgets, IPython)"
 NO_AGUI = "`import ipygenui; gu.Chat()` with `ag_ui` imported before (not timed)"
 IN_KERNEL = (
     "`import ipygenui; gu.Chat()` as in a kernel: IPython imported and one cell run through "
-    "its input transformer before the clock (which compiles `tokenize`'s patterns; pydantic "
-    "uses them for `default_factory=list`)"
+    "its input transformer before the clock (not timed)"
 )
 IMPORTS = {
     "`import ipygenui`": "import ipygenui",
@@ -54,8 +53,7 @@ IMPORTS = {
 }
 UNTIMED = {
     NO_AGUI: "import ag_ui.core; ",
-    # a kernel runs every cell through IPython's input transformer (tokenize), and
-    # pydantic reads `list`'s signature through tokenize for default_factory=list
+    # a kernel has IPython loaded and runs every cell through its input transformer
     IN_KERNEL: (
         "from IPython.core.inputtransformer2 import TransformerManager; "
         "TransformerManager().transform_cell('1'); "
