@@ -11,7 +11,8 @@ Targets: kernel CPU under 10% of wall time; at most ~30 frames a second.
 
 Baselines in the same run, interleaved with ours: the model read one delta at
 a time (the loop before batches) over the ``openai`` client's default HTTP
-transport (as before), and over the aiohttp transport.
+transport (as before), and over the aiohttp transport; and the floor: the same
+stream read through our client's HTTP stack alone (no parse, no chat).
 
 Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_paced.py``
 """
@@ -25,6 +26,7 @@ import os
 import pstats
 import time
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import openai
 
@@ -33,7 +35,7 @@ from _page import stats
 from _results import update_section
 from _server import server_process
 from ipygenui.models.base import ModelDelta, ModelRequest
-from ipygenui.models.openai import OpenAIModel
+from ipygenui.models.openai import _SMALL_READ, OpenAIModel, _socket_of, _wait_for_more
 from openai_server import table_args
 
 ROWS = 1_000
@@ -59,6 +61,7 @@ class OneByOne(OpenAIModel):
 
 
 OURS = "aiohttp transport, a batch per read (ours)"
+HTTP_ONLY = "our client's HTTP stack alone: the bytes read, no parse, no chat (the floor)"
 
 
 def variants(url: str) -> dict[str, Callable[[], OpenAIModel]]:
@@ -91,6 +94,24 @@ async def measure(
         chat.close()
         await model.client.close()
     return result, lateness
+
+
+async def http_only(url: str) -> tuple[float, float]:
+    """(CPU, wall) seconds of reading the same stream through our client's HTTP stack
+    alone: the bytes as they come, waiting between small reads as ours does, no SSE
+    parse, no deltas, no chat. The part of the share below which ours cannot go."""
+    model = OpenAIModel("bench", base_url=url, api_key="k")
+    create = model.client.chat.completions.with_streaming_response.create
+    messages: Any = [{"role": "user", "content": "go"}]
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    async with create(model="bench", messages=messages, stream=True) as response:
+        socket = _socket_of(response)
+        async for raw in response.iter_bytes():
+            if len(raw) < _SMALL_READ:
+                await _wait_for_more(socket)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    await model.client.close()
+    return cpu, wall
 
 
 def by_package(profiler: cProfile.Profile, top: int = 8) -> list[tuple[str, float]]:
@@ -140,6 +161,7 @@ def main() -> None:
     chunks = -(-chars // 4)
     load = os.getloadavg()
     best: dict[str, RunStats] = {}
+    floors: dict[str, tuple[float, float]] = {}
     lateness: list[float] = []
     with server_process(ROWS, rate=RATE) as url:
         makers = variants(url)
@@ -152,6 +174,9 @@ def main() -> None:
                     best[name] = run
                     if name == OURS:
                         lateness = late
+            floor = asyncio.run(http_only(url))
+            if HTTP_ONLY not in floors or floor[0] < floors[HTTP_ONLY][0]:
+                floors[HTTP_ONLY] = floor
         profile = by_package(asyncio.run(profiled(url)))
     result = best[OURS]
     spent = sum(seconds for _, seconds in profile)
@@ -166,6 +191,10 @@ def main() -> None:
         *(
             f"| {name} | {run.cpu * 1000:,.0f} ms | {run.cpu / run.wall:.1%} |"
             for name, run in best.items()
+        ),
+        *(
+            f"| {name} | {cpu * 1000:,.0f} ms | {cpu / wall:.1%} |"
+            for name, (cpu, wall) in floors.items()
         ),
     ]
     lines = [
