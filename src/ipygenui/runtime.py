@@ -523,16 +523,12 @@ class Runtime:
         cancelled first, as by ``send``. ``BranchError`` (nothing changes)
         for a message that is not a user message on the active branch."""
         text = _user_text("edit", text)
-        index = self._thread.index_of(message_id)
-        old = self._thread.messages[index]
-        if old.role != "user":
-            raise BranchError(
-                f"message {message_id!r} is {_a(old.role)} message: only user messages can be "
-                "edited (regenerate(message_id) answers again)"
-            )
-        self._settle("The user edited an earlier message.")
-        start_version(self.thread, index)
-        self._path_changed(index)
+        self._new_version(
+            message_id,
+            "user",
+            "only user messages can be edited (regenerate(message_id) answers again)",
+            "The user edited an earlier message.",
+        )
         self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
         self._threads_changed()  # the first user message names the thread
         return self._answer()
@@ -548,17 +544,26 @@ class Runtime:
             if last is None:
                 raise BranchError("nothing to regenerate: this thread has no assistant reply")
             message_id = last.id
+        self._new_version(
+            message_id,
+            "assistant",
+            "regenerate takes an assistant reply (edit(message_id, text) changes a user message)",
+            "The user asked for another reply.",
+        )
+        return self._answer()
+
+    def _new_version(self, message_id: str, role: str, wrong_role: str, why: str) -> None:
+        """Start a new version of the ``role`` message ``message_id`` (the old one
+        and what followed it become a branch), once a streaming run has ended
+        (``why`` goes to the model). ``BranchError``, nothing changed, for a
+        message of another role (``wrong_role`` says what to do instead)."""
         index = self._thread.index_of(message_id)
         old = self._thread.messages[index]
-        if old.role != "assistant":
-            raise BranchError(
-                f"message {message_id!r} is {_a(old.role)} message: regenerate takes an assistant "
-                "reply (edit(message_id, text) changes a user message)"
-            )
-        self._settle("The user asked for another reply.")
+        if old.role != role:
+            raise BranchError(f"message {message_id!r} is {_a(old.role)} message: {wrong_role}")
+        self._settle(why)
         start_version(self.thread, index)
         self._path_changed(index)
-        return self._answer()
 
     def switch_branch(self, message_id: str, index: int) -> None:
         """Show version ``index`` (0-based) of the message ``message_id`` and
