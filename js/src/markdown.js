@@ -34,8 +34,9 @@ const marked = new Marked({
   renderer: {
     code({ text, lang }) {
       const language = (lang || "").trim().split(/\s+/)[0].toLowerCase();
-      if (language) wantHighlighter(); // on its way while the block still streams
-      const hl = language && !plainCode ? highlighter() : null;
+      const loaded = highlighter();
+      if (language && !loaded) wantHighlighter(); // on its way while the block still streams
+      const hl = language && !plainCode ? loaded : null;
       const coloured = hl ? hl.highlight(text, language) : null;
       const cls = language ? ` class="hljs language-${escapeHtml(language)}"` : ' class="hljs"';
       return `<pre class="gu-code"><code${cls}>${coloured ?? escapeHtml(text)}</code></pre>\n`;
