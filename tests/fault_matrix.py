@@ -1,0 +1,233 @@
+"""The fault matrix, counted from the test collection.
+
+``tests/faults/README.md`` (the matrix) and ``README.md`` (the security
+section's figures) carry a generated block each; ``tests/test_fault_matrix.py``
+fails when either is stale, and ``python tests/fault_matrix.py`` rewrites both
+from ``pytest --collect-only``. So no figure is ever typed by hand.
+
+An area groups the fault files that try one surface; every file in
+``tests/faults/`` belongs to exactly one area.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FAULTS = ROOT / "tests" / "faults"
+MATRIX_FILE = FAULTS / "README.md"
+README_FILE = ROOT / "README.md"
+
+
+@dataclass(frozen=True)
+class Area:
+    name: str
+    files: tuple[str, ...]
+    tried: str
+
+
+AREAS = (
+    Area(
+        "AG-UI server",
+        ("test_agui_server.py",),
+        "`rt.ag_ui_app()` tried as a hostile web page and local process: no token, a wrong "
+        "one, a foreign `Host` (DNS rebinding) or `Origin`, a `no-cors` `text/plain` POST, "
+        "CORS preflights, a 100 MB body, a 100,000-deep body, a tool message settling a "
+        "gated call, a user message dismissing a pending approval, a client hanging up "
+        "mid-run",
+    ),
+    Area(
+        "answers",
+        ("test_answers.py",),
+        "a gated or kernel tool's call answered by `add_tool_result`, a forged widget "
+        "`tool_result` and an agent's `TOOL_CALL_RESULT`; human tools still answerable",
+    ),
+    Area(
+        "AG-UI agents",
+        ("test_agui_sequence.py", "test_agui_agent_limits.py"),
+        "cancel mid-text and mid-arguments, reject / answer / send while calls wait, retry "
+        "after RUN_ERROR, unknown parents, every runtime scenario through the sequence "
+        "verifier; JSON Patch bombs (`copy` ops, 300-deep states), a 64 MB event, an "
+        "endless stream, a snapshot then a delta, the connection after cancel, unclosed "
+        "sessions at exit",
+    ),
+    Area(
+        "MCP",
+        ("test_mcp.py",),
+        "servers that crash, hang, lie about schemas or annotations (`readOnlyHint` with "
+        "`destructiveHint`), a remote `$ref` (SSRF), a catastrophic `pattern`, a 6 MB "
+        "schema, reserved `show_component_` / `update_component_` names",
+    ),
+    Area(
+        "files",
+        ("test_files.py",),
+        "attachment ids that climb out of `.files/`, a symlinked `.files` folder, links to "
+        "`/dev/zero`, FIFOs, a non-image named `.png`, symlinked lock, temp and thread "
+        "files, two calls sharing one id in a thread file",
+    ),
+    Area(
+        "network",
+        ("test_network.py",),
+        "HTTP 4xx/5xx, 429 with `Retry-After` (seconds, ms, date, garbage, an hour, `inf`), "
+        "a server that never answers, a stall mid-stream, a stream cut before `[DONE]`, "
+        "garbage SSE, an unreachable server; Stop during a retry wait and during a hang",
+    ),
+    Area(
+        "comm",
+        ("test_comm.py",),
+        "forged frontend messages (wrong types, unknown calls, stale and duplicate "
+        "decisions, oversized payloads), 250- and 5,000-character tool-call ids, a message "
+        "over the length limit (the text stays in the box)",
+    ),
+    Area(
+        "definitions",
+        ("test_definitions.py",),
+        "builtins, positional-only and `_` parameters, names pydantic reserves, annotations "
+        "with no schema, defaults of the wrong type, NaN defaults, generators, methods, "
+        "reserved names, bytes results, wrong constructor arguments",
+    ),
+    Area(
+        "persistence",
+        ("test_persistence.py", "test_crash_during_save.py"),
+        "hand-edited thread files (calls flipped to approved, `always_approved` added), two "
+        "writers on one path, stale temp files, truncated and invalid files, SIGKILL 20 "
+        "times during autosave",
+    ),
+    Area(
+        "odd values",
+        ("test_odd_values.py",),
+        "lone surrogates from the model, the user, tool arguments, results and reasons; "
+        "`factorial(2000)`, `10**100000`, NaN and inf in results; a save that raises",
+    ),
+    Area(
+        "tools and components",
+        (
+            "test_tool_execution.py",
+            "test_tool_result_budget.py",
+            "test_tool_call_ids.py",
+            "test_component_render.py",
+        ),
+        "`sys.exit` / argparse in a tool or a component's render, hung renders and sync "
+        "tools, `KeyboardInterrupt`, a tool cancelling itself, a 20 MB result, duplicate "
+        "and reused tool-call ids",
+    ),
+    Area(
+        "approvals",
+        ("test_approvals.py",),
+        'a rule fed `"false"` / `"no"` / `"off"` / `"0"` / `0` for a bool, edited '
+        "arguments, a rule that raises, a single-model tool",
+    ),
+    Area(
+        "conversation and data",
+        (
+            "test_conversation_control.py",
+            "test_data_references.py",
+            "test_loop_seams.py",
+            "test_widget_texts.py",
+        ),
+        "edits, regenerations and branch switches mid-run, stale data references, the "
+        "loop's seams between steps, widget texts and sizes",
+    ),
+    Area("resources", ("test_resources.py",), "1,000 turns on the offline and scripted models"),
+)
+
+_JS_AND_BROWSER_ROWS = (
+    "| XSS and URLs (JS) | `js/test/xss-corpus.js`, `js/test/resources.test.js`, "
+    "`js/test/markdown-fuzz.test.js` | script-injection payloads through both renderers at "
+    "every streamed prefix, resource-fetching payloads through three render paths, seeded "
+    "random HTML/markdown documents streamed and whole |",
+    "| invisible characters (JS) | `js/test/invisible-chars.test.js` | bidirectional "
+    "overrides, isolates and zero-width characters in arguments and code to approve |",
+    "| in the browser | `tests/e2e/` | model-written images against a local server that "
+    "records requests, a `<frameset>` reply, a typed XSS attempt, a `no-cors` POST from "
+    "another origin to the AG-UI endpoint, invisible characters on the approval card |",
+)
+
+
+def collected_counts() -> Counter[str]:
+    """Tests per fault file, as pytest collects them (parametrized cases count)."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/faults",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    counts: Counter[str] = Counter()
+    for line in out.splitlines():
+        if "::" in line:
+            counts[Path(line.split("::", 1)[0]).name] += 1
+    return counts
+
+
+def unassigned(counts: Counter[str]) -> list[str]:
+    """Fault files no area names (each must belong to one)."""
+    named = {f for area in AREAS for f in area.files}
+    return sorted(set(counts) - named)
+
+
+def area_count(area: Area, counts: Counter[str]) -> int:
+    return sum(counts[f] for f in area.files)
+
+
+def matrix_block(counts: Counter[str]) -> str:
+    rows = ["| area | tests | where | what is tried |", "|---|---|---|---|"]
+    for area in AREAS:
+        where = ", ".join(f"`{f}`" for f in area.files)
+        rows.append(f"| {area.name} | {area_count(area, counts)} | {where} | {area.tried} |")
+    js_rows = [row.replace(" | `", " | – | `", 1) for row in _JS_AND_BROWSER_ROWS]
+    return "\n".join(rows + js_rows)
+
+
+def figures_block(counts: Counter[str]) -> str:
+    parts = ", ".join(f"{a.name} {area_count(a, counts)}" for a in AREAS if area_count(a, counts))
+    return f"{sum(counts.values())} Python fault tests ({parts})"
+
+
+_BLOCK = "<!-- {name}:start -->\n{body}\n<!-- {name}:end -->"
+
+
+def replace_block(text: str, name: str, body: str) -> str:
+    pattern = re.compile(rf"<!-- {name}:start -->\n.*?<!-- {name}:end -->", re.S)
+    if not pattern.search(text):
+        raise ValueError(f"no <!-- {name}:start --> ... <!-- {name}:end --> block")
+    return pattern.sub(lambda _: _BLOCK.format(name=name, body=body), text, count=1)
+
+
+def expected_texts(counts: Counter[str]) -> dict[Path, str]:
+    return {
+        MATRIX_FILE: replace_block(
+            MATRIX_FILE.read_text(encoding="utf-8"), "fault-matrix", matrix_block(counts)
+        ),
+        README_FILE: replace_block(
+            README_FILE.read_text(encoding="utf-8"), "fault-figures", figures_block(counts)
+        ),
+    }
+
+
+def main() -> None:
+    counts = collected_counts()
+    missing = unassigned(counts)
+    if missing:
+        raise SystemExit(f"fault files in no area of tests/fault_matrix.py: {', '.join(missing)}")
+    for path, text in expected_texts(counts).items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
