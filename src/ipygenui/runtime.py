@@ -917,9 +917,16 @@ class Runtime:
         return self._decided(message)
 
     def add_tool_result(self, tool_call_id: str, result: Any, is_error: bool = False) -> Run | None:
-        """Answer a call (a human tool's) with ``result``; resumes the loop when it can."""
+        """Answer a human tool's call with ``result``; resumes the loop when it can.
+
+        Only a human tool's call is answered this way (so by the widget and an
+        AG-UI client too): a call waiting for approval is decided by
+        ``approve`` / ``reject``, and a call to any other tool of the chat is
+        run by the kernel. Those raise ``DecisionError``, nothing changed.
+        """
         message = answer_call(
             self.thread,
+            self._run_loop.step_toolset().all(),
             tool_call_id,
             result,
             is_error,

@@ -150,8 +150,36 @@ def reject_call(thread: Thread, tool_call_id: str, reason: str | None, answer: A
     return message
 
 
+def may_answer(
+    part: ToolCallPart, tools: Mapping[str, Tool], *, by_agent: bool = False
+) -> str | None:
+    """Whether a result from outside the kernel may answer ``part``: None if
+    it may, else why not (the text a refusal shows).
+
+    The one rule for every answer that is not the kernel's own (``add_tool_result``,
+    so the widget's ``tool_result`` message and an AG-UI client's tool message,
+    and an agent's ``TOOL_CALL_RESULT``): only a human tool's call is answered
+    from outside, and an agent (``by_agent``) may also answer a call to a tool
+    of its own, one not in ``tools``. A call waiting for the user's approval
+    is decided by approve / reject only, and a call to one of ``tools`` runs
+    in the kernel: an answer from outside would skip the gate, or fake what ran.
+    """
+    call = f"tool call {part.tool_call_id} ({part.tool_name})"
+    if part.approval is not None and part.approval.status == "pending":
+        return f"{call} waits for the user's approval: approve or reject it"
+    tool = tools.get(part.tool_name)
+    if tool is not None and tool.human:
+        return None
+    if tool is not None:
+        return f"{call} is run by the kernel, not answered"
+    if by_agent:
+        return None  # the agent's own tool, run on its side
+    return f"{call} calls no tool of this chat: only a human tool's call is answered"
+
+
 def answer_call(
     thread: Thread,
+    tools: Mapping[str, Tool],
     tool_call_id: str,
     result: Any,
     is_error: bool,
@@ -160,7 +188,8 @@ def answer_call(
     streaming: Message | None,
     answer: Answer,
 ) -> Message:
-    """Answer a call with ``result``, unless it has one, is running (its id in
+    """Answer a human tool's call with ``result`` (``may_answer`` with the
+    chat's ``tools``), unless it has a result, is running (its id in
     ``executing``) or still streams (in ``streaming``, the run's message)."""
     message, part = find_call(thread, tool_call_id)
     if part.has_result:
@@ -169,6 +198,9 @@ def answer_call(
         raise DecisionError(f"tool call {tool_call_id} ({part.tool_name}) is running")
     if message is streaming and not part.args_complete:
         raise DecisionError(f"tool call {tool_call_id} is still streaming")
+    refused = may_answer(part, tools)
+    if refused is not None:
+        raise DecisionError(refused)
     try:
         value = to_jsonable(result)
     except Exception as exc:

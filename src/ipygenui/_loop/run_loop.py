@@ -36,6 +36,7 @@ from ..models.base import Model, ModelDelta, ModelError, ModelRequest, delta_bat
 from ..tools import Tool
 from .accumulator import Accumulator
 from .continuation import should_continue
+from .decisions import may_answer
 from .history import CATALOGUE_KEY, assistant_messages, to_openai_messages
 from .prompts import system_prompt
 from .run_events import RunEvents
@@ -320,10 +321,20 @@ class RunLoop:
     def _answer_server_calls(
         self, request: AgentRequest, calls: list[ToolCallPart]
     ) -> list[ToolCallPart]:
-        """Answer the calls the agent ran itself; the rest (the kernel's) remain."""
+        """Answer the calls the agent ran itself; the rest (the kernel's) remain.
+
+        ``may_answer`` decides which: a result for one of the chat's own tools
+        is dropped, and the tool phase runs that call behind its usual gate.
+        """
+        tools = self._toolset.all()
         for index, (result, is_error) in request.server_results.items():
-            if index < len(calls) and not calls[index].has_result:
+            if index >= len(calls) or calls[index].has_result:
+                continue
+            refused = may_answer(calls[index], tools, by_agent=True)
+            if refused is None:
                 self._events.answer(calls[index], result, is_error)
+            else:
+                logger.warning("the agent's result ignored: %s", refused)
         return [part for part in calls if not part.has_result]
 
 

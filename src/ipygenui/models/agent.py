@@ -36,7 +36,9 @@ class AgentRequest:
     """Hand an application-defined event to the thread listeners."""
     server_results: dict[int, tuple[Any, bool]] = field(default_factory=dict)
     """Filled by the agent: (result, is_error) of the calls it ran itself, by
-    the ``ToolCallDelta.index`` it streamed them with."""
+    the ``ToolCallDelta.index`` it streamed them with. Only a call to a tool
+    the chat does not own (or to a human tool) is answered so; one to the
+    chat's own tools is run by the kernel behind its gate (``may_answer``)."""
 
 
 @runtime_checkable
