@@ -43,10 +43,15 @@ def run_input(*messages: Any, thread_id: str = "t1") -> dict[str, Any]:
     return data.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+def client_headers(app: Any) -> dict[str, str]:
+    """What a real client sends: the app's token as a bearer token."""
+    return {"accept": "text/event-stream", "authorization": f"Bearer {app.token}"}
+
+
 async def post(app: Any, body: Any) -> httpx.Response:
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://agui.test") as client:
-        return await client.post("/", json=body, headers={"accept": "text/event-stream"})
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        return await client.post("/", json=body, headers=client_headers(app))
 
 
 @gu.tool
@@ -109,10 +114,11 @@ async def test_served_from_another_thread_the_runtime_runs_on_its_own_loop() -> 
     rt = gu.Runtime(model=model, tools=[add])
     seen_on: list[Any] = []
     rt.subscribe(lambda e: seen_on.append(asyncio.get_running_loop()))
-    with serve(rt.ag_ui_app()) as url:
+    app = rt.ag_ui_app()
+    with serve(app) as url:
         async with httpx.AsyncClient(timeout=30) as client:
             body = run_input(UserMessage(id="u1", content="2+3?"))
-            response = await client.post(url, json=body)
+            response = await client.post(url, json=body, headers=client_headers(app))
     events = parse_sse(response.text)
     check_sequence(events)
     assert events[-1].type == EventType.RUN_FINISHED

@@ -29,7 +29,16 @@ import functools
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Collection,
+    Coroutine,
+    Generator,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +111,7 @@ if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
 
     from ._agui.emitter import AGUIEmitter, AGUIListener
+    from ._agui.server import AGUIApp
 
 __all__ = [
     "CANCELLED",
@@ -416,13 +426,32 @@ class Runtime:
         """An async iterator of every AG-UI event from now on (ends after a RUN_ERROR)."""
         return self._agui_emitter().events()
 
-    def ag_ui_app(self) -> Any:
+    def ag_ui_app(
+        self,
+        token: str | None = None,
+        allow_origins: Iterable[str] = (),
+        allow_hosts: Collection[str] | None = None,
+        max_body_bytes: int = 1_000_000,
+        max_depth: int = 64,
+    ) -> AGUIApp:
         """An ASGI app (Starlette) serving this runtime to any AG-UI client:
         POST a ``RunAgentInput``, read the run's events as server-sent events.
-        Needs the ``agui`` extra (starlette; uvicorn to serve it)."""
+        Needs the ``agui`` extra (starlette; uvicorn to serve it).
+
+        As Jupyter Server does, every request must send the app's ``token``
+        (``app.token``, made per app unless ``token=`` sets it) as
+        ``Authorization: Bearer <token>`` or ``?token=<token>`` (``app.url(base)``):
+        401 without it, 403 when wrong. ``Host`` must be a loopback name
+        unless ``allow_hosts`` lists more; a web page of another origin is
+        refused unless ``allow_origins`` lists it (those get CORS headers and
+        a preflight answer); bodies only as ``application/json`` (415), at
+        most ``max_body_bytes`` (413) and nested at most ``max_depth`` (400).
+        A client may answer only a human tool's calls; a call waiting for
+        approval is decided in the notebook. A client that disconnects
+        cancels its run. See ``docs/agui-server.md``."""
         from ._agui.server import ag_ui_app
 
-        return ag_ui_app(self)
+        return ag_ui_app(self, token, allow_origins, allow_hosts, max_body_bytes, max_depth)
 
     def _agui_emitter(self) -> AGUIEmitter:
         """The AG-UI emitter, made and attached as a thread listener on first use

@@ -2,11 +2,18 @@
 
 One endpoint, ``POST /``: the body is a ``RunAgentInput``, the response the
 run's AG-UI events as server-sent events, from RUN_STARTED to RUN_FINISHED or
-RUN_ERROR. What the input asks for: tool messages answering calls that wait
-(a human tool's answer, or a client's frontend result) resume the waiting
-run; otherwise a new user message at its end starts a run answering it. The
-runtime serves its one thread whatever ``thread_id`` the client sends, and
-one run at a time (a request while a run is active gets 409).
+RUN_ERROR. What the input asks for: tool messages answering a human tool's
+waiting calls resume the waiting run; otherwise a new user message at its end
+starts a run answering it. The runtime serves its one thread whatever
+``thread_id`` the client sends, and one run at a time (a request while a run
+is active gets 409).
+
+Every request first passes ``HttpGuard`` (``http_guard.py``: Host, Origin,
+token, JSON content type, size and depth), so nothing from a web page or a
+process without the token reaches the runtime. A client answers only human
+tools: a gated call is decided by the user in the notebook, and a user
+message does not dismiss a call that waits for approval. A client that hangs
+up cancels the run it started, so the next request is served.
 
 The app may be served from another thread than the runtime's event loop
 (uvicorn in a background thread of a notebook): the runtime is then driven on
@@ -17,11 +24,18 @@ events cross over thread-safely.
 from __future__ import annotations
 
 import asyncio
+import secrets
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ag_ui.core import BaseEvent, EventType, RunAgentInput, ToolMessage, UserMessage
 from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
+
+from .._loop.decisions import DecisionError
+from ..messages import Thread, ToolCallPart
+from .http_guard import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, HttpGuard, Refused
 
 if TYPE_CHECKING:
     from ..runtime import Run, Runtime
@@ -38,31 +52,113 @@ def _user_text(message: UserMessage) -> str:
     return "".join(getattr(part, "text", "") or "" for part in content)
 
 
-def start_from_input(runtime: Runtime, data: RunAgentInput) -> Run:
-    """Start the run ``data`` asks for; ``ValueError`` says why there is none."""
-    waiting = {
-        p.tool_call_id
-        for m in runtime.thread.messages
+def _waiting_calls(thread: Thread) -> dict[str, ToolCallPart]:
+    return {
+        p.tool_call_id: p
+        for m in thread.messages
         for p in m.tool_calls
         if not p.has_result and p.args_complete
     }
-    run: Run | None = None
+
+
+def _not_the_clients(part: ToolCallPart) -> str:
+    if part.approval is not None and part.approval.status == "pending":
+        why = "it waits for the user's approval in the notebook"
+    else:
+        why = "a client answers only a human tool's calls; this one is decided in the notebook"
+    return f"tool call {part.tool_call_id} ({part.tool_name}) cannot be answered by a client: {why}"
+
+
+def _awaiting_approval(thread: Thread) -> ToolCallPart | None:
+    last = thread.last_assistant
+    for part in last.tool_calls if last is not None else ():
+        if part.approval is not None and part.approval.status == "pending" and not part.has_result:
+            return part
+    return None
+
+
+def start_from_input(runtime: Runtime, data: RunAgentInput) -> Run:
+    """Start the run ``data`` asks for; ``Refused`` says why there is none.
+
+    Every answer is checked before any is given, so a refused input changes
+    nothing.
+    """
+    waiting = _waiting_calls(runtime.thread)
+    human = set(runtime.human_tool_names)
+    answers: list[ToolMessage] = []
     for message in data.messages:
-        if isinstance(message, ToolMessage) and message.tool_call_id in waiting:
-            waiting.discard(message.tool_call_id)
-            run = runtime.add_tool_result(message.tool_call_id, message.content) or run
+        part = waiting.pop(message.tool_call_id, None) if isinstance(message, ToolMessage) else None
+        if not isinstance(message, ToolMessage) or part is None:
+            continue  # the history the client sends back, or a call not waiting
+        if part.tool_name not in human or part.approval is not None:
+            raise Refused(403, _not_the_clients(part))
+        answers.append(message)
+    run: Run | None = None
+    for answer in answers:
+        try:
+            run = runtime.add_tool_result(answer.tool_call_id, answer.content) or run
+        except DecisionError as exc:
+            raise Refused(403, f"tool call {answer.tool_call_id}: {exc}") from None
     if run is not None:
         return run
     known = {m.id for m in runtime.thread.messages}
     last = data.messages[-1] if data.messages else None
     if isinstance(last, UserMessage) and last.id not in known and _user_text(last).strip():
+        gated = _awaiting_approval(runtime.thread)
+        if gated is not None:
+            raise Refused(
+                409,
+                f"tool call {gated.tool_call_id} ({gated.tool_name}) waits for the user's "
+                "approval in the notebook: a new message is taken once it is decided",
+            )
         return runtime.send(_user_text(last))
-    raise ValueError(
-        "nothing to run: the input ends with no new user message and answers no waiting call"
+    raise Refused(
+        400, "nothing to run: the input ends with no new user message and answers no waiting call"
     )
 
 
-def ag_ui_app(runtime: Runtime) -> Any:
+def with_token(url: str, token: str) -> str:
+    """``url`` with ``?token=`` set (its other query parameters kept)."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "token"] + [("token", token)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+class AGUIApp:
+    """The ASGI app of ``Runtime.ag_ui_app()``: serve it with uvicorn.
+
+    Clients pass ``token`` as ``Authorization: Bearer <token>`` (or
+    ``?token=<token>`` in the URL, see ``url``).
+    """
+
+    def __init__(self, asgi: Callable[..., Any], guard: HttpGuard) -> None:
+        self._asgi = asgi
+        self._guard = guard
+
+    @property
+    def token(self) -> str:
+        """The token every request must send."""
+        return self._guard.token
+
+    def url(self, base: str = "http://127.0.0.1:8000/") -> str:
+        """The endpoint's URL at ``base`` with its token, for a client to copy."""
+        return with_token(base, self.token)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self._asgi(scope, receive, send)
+
+    def __repr__(self) -> str:  # no token: a notebook's output is saved with it
+        return "<AGUIApp: clients send 'Authorization: Bearer <app.token>' (or use app.url(base))>"
+
+
+def ag_ui_app(
+    runtime: Runtime,
+    token: str | None = None,
+    allow_origins: Iterable[str] = (),
+    allow_hosts: Collection[str] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> AGUIApp:
     try:
         from starlette.applications import Starlette
         from starlette.requests import Request
@@ -71,62 +167,127 @@ def ag_ui_app(runtime: Runtime) -> Any:
     except ImportError as exc:
         raise _missing("agui", exc) from exc
 
+    guard = HttpGuard.of(
+        secrets.token_urlsafe(32) if token is None else token,
+        allow_origins,
+        allow_hosts,
+        max_body_bytes,
+        max_depth,
+    )
     encoder = EventEncoder()
     try:
         home: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
         home = None  # no loop where the app was made: the runtime runs on the server's
 
-    async def run_agent(request: Request) -> Response:
+    class RunStream(StreamingResponse):
+        """The run's events; ``on_close`` runs however the response ends
+        (finished, or the client hung up before or while it streamed)."""
+
+        def __init__(self, events: Any, on_close: Callable[[], None], **kwargs: Any) -> None:
+            super().__init__(events, **kwargs)
+            self._on_close = on_close
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            try:
+                await super().__call__(scope, receive, send)
+            finally:
+                self._on_close()
+
+    def refused(refusal: Refused, origin: str | None) -> Response:
+        headers = {**guard.cors_headers(origin), **refusal.headers}
+        return JSONResponse({"error": refusal.message}, refusal.status, headers=headers)
+
+    async def endpoint(request: Request) -> Response:
+        origin: str | None = None
         try:
-            data = RunAgentInput.model_validate(await request.json())
+            guard.check_host(request)
+            origin = guard.allowed_origin(request)
+            if request.method == "OPTIONS":
+                return Response(status_code=204, headers=guard.preflight_headers(request))
+            guard.check_token(request)
+            guard.check_json_type(request)
+            body = await guard.read_json(request)
+        except Refused as refusal:
+            return refused(refusal, origin)
+        try:
+            data = RunAgentInput.model_validate(body)
         except (ValueError, ValidationError) as exc:
-            return JSONResponse({"error": f"not a RunAgentInput: {exc}"}, status_code=422)
+            return JSONResponse(
+                {"error": f"not a RunAgentInput: {exc}"}, 422, headers=guard.cors_headers(origin)
+            )
+        try:
+            return await run_agent(data, origin)
+        except Refused as refusal:
+            return refused(refusal, origin)
+
+    async def on_home(work: Callable[[], Any]) -> Any:
+        """Run ``work`` on the runtime's loop (this one, or ``home`` thread-safely)."""
+        here = asyncio.get_running_loop()
+        if home is None or home is here:
+            return work()
+
+        async def call() -> Any:
+            return work()
+
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(call(), home))
+
+    def later_on_home(work: Callable[[], None]) -> None:
+        """Run ``work`` on the runtime's loop without waiting (from a ``finally``)."""
+        if home is None or home is asyncio.get_running_loop():
+            work()
+        elif not home.is_closed():
+            home.call_soon_threadsafe(work)
+
+    async def run_agent(data: RunAgentInput, origin: str | None) -> Response:
         here = asyncio.get_running_loop()
         queue: asyncio.Queue[BaseEvent] = asyncio.Queue()
 
         def deliver(event: BaseEvent) -> None:
             here.call_soon_threadsafe(queue.put_nowait, event)
 
-        async def start() -> tuple[Run, Any]:
+        def start() -> tuple[Run, Callable[[], None]]:
             # on the runtime's loop: subscribe, then start, so no event is missed
             if runtime.running:
-                raise RuntimeError("a run is active: wait for its end")
+                raise Refused(409, "a run is active: wait for its end")
             unsubscribe = runtime.subscribe_agui(deliver)
             try:
                 return start_from_input(runtime, data), unsubscribe
-            except ValueError:
+            except BaseException:
                 unsubscribe()
                 raise
 
-        try:
-            if home is None or home is here:
-                run, unsubscribe = await start()
-            else:
-                run, unsubscribe = await asyncio.wrap_future(
-                    asyncio.run_coroutine_threadsafe(start(), home)
-                )
-        except RuntimeError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=409)
-        except ValueError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+        run, unsubscribe = await on_home(start)
+        ended = False
 
         async def stream() -> Any:
-            try:
-                while True:
-                    event = await queue.get()
-                    yield encoder.encode(event)
-                    if event.type == EventType.RUN_ERROR or (
-                        event.type == EventType.RUN_FINISHED
-                        and getattr(event, "run_id", None) == run.run_id
-                    ):
-                        return
-            finally:
-                if home is None or home is here:
-                    unsubscribe()
-                else:
-                    home.call_soon_threadsafe(unsubscribe)
+            nonlocal ended
+            while True:
+                event = await queue.get()
+                yield encoder.encode(event)
+                if event.type == EventType.RUN_ERROR or (
+                    event.type == EventType.RUN_FINISHED
+                    and getattr(event, "run_id", None) == run.run_id
+                ):
+                    ended = True
+                    return
 
-        return StreamingResponse(stream(), media_type=encoder.get_content_type())
+        def close() -> None:
+            """Stop listening; a run whose client left before its end is cancelled."""
 
-    return Starlette(routes=[Route("/", run_agent, methods=["POST"])])
+            def on_the_runtimes_loop() -> None:
+                unsubscribe()
+                if not ended and not run.done():
+                    runtime.cancel()
+
+            later_on_home(on_the_runtimes_loop)
+
+        return RunStream(
+            stream(),
+            close,
+            media_type=encoder.get_content_type(),
+            headers=guard.cors_headers(origin),
+        )
+
+    routes = [Route("/", endpoint, methods=["POST", "OPTIONS"])]
+    return AGUIApp(Starlette(routes=routes), guard)
