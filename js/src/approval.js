@@ -5,6 +5,7 @@
 // Controls are built once per pending call so typing survives re-renders.
 
 import { h, show } from "./dom.js";
+import { escapeInvisibleInJson, fillMarked, findInvisible, invisibleWarning, linesOf } from "./invisible-chars.js";
 import { renderMarkdown } from "./markdown.js";
 import { toKernel } from "./protocol.js";
 
@@ -13,15 +14,20 @@ import { toKernel } from "./protocol.js";
  */
 export function createApproval({ toolCallId, toolName, args, send, notify }) {
   // Code to run (run_python's `code`) is shown highlighted, editable on demand.
-  const code = typeof args?.code === "string" ? createCodeEditor(args.code, toolName) : null;
+  const code = typeof args?.code === "string" ? createCodeEditor(args.code, toolName, refreshWarning) : null;
   const rest = code ? Object.fromEntries(Object.entries(args).filter(([k]) => k !== "code")) : args;
-  const original = JSON.stringify(rest ?? {}, null, 2);
+  const restJson = JSON.stringify(rest ?? {}, null, 2);
+  // Invisible characters are written as `\uXXXX` escapes: seen in the box,
+  // read back exactly by JSON.parse.
+  const original = escapeInvisibleInJson(restJson);
   const editor = h("textarea.gu-args-editor", {
     rows: Math.min(12, original.split("\n").length + 1),
     spellcheck: "false",
     "aria-label": `Arguments for ${toolName}`,
   });
   editor.value = original;
+  editor.addEventListener("input", refreshWarning);
+  const warningSlot = h("div.gu-invisible-slot", { hidden: true });
   const reason = h("input.gu-reject-reason", {
     type: "text",
     placeholder: "Reason (optional)",
@@ -30,7 +36,7 @@ export function createApproval({ toolCallId, toolName, args, send, notify }) {
 
   /** The edited arguments, null when unchanged, undefined when invalid. */
   function editedArgs() {
-    const codeChanged = code !== null && code.value() !== args.code;
+    const codeChanged = code !== null && code.changed();
     if (editor.value.trim() === original.trim() && !codeChanged) return null;
     try {
       const value = JSON.parse(editor.value);
@@ -40,6 +46,37 @@ export function createApproval({ toolCallId, toolName, args, send, notify }) {
       notify("The arguments are not a valid JSON object: fix them or reset them.");
       return undefined;
     }
+  }
+
+  /** The invisible characters of the arguments as they would be sent now. */
+  function argsInvisible() {
+    if (editor.value.trim() === original.trim()) return findInvisible(restJson);
+    try {
+      return findInvisible(JSON.stringify(JSON.parse(editor.value)));
+    } catch {
+      return findInvisible(editor.value);
+    }
+  }
+
+  /** The card's warning, for the code and arguments as they stand (edits included). */
+  function refreshWarning() {
+    const source = code ? code.value() : "";
+    const inCode = findInvisible(source);
+    const inArgs = code && !Object.keys(rest).length ? [] : argsInvisible();
+    const notes = [];
+    if (inCode.length) {
+      const lines = linesOf(source, inCode);
+      notes.push(
+        `In the code, line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}: the code editor keeps them, but cannot show them.`,
+      );
+    }
+    if (inArgs.length) {
+      const escape = escapeInvisibleInJson(String.fromCodePoint(inArgs[0].codePoint));
+      notes.push(`In the arguments: their box writes them as escapes (${escape}), which JSON reads back as the same characters.`);
+    }
+    const warning = invisibleWarning([...inCode, ...inArgs], notes);
+    warningSlot.replaceChildren(...(warning ? [warning] : []));
+    show(warningSlot, warning !== null);
   }
 
   /** @param {"approve" | "always" | "reject"} type */
@@ -59,6 +96,7 @@ export function createApproval({ toolCallId, toolName, args, send, notify }) {
     h("div.gu-approval-title", {
       text: code ? `Allow ${toolName} to run this code?` : `Allow ${toolName} to run with these arguments?`,
     }),
+    warningSlot,
     code?.el,
     code && !Object.keys(rest).length ? null : editor,
     h(
@@ -79,6 +117,7 @@ export function createApproval({ toolCallId, toolName, args, send, notify }) {
     ),
   );
   for (const node of [editor, reason]) node.addEventListener("keydown", (e) => e.stopPropagation());
+  refreshWarning();
   return { el };
 }
 
@@ -120,12 +159,13 @@ function highlighted(source) {
 }
 
 /**
- * The code of a call: highlighted; "Edit code" turns it into a text box.
- * @param {string} source @param {string} toolName
+ * The code of a call: highlighted, its invisible characters marked; "Edit
+ * code" turns it into a text box.
+ * @param {string} source @param {string} toolName @param {() => void} onEdit
  */
-function createCodeEditor(source, toolName) {
+function createCodeEditor(source, toolName, onEdit) {
   const view = h("div.gu-code-view");
-  view.innerHTML = highlighted(source);
+  fillMarked(view, () => highlighted(source));
   const box = h("textarea.gu-code-editor", {
     rows: Math.min(20, source.split("\n").length + 1),
     spellcheck: "false",
@@ -133,16 +173,24 @@ function createCodeEditor(source, toolName) {
     "aria-label": `Code for ${toolName}`,
   });
   box.value = source;
+  // A text box writes every line break as \n: the code is changed only
+  // when the user changed the box, never by the box itself.
+  const shown = box.value;
+  const changed = () => box.value !== shown;
   box.addEventListener("keydown", (e) => e.stopPropagation());
+  box.addEventListener("input", onEdit);
   const toggle = h("button.gu-code-edit", { type: "button" }, "Edit code");
   toggle.addEventListener("click", () => {
     const editing = Boolean(box.hidden);
-    if (!editing) view.innerHTML = highlighted(box.value);
+    if (!editing) {
+      const text = box.value;
+      fillMarked(view, () => highlighted(text));
+    }
     show(box, editing);
     show(view, !editing);
     toggle.textContent = editing ? "Preview" : "Edit code";
     if (editing) box.focus();
   });
   const el = h("div.gu-code-approval", {}, view, box, toggle);
-  return { el, value: () => box.value };
+  return { el, changed, value: () => (changed() ? box.value : source) };
 }

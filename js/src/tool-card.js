@@ -5,6 +5,7 @@
 import { createApproval, createHumanInput } from "./approval.js";
 import { componentHook } from "./components/slot.js";
 import { h, setData, setText, show } from "./dom.js";
+import { fillMarked } from "./invisible-chars.js";
 import { renderMarkdown } from "./markdown.js";
 import { parsePartialJson } from "./partial-json.js";
 import { shownComponent, updateTarget } from "./protocol.js";
@@ -59,11 +60,11 @@ function tracebackOf(part) {
   return part.is_error && typeof part.traceback === "string" ? part.traceback : "";
 }
 
-/** A value as a highlighted JSON block (sanitized like every message). */
+/** A value as a highlighted JSON block (sanitized like every message), invisible characters marked. */
 function fillJson(el, value) {
   const text = pretty(value);
   const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((m) => m.length + 1)));
-  el.innerHTML = renderMarkdown(`${fence}json\n${text}\n${fence}`);
+  fillMarked(el, () => renderMarkdown(`${fence}json\n${text}\n${fence}`));
 }
 
 function stateOf(part) {
