@@ -192,7 +192,9 @@ export function createToolCard(ctx) {
             send: ctx.send,
             notify: ctx.notify,
           });
-          controls.replaceChildren(approval.el);
+          // What a tool server claims about the tool (shown, not obeyed), as plain text.
+          const note = part.approval.note ? [h("div.gu-approval-note", { text: String(part.approval.note) })] : [];
+          controls.replaceChildren(...note, approval.el);
         } else {
           const prompt = typeof args.question === "string" ? args.question : "";
           const input = createHumanInput({
