@@ -1,8 +1,12 @@
 """``Runtime.ag_ui_app()`` driven as an AG-UI client would, over HTTP (httpx's
 ASGI transport), its events parsed with the protocol's own types.
 
+Every client sends the app's token (``Authorization: Bearer``); the refusals
+of the endpoint are in ``tests/faults/test_agui_server.py``.
+
 Faults tried: a body that is no RunAgentInput; an input with nothing to run;
-a human tool's answer sent back by the client resuming the waiting run.
+a human tool's answer sent back by the client resuming the waiting run;
+another runtime's ``gu.AGUIAgent`` with and without the token.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pydantic import TypeAdapter
 
 import ipygenui as gu
 from ipygenui._agui.sequence import check_sequence
+from ipygenui.messages import Incomplete
 from runtime_helpers import call
 
 
@@ -124,3 +129,23 @@ async def test_served_from_another_thread_the_runtime_runs_on_its_own_loop() -> 
     assert events[-1].type == EventType.RUN_FINISHED
     assert rt.thread.messages[-1].text == "It is 5."
     assert set(seen_on) == {asyncio.get_running_loop()}
+
+
+async def test_another_runtimes_agui_agent_passes_the_token_in_its_headers() -> None:
+    """``gu.AGUIAgent(url, headers=...)``: the client a notebook uses for an
+    AG-UI agent, here pointed at a runtime served with its token."""
+    from agui_agents import serve
+
+    served = gu.Runtime(model=gu.ScriptedModel(["Hello from the served runtime."]))
+    app = served.ag_ui_app()
+    with serve(app) as url:
+        headers = {"Authorization": f"Bearer {app.token}"}
+        client = gu.Runtime(agent=gu.AGUIAgent(url, headers=headers))
+        reply = await client.send("hi")
+        assert reply.text == "Hello from the served runtime."
+        refused = await gu.Runtime(agent=gu.AGUIAgent(url)).send("hi")
+    assert isinstance(refused.status, Incomplete) and "HTTP 401" in (refused.status.error or "")
+    assert "Authorization: Bearer <token>" in (refused.status.error or "")
+    assert served.thread.messages[0].text == "hi"
+    assert len(served.thread.messages) == 2
+    client.close()
