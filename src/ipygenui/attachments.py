@@ -30,6 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._internal.attachment_files import (
+    ATTACHMENT_ID,
+    UnsafeFileError,
+    image_mime,
+    open_regular,
+    read_capped,
+)
 from .data import DataStore, is_array, is_series, is_tabular, summarize
 from .messages import AttachmentPart
 
@@ -84,19 +91,6 @@ class FileAttachment:
     mime: str | None = None
 
 
-def image_mime(data: bytes) -> str | None:
-    """The image type the bytes start with (PNG, JPEG, GIF, WebP), or None."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
 def make_attachment_parts(
     items: Sequence[Any],
     store: DataStore,
@@ -136,6 +130,11 @@ class _Data:
 
 def _prepare(item: Any, max_text_chars: int) -> AttachmentPart | _Data:
     if isinstance(item, AttachmentPart):
+        if not ATTACHMENT_ID.fullmatch(item.id):  # it would name its file when saved
+            raise AttachmentError(
+                f"cannot attach {item.name!r}: its id {item.id!r} is not a plain name "
+                "(letters, digits, _ and -, at most 64)"
+            )
         return item
     if isinstance(item, bytes | bytearray | memoryview):
         data = bytes(item)
@@ -169,13 +168,21 @@ def _prepare(item: Any, max_text_chars: int) -> AttachmentPart | _Data:
 
 
 def _read_path(path: str | os.PathLike[str]) -> FileAttachment:
+    """The file at the user's ``path`` (a link the user names is followed):
+    a FIFO or device is refused without waiting on it, and no more than the
+    cap plus one byte is ever read, whatever size the file claims."""
     target = Path(path)
-    if not target.is_file():
-        raise FileNotFoundError(f"cannot attach {str(path)!r}: no such file")
-    size = target.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise AttachmentError(_too_large(target.name, size, MAX_FILE_BYTES))
-    return FileAttachment(target.name, target.read_bytes())
+    try:
+        fd = open_regular(target, follow=True)
+    except (FileNotFoundError, NotADirectoryError):
+        raise FileNotFoundError(f"cannot attach {str(path)!r}: no such file") from None
+    try:
+        data = read_capped(fd, MAX_FILE_BYTES, target.name)
+    except UnsafeFileError as exc:
+        raise AttachmentError(f"cannot attach {str(path)!r}: {exc.reason}") from None
+    finally:
+        os.close(fd)
+    return FileAttachment(target.name, data)
 
 
 def _prepare_file(file: FileAttachment, max_text_chars: int) -> AttachmentPart | _Data:
