@@ -12,6 +12,12 @@ File format version 2 added the thread's branches (``Thread.forks``) and its
 title; version 1 files (no branches) still load. A branch structure that does
 not fit (a fork naming no message, an active version out of range) fails to
 load with a :class:`ThreadFileError` that says what is wrong.
+
+Thread files are untrusted and so is their folder: the thread file, its lock
+file and its temp files are opened without following symbolic links (a link
+is refused with a :class:`ThreadFileError` naming it, and nothing is written
+through it), only a regular file is read, and tool-call ids a file repeats are
+made unique on load, as on ingest.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -28,7 +35,12 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from ._internal.attachment_files import read_attachment_files, write_attachment_files
+from ._internal.attachment_files import (
+    UnsafeFileError,
+    open_regular,
+    read_attachment_files,
+    write_attachment_files,
+)
 from ._internal.sanitize import json_safe
 from .messages import Thread, new_id
 
@@ -47,6 +59,10 @@ STALE_TEMP_SECONDS = 60.0
 
 LOCK_TIMEOUT = 10.0
 """Seconds to wait for another writer's save to finish before giving up."""
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO planted as the lock file never blocks
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 _NEW_TEMP = re.compile(r"(\d+)-[a-z0-9_]{8}")
 """The middle of ``.<name>.<pid>-<random>.tmp``: a temp file with its writer's pid."""
@@ -128,7 +144,7 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
             raise ThreadFileError(f"{path}: the file has no thread")
         data = data["thread"]
     try:
-        return Thread.model_validate(json_safe(data))
+        thread = Thread.model_validate(json_safe(data))
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(x) for x in error['loc']) or 'thread'}: "
@@ -137,6 +153,22 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
         )
         more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
         raise ThreadFileError(f"{path}: the thread does not validate: {problems}{more}") from None
+    unique_call_ids(thread)
+    return thread
+
+
+def unique_call_ids(thread: Thread) -> None:
+    """Give a fresh id to every tool call whose id an earlier call in the
+    thread has (every branch; the first keeps it), the rule the accumulator
+    applies on ingest (``Accumulator._unique_id``): sharing one id, two calls
+    would share one approval, and the later could never be decided. A call's
+    result lives on its part, so it stays paired with its call."""
+    taken: set[str] = set()
+    for message in thread.all_messages():
+        for part in message.tool_calls:
+            while part.tool_call_id in taken:
+                part.tool_call_id = new_id("call")
+            taken.add(part.tool_call_id)
 
 
 # --- the file on disk -----------------------------------------------------------
@@ -152,15 +184,28 @@ def _locked(target: Path) -> Iterator[IO[str] | None]:
 
     Yields None when the lock file cannot be created (a read-only folder):
     reading still works, and a save then fails on its own and says why.
+    A lock file that is a link, or anything but a plain file of its own (a
+    hard link to another file), raises :class:`ThreadFileError`: writing the
+    claim would truncate what it leads to.
     """
+    lock = _lock_path(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(_lock_path(target), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _CLOEXEC, 0o644)
     except OSError:
+        if os.path.islink(lock):
+            raise ThreadFileError(_refused_link(lock, "lock file")) from None
         fd = -1
     if fd < 0:
         yield None
         return
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        os.close(fd)
+        raise ThreadFileError(
+            f"{lock}: the lock file is not a plain file of its own (a hard link, FIFO or "
+            "device); refused, nothing written to it. Remove it to save here."
+        )
     with os.fdopen(fd, "r+", encoding="utf-8") as handle:
         if fcntl is not None:
             deadline = time.monotonic() + LOCK_TIMEOUT
@@ -181,13 +226,16 @@ def _locked(target: Path) -> Iterator[IO[str] | None]:
 def _stamp(target: Path) -> tuple[int, int, int] | None:
     """What identifies one version of the file (a rename makes a new inode)."""
     try:
-        st = os.stat(target)
+        st = os.lstat(target)
     except FileNotFoundError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
+    if target.is_symlink():  # a rename would silently replace the link with a file
+        raise ThreadFileError(_refused_link(target, "thread file"))
+    # mkstemp creates its file with O_CREAT | O_EXCL | O_NOFOLLOW: never through a link
     fd, tmp = tempfile.mkstemp(
         prefix=f".{target.name}.{os.getpid()}-", suffix=".tmp", dir=target.parent
     )
@@ -234,7 +282,7 @@ def remove_stale_temps(target: Path) -> list[Path]:
         if new is None and _OLD_TEMP.fullmatch(middle) is None:
             continue  # another file's temp (``t.json.bak``'s), or not a temp file
         try:
-            old = now - entry.stat().st_mtime > STALE_TEMP_SECONDS
+            old = now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS
             if old or (new is not None and not _alive(int(new.group(1)))):
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
@@ -250,7 +298,7 @@ def save_thread(thread: Thread, path: str | os.PathLike[str]) -> None:
     persisting to ``path`` sees the change and refuses to overwrite it.
     """
     target = Path(path)
-    write_attachment_files(thread, target)  # before the JSON that names them
+    _write_files(thread, target)  # before the JSON that names them
     data = encode_thread(thread)
     with _locked(target):
         _write_atomic(target, data)
@@ -263,11 +311,50 @@ def load_thread(path: str | os.PathLike[str]) -> Thread:
     :class:`ThreadFileError` naming the file. (Approvals it records are the
     runtime's concern: see ``decisions.distrust_loaded``.)
     """
-    with open(path, "rb") as handle:
-        raw = handle.read()
-    thread = decode_thread(raw, path)
+    thread = decode_thread(_read_thread_file(path), path)
     read_attachment_files(thread, Path(path))  # images beside the file, not in it
     return thread
+
+
+def _read_thread_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a regular file at ``path``; a link, FIFO or device is
+    refused (:class:`ThreadFileError`) without waiting on it."""
+    try:
+        fd = open_regular(path, follow=False)
+    except UnsafeFileError:
+        raise ThreadFileError(_refused_link(Path(path), "thread file")) from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ThreadFileError(
+                f"{path}: not a regular file (a FIFO, a device or a folder); not read"
+            )
+        return handle.read()
+
+
+def _write_files(thread: Thread, target: Path) -> None:
+    try:
+        write_attachment_files(thread, target)
+    except UnsafeFileError as exc:
+        raise ThreadFileError(f"{target}: an attachment was not saved: {exc}") from None
+
+
+def _refused_link(path: Path, what: str) -> str:
+    hint = (
+        "Remove the link to save here."
+        if what == "lock file"
+        else "Remove the link, or use the file it leads to as the path."
+    )
+    return (
+        f"{path}: the {what} is a symbolic link (to {_link_target(path)}); refused, "
+        f"nothing read or written through it. {hint}"
+    )
+
+
+def _link_target(path: Path) -> str:
+    try:
+        return repr(os.readlink(path))
+    except OSError:
+        return "somewhere"
 
 
 class ThreadFile:
@@ -288,7 +375,8 @@ class ThreadFile:
         makes a new owner, and the old one's saves are refused from then on.
         Removes temp files of interrupted saves."""
         with _locked(self.path) as lock:
-            thread = load_thread(self.path) if load and self.path.exists() else None
+            exists = os.path.lexists(self.path)  # a link is refused, not taken for absent
+            thread = load_thread(self.path) if load and exists else None
             self._seen = _stamp(self.path)
             if lock is not None:
                 self._write_claim(lock)
@@ -298,7 +386,7 @@ class ThreadFile:
     def save(self, thread: Thread) -> None:
         """Replace the file with ``thread``, unless another writer took the path
         over or changed the file: then :class:`PersistenceConflictError`."""
-        write_attachment_files(thread, self.path)
+        _write_files(thread, self.path)
         data = encode_thread(thread)
         with _locked(self.path) as lock:
             claim = _read_claim(lock) if lock is not None else None
