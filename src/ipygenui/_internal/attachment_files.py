@@ -9,7 +9,7 @@ Everything in a thread file is untrusted, so:
 
 - attachment ids that are no plain name (``../../x``) or that repeat get a
   fresh id on load (the attachment is kept, a warning logged), and every path
-  is built by :func:`inside`, which refuses any name that would leave the
+  is built by :func:`_inside`, which refuses any name that would leave the
   folder and a folder that is a symbolic link (writing and reading);
 - only a plain ``<something>.files/<name>`` beside the thread file is read,
   and only a regular file: opened without following links and without
@@ -84,7 +84,7 @@ def image_mime(data: bytes) -> str | None:
     return None
 
 
-def inside(folder: Path, name: str) -> Path:
+def _inside(folder: Path, name: str) -> Path:
     """``folder / name``, if ``name`` is one plain file name that resolves
     inside ``folder`` and ``folder`` is no symbolic link; else :class:`UnsafeFileError`."""
     if not _FILE_NAME.fullmatch(name):
@@ -149,7 +149,7 @@ def write_attachment_files(thread: Thread, target: Path) -> None:
         name = f"{part.id}{_EXTENSIONS.get(part.mime, '.bin')}"
         if not folder.is_symlink():
             folder.mkdir(parents=True, exist_ok=True)
-        path = inside(folder, name)
+        path = _inside(folder, name)
         if not os.path.lexists(path):
             _write_atomic(path, part.data)
         part.file = f"{folder_name}/{name}"
@@ -216,7 +216,7 @@ def _read_recorded(source: Path, recorded: str) -> bytes:
     ):
         raise UnsafeFileError(recorded, "not a file in a .files folder beside the thread")
     folder, name = source.parent / relative.parts[0], relative.parts[1]
-    path = inside(folder, name)
+    path = _inside(folder, name)
     fd = _open_in(folder, name) if _DIRECTORY and os.open in os.supports_dir_fd else None
     if fd is None:
         fd = open_regular(path, follow=False)
@@ -228,7 +228,7 @@ def _read_recorded(source: Path, recorded: str) -> bytes:
 
 def _open_in(folder: Path, name: str) -> int:
     """``name`` opened through the folder's own descriptor: a folder or file
-    swapped for a link after :func:`inside` looked is still refused."""
+    swapped for a link after :func:`_inside` looked is still refused."""
     try:
         folder_fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
     except OSError:
