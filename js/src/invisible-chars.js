@@ -217,6 +217,8 @@ export function markInvisibleIn(root) {
 
 /** @type {WeakMap<Element, () => string>} the render each marked block shows now */
 const currentRender = new WeakMap();
+/** Blocks waiting for the highlighter: one listener each, however often they re-render. */
+const waiting = new WeakSet();
 
 /**
  * Fill `el` with `render()` (sanitized HTML) and mark its invisible
@@ -231,10 +233,13 @@ export function fillMarked(el, render) {
   currentRender.set(el, render);
   el.innerHTML = render();
   const count = markInvisibleIn(el);
-  if (count && !highlighter()) {
+  if (count && !highlighter() && !waiting.has(el)) {
+    waiting.add(el);
     const stop = onHighlighterReady(() => {
       stop();
-      if (currentRender.get(el) === render) fillMarked(el, render);
+      waiting.delete(el);
+      const latest = currentRender.get(el);
+      if (latest) fillMarked(el, latest);
     });
   }
   return count;

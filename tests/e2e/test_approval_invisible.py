@@ -108,6 +108,8 @@ def test_arguments_show_chips_and_approve_sends_the_exact_string(
 
     card.locator("summary", has_text="Details").click()
     args_view = card.locator(".gu-tool-args")
+    # coloured by the highlighter, which the page fetched only after this card showed
+    expect(args_view.locator(".hljs-attr").first).to_be_visible(timeout=LONG_WAIT)
     assert chip_labels(args_view) == ["U+202E", "U+200B"]
     assert all(width > 12 for width in visible_chip_widths(args_view)), "a chip is not seen"
     # the override no longer turns "fdp.exe" into "exe.pdf" on screen
@@ -139,7 +141,7 @@ def test_run_python_code_is_marked_highlighted_and_runs_as_sent(
     card = tool_card(chat, "run_python")
     expect(card).to_have_attribute("data-state", "approval", timeout=LONG_WAIT)
     view = card.locator(".gu-code-view")
-    # highlighted (the highlighter came from the kernel after the card showed), still marked
+    # highlighted and still marked
     expect(view.locator(".hljs-string").first).to_be_visible(timeout=LONG_WAIT)
     assert chip_labels(view) == ["U+202E", "U+200B"]
     assert all(width > 12 for width in visible_chip_widths(view)), "a chip is not seen"
