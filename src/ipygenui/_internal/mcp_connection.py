@@ -3,12 +3,18 @@
 and the worker thread whose event loop runs it.
 
 The MCP SDK is imported inside the functions: the ``mcp`` extra is optional.
+
+The SDK's own check of a result against the tool's ``outputSchema`` is left
+out: it runs jsonschema with Python's backtracking ``re``, and a regex that
+backtracks holds the GIL, so a server's ``pattern`` could freeze the kernel
+from this thread. The result reaches the model as data either way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import shlex
 import tempfile
 import threading
@@ -163,12 +169,10 @@ class Connection:
         self._task = asyncio.get_running_loop().create_task(self._own())
 
     async def _own(self) -> None:
-        from mcp import ClientSession
-
         try:
             async with (
                 self.transport.open() as (read, write),
-                ClientSession(read, write) as session,
+                _session_class()(read, write) as session,
             ):
                 await session.initialize()
                 tools: list[MCPTool] = []
@@ -213,6 +217,18 @@ class Connection:
                 self._task.cancel()
                 with contextlib.suppress(BaseException):
                     await self._task
+
+
+@functools.cache
+def _session_class() -> type[ClientSession]:
+    """The SDK's session without its result check against the output schema."""
+    from mcp import ClientSession
+
+    class Session(ClientSession):
+        async def validate_tool_result(self, name: str, result: Any) -> None:
+            return None  # see the module's docstring: a server's pattern must not run on re
+
+    return Session
 
 
 # --- the worker thread ----------------------------------------------------------------
