@@ -148,6 +148,7 @@ async def test_approve_click_resumes_the_loop_and_runs_the_tool_once(wire: list[
     assert chat.messages[-1].message["parts"][0]["approval"] == {
         "status": "pending",
         "reason": None,
+        "note": None,
     }
     details: list[str] = []
     chat.observe(lambda change: details.append(change["new"]), "phase_detail")

@@ -73,6 +73,9 @@ class Approval(_Model):
 
     status: Literal["pending", "approved", "rejected"] = "pending"
     reason: str | None = None
+    note: str | None = None
+    """What the card shows beside the question: the tool's ``approval_note``
+    (an MCP server's claims about the tool: shown, not obeyed)."""
 
 
 class ToolCallPart(_Model):

@@ -243,6 +243,10 @@ class Tool:
     have no function: the user answers them (``add_tool_result``).
     """
 
+    approval_note: str | None = None
+    """A line the approval card shows under the question (``gu.MCPTools``: what
+    the server claims about the tool)."""
+
     def __init__(
         self,
         name: str,

@@ -81,8 +81,8 @@ def distrust_loaded(thread: Thread, tools: Mapping[str, Tool], restore_approvals
                 raw = None  # the tool phase answers bad JSON with an error
             part.args = json_safe(clean_arguments(raw, tool.declared if tool else None)[0])
             part.args_complete = True
-            if part.approval is not None:
-                part.approval = Approval(status="pending")
+            if part.approval is not None:  # the file's note is not kept: the tool's is
+                part.approval = Approval(status="pending", note=tool.approval_note if tool else None)
         message.status = RequiresAction()
 
 

@@ -158,7 +158,7 @@ class ToolRunner:
         if tool.name in self._trusted():
             part.approval = Approval(status="approved", reason="always allowed in this chat")
             return Ready(part, tool, validated)
-        part.approval = Approval(status="pending")
+        part.approval = Approval(status="pending", note=tool.approval_note)
         return "asked"
 
     def answer_stopped_threads(self, message: Message, tools: Toolset) -> None:
