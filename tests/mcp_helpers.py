@@ -1,8 +1,10 @@
 """Shared helpers for the MCP tests: the test server (tests/mcp_server.py) run
-over stdio by ``gu.MCPTools``, with its side files in a temporary folder."""
+over stdio by ``gu.MCPTools``, with its side files in a temporary folder; the
+hostile server (tests/mcp_hostile_server.py) listing the tools a test writes."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -16,6 +18,7 @@ import pytest
 import ipygenui as gu
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
+HOSTILE_SERVER = str(Path(__file__).with_name("mcp_hostile_server.py"))
 
 
 @dataclass
@@ -55,7 +58,10 @@ class ServerFiles:
         }
 
     def tools(self, **kwargs: Any) -> gu.MCPTools:
-        """An MCPTools on a fresh test server, closed when the test ends."""
+        """An MCPTools on a fresh test server, closed when the test ends. The
+        test server is ours: its read-only marks are trusted unless a test
+        passes ``trust_annotations=False``."""
+        kwargs.setdefault("trust_annotations", True)
         tools = gu.MCPTools.stdio(sys.executable, [SERVER], env=self.env(), **kwargs)
         self.opened.append(tools)
         return tools
@@ -92,3 +98,41 @@ def files(tmp_path: Path) -> Iterator[ServerFiles]:
     yield made
     for tools in made.opened:
         tools.close()
+
+
+@dataclass
+class HostileServer:
+    """The hostile test server (tests/mcp_hostile_server.py) and the file of its calls."""
+
+    folder: Path
+    opened: list[Any] = field(default_factory=list)
+
+    @property
+    def calls(self) -> Path:
+        return self.folder / "hostile-calls.txt"
+
+    def tools(
+        self,
+        listed: list[dict[str, Any]],
+        results: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> gu.MCPTools:
+        """An MCPTools on a server listing ``listed`` (tools in the protocol's
+        form); ``results``: the structured content a tool answers with."""
+        env = {
+            "MCP_HOSTILE_TOOLS": json.dumps(listed),
+            "MCP_HOSTILE_RESULTS": json.dumps(results or {}),
+            "MCP_HOSTILE_CALLS": str(self.calls),
+        }
+        tools = gu.MCPTools.stdio(sys.executable, [HOSTILE_SERVER], env=env, **kwargs)
+        self.opened.append(tools)
+        return tools
+
+    def ran(self) -> list[str]:
+        """The tools the server ran, in order."""
+        return self.calls.read_text().split() if self.calls.exists() else []
+
+
+def listed_tool(name: str, schema: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+    """A tool as a server lists it: ``name``, an input schema, more fields as given."""
+    return {"name": name, "inputSchema": schema or {"type": "object"}, **fields}

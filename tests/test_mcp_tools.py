@@ -1,8 +1,9 @@
 """MCP tool servers in a chat: ``gu.MCPTools`` with a real server written with
 the ``mcp`` SDK (tests/mcp_server.py), run over stdio and over streamable HTTP.
 
-The server's tools become chat tools with their schemas as given; read-only
-ones run at once, the others wait for the user's approval; text, images,
+The server's tools become chat tools with their schemas as given; every one
+waits for the user's approval unless the user trusts the server's
+annotations (then read-only ones run at once); text, images,
 structured content and error results reach the model; ``close()`` ends the
 server process."""
 
@@ -44,7 +45,7 @@ async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(file
     assert lookup["title"] == "lookupArguments"  # as the server wrote it, nothing removed
     assert lookup["properties"]["times"] == {"default": 1, "title": "Times", "type": "integer"}
     assert tools["lookup"].description == "Look a key up (read-only)."
-    # approval by default: only tools the server marks read-only run unasked
+    # with the server's annotations trusted: only tools it marks read-only run unasked
     asks = {name: tool.needs_approval({}) for name, tool in tools.items()}
     assert asks == {
         "lookup": False,
@@ -246,7 +247,7 @@ def http_server(files) -> Iterator[str]:
 
 
 async def test_http_server_tools_run_with_approval(files, http_server) -> None:
-    mcp = gu.MCPTools.http(http_server, headers={"X-Test": "1"})
+    mcp = gu.MCPTools.http(http_server, headers={"X-Test": "1"}, trust_annotations=True)
     files.opened.append(mcp)
     await mcp.connect()
     runtime, model = mcp_runtime(
@@ -274,7 +275,12 @@ async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -
     """What notebooks/04_agents.ipynb shows: the weather read at once, a note
     saved only after approval."""
     notes = tmp_path / "notes.txt"
-    mcp = gu.MCPTools.stdio(sys.executable, [str(DEMO_SERVER)], env={"MCP_DEMO_NOTES": str(notes)})
+    mcp = gu.MCPTools.stdio(
+        sys.executable,
+        [str(DEMO_SERVER)],
+        env={"MCP_DEMO_NOTES": str(notes)},
+        trust_annotations=True,
+    )
     runtime = gu.Runtime(model=gu.DemoModel(delay=0), tools=[mcp])
     try:
         assert set(runtime.tools) == {"get_weather", "save_note"}

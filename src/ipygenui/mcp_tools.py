@@ -13,24 +13,39 @@ tool list (a second or so for a local server); ``await tools.connect()``
 first does the same without blocking the kernel's loop. Each call is then
 sent from the chat's loop to that thread and awaited there, never blocking.
 
-- Schemas are the server's, as given (``Tool.from_json_schema``).
+A server is untrusted: what it lists is checked, and what it claims is
+shown, not obeyed.
+
+- Schemas are the server's, as given (``Tool.from_json_schema``), checked
+  without fetching anything and with a linear-time regex engine
+  (``_internal/json_schema_check.py``).
 - Descriptions are the server's text: they go in the tool's schema, where the
   model reads what a tool does, and nowhere else (not in the instructions).
-- Approval: by default a tool asks first unless the server marks it
-  read-only (``readOnlyHint``); ``requires_approval=`` overrides it.
+- Sizes: a tool whose schema is over ``max_schema_bytes`` (64 KB of JSON) or
+  whose description is over ``max_description_chars`` (8,000 characters) is
+  left out, as is one whose name the chat reserves (``show_component_*``,
+  ``update_component_*``): ``skipped`` and a logged warning say which and why;
+  the server's other tools work.
+- Approval: every tool asks first. Its annotations (``readOnlyHint``,
+  ``destructiveHint``, ...) are the server's claims: the approval card shows
+  them ("The server says: read-only, not destructive"). A user who trusts the
+  server passes ``trust_annotations=True`` (or the names of the tools whose
+  claims to trust): those marked read-only and not destructive then run
+  unasked. ``requires_approval=`` decides instead, when given.
 - Results: structured content when the server gives it, else the text blocks
   joined; images as ``{"type": "image", "mime_type", "src": "data:..."}``
   entries; an ``isError`` result is an error result.
 - Life: ``Runtime.close()`` / ``Chat.close()`` close it (the server process
   ends). A server that dies is restarted once; a call it died during is
-  repeated only when the tool is read-only or idempotent (else the model is
-  told it may have run). A server that fails to start names the command and
-  the tail of its stderr.
+  repeated only when the tool is trusted to be read-only or idempotent (else
+  the model is told it may have run). A server that fails to start names the
+  command and the tail of its stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import threading
@@ -48,7 +63,7 @@ from ._internal.mcp_connection import (
 )
 from ._internal.mcp_results import result_value
 from ._internal.sanitize import clean_text
-from .tools import Tool, ToolDefinitionError, ToolError
+from .tools import Tool, ToolDefinitionError, ToolError, _reserved_prefix
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
@@ -58,11 +73,21 @@ __all__ = ["MCPConnectionError", "MCPTools"]
 logger = logging.getLogger("ipygenui")
 
 MCPApproval = bool | Collection[str] | Callable[[str, dict[str, Any]], bool] | None
-"""``None``: ask unless the server marks the tool read-only; ``True`` / ``False``:
-every tool; a collection of names (as the server lists them, without
-``prefix``): those ask, the others do not; a function
-``(name, annotations) -> bool`` (``annotations`` as the server sent them,
-e.g. ``{"read_only_hint": True}``)."""
+"""``None``: every tool asks, except, with ``trust_annotations``, one the
+server marks read-only and not destructive; ``True`` / ``False``: every tool;
+a collection of names (as the server lists them, without ``prefix``): those
+ask, the others do not; a function ``(name, annotations) -> bool``
+(``annotations`` as the server sent them, e.g. ``{"read_only_hint": True}``:
+claims, for the function to weigh)."""
+
+MCPTrust = bool | Collection[str]
+"""Whose annotations to believe: ``False`` (nobody's), ``True`` (every tool's)
+or the names of the tools whose claims the user trusts."""
+
+MAX_SCHEMA_BYTES = 64 * 1024
+MAX_DESCRIPTION_CHARS = 8_000
+"""The defaults of ``max_schema_bytes`` / ``max_description_chars``: every
+model request carries every tool's schema and description."""
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -99,15 +124,28 @@ class MCPTools:
         transport: Transport,
         *,
         requires_approval: MCPApproval = None,
+        trust_annotations: MCPTrust = False,
         prefix: str = "",
         startup_timeout: float = 30.0,
         call_timeout: float | None = None,
+        max_schema_bytes: int = MAX_SCHEMA_BYTES,
+        max_description_chars: int = MAX_DESCRIPTION_CHARS,
     ) -> None:
         _check_approval(requires_approval)
+        _check_trust(trust_annotations)
         if not isinstance(prefix, str):
             raise TypeError(f"MCPTools(prefix=...) must be a str, got {prefix!r}")
+        for label, limit in (
+            ("max_schema_bytes", max_schema_bytes),
+            ("max_description_chars", max_description_chars),
+        ):
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+                raise TypeError(f"MCPTools({label}=...) must be a positive int, got {limit!r}")
         self._transport = transport
         self.requires_approval = requires_approval
+        self.trust_annotations = trust_annotations
+        self.max_schema_bytes = max_schema_bytes
+        self.max_description_chars = max_description_chars
         self.prefix = prefix
         self.startup_timeout = startup_timeout
         self.call_timeout = call_timeout
@@ -115,13 +153,16 @@ class MCPTools:
         self._connection: Connection | None = None
         self._listed: list[MCPTool] | None = None
         self._tools: list[Tool] | None = None
-        self._read_only: set[str] = set()
+        self._repeatable: set[str] = set()
+        """Tools trusted to be read-only or idempotent: a call the server died
+        during is sent again after the restart."""
         self._closed = False
         self._lock = threading.Lock()
         self._restarting = asyncio.Lock()
         """Held (on the worker loop) while the server restarts: one restart per death."""
         self.skipped: dict[str, str] = {}
-        """Server tools left out, with why (a name the chat API refuses, a bad schema)."""
+        """Server tools left out, with why (a name the chat refuses, a bad or
+        oversized schema, an oversized description)."""
         self.restarts = 0
         """How many times the server was restarted after it died."""
 
@@ -134,14 +175,19 @@ class MCPTools:
         cwd: str | None = None,
         *,
         requires_approval: MCPApproval = None,
+        trust_annotations: MCPTrust = False,
         prefix: str = "",
         startup_timeout: float = 30.0,
         call_timeout: float | None = None,
+        max_schema_bytes: int = MAX_SCHEMA_BYTES,
+        max_description_chars: int = MAX_DESCRIPTION_CHARS,
     ) -> MCPTools:
         """A server run as ``command args`` (in ``cwd``), spoken to over stdio.
 
         ``env`` adds variables to the few the SDK passes on (``PATH``,
         ``HOME``, ...): the server does not see the kernel's whole environment.
+        ``trust_annotations=True`` lets the tools it marks read-only (and not
+        destructive) run without asking: only for a server you trust.
         """
         _require_mcp()
         if not isinstance(command, str) or not command:
@@ -155,9 +201,12 @@ class MCPTools:
         return cls(
             transport,
             requires_approval=requires_approval,
+            trust_annotations=trust_annotations,
             prefix=prefix,
             startup_timeout=startup_timeout,
             call_timeout=call_timeout,
+            max_schema_bytes=max_schema_bytes,
+            max_description_chars=max_description_chars,
         )
 
     @classmethod
@@ -167,9 +216,12 @@ class MCPTools:
         headers: Mapping[str, str] | None = None,
         *,
         requires_approval: MCPApproval = None,
+        trust_annotations: MCPTrust = False,
         prefix: str = "",
         startup_timeout: float = 30.0,
         call_timeout: float | None = None,
+        max_schema_bytes: int = MAX_SCHEMA_BYTES,
+        max_description_chars: int = MAX_DESCRIPTION_CHARS,
     ) -> MCPTools:
         """A server at ``url`` over streamable HTTP; ``headers`` go with every request."""
         _require_mcp()
@@ -178,9 +230,12 @@ class MCPTools:
         return cls(
             HTTP(url, headers),
             requires_approval=requires_approval,
+            trust_annotations=trust_annotations,
             prefix=prefix,
             startup_timeout=startup_timeout,
             call_timeout=call_timeout,
+            max_schema_bytes=max_schema_bytes,
+            max_description_chars=max_description_chars,
         )
 
     def __repr__(self) -> str:
@@ -268,14 +323,8 @@ class MCPTools:
 
     def _make_tools(self, listed: list[MCPTool]) -> list[Tool]:
         offered = {t.name for t in listed}
-        rule = self.requires_approval
-        if isinstance(rule, Collection) and not isinstance(rule, str):
-            unknown = sorted(set(rule) - offered)
-            if unknown:  # a typo would let the meant tool run unasked
-                raise ValueError(
-                    f"MCPTools(requires_approval=...) names tools the server {self.server} "
-                    f"does not offer: {', '.join(unknown)} (it offers {', '.join(sorted(offered))})"
-                )
+        self._check_names("requires_approval", self.requires_approval, offered)
+        self._check_names("trust_annotations", self.trust_annotations, offered)
         tools: list[Tool] = []
         for listed_tool in listed:
             name = self.prefix + listed_tool.name
@@ -284,33 +333,79 @@ class MCPTools:
                 if listed_tool.annotations is not None
                 else {}
             )
-            if annotations.get("read_only_hint") is True or annotations.get("idempotent_hint"):
-                self._read_only.add(listed_tool.name)
-            if not _TOOL_NAME.fullmatch(name):
-                self.skipped[listed_tool.name] = "its name is not 1-64 letters, digits, '_' or '-'"
+            repeatable = annotations.get("read_only_hint") or annotations.get("idempotent_hint")
+            if repeatable and self._trusts(listed_tool.name):
+                self._repeatable.add(listed_tool.name)
+            refused = self._refusal(name, listed_tool)
+            if refused is not None:
+                self.skipped[listed_tool.name] = refused
                 continue
             # untrusted text from the server: it describes the tool, in its schema only
             description = clean_text(listed_tool.description or listed_tool.title or "")
             try:
-                tools.append(
-                    Tool.from_json_schema(
-                        name,
-                        listed_tool.input_schema,
-                        self._caller(listed_tool.name),
-                        description=description,
-                        requires_approval=self._asks(listed_tool.name, annotations),
-                    )
+                tool = Tool.from_json_schema(
+                    name,
+                    listed_tool.input_schema,
+                    self._caller(listed_tool.name),
+                    description=description,
+                    requires_approval=self._asks(listed_tool.name, annotations),
                 )
             except ToolDefinitionError as exc:
                 self.skipped[listed_tool.name] = str(exc)
+                continue
+            tool.approval_note = _server_claims(annotations)
+            tools.append(tool)
         for skipped, why in self.skipped.items():
             logger.warning("MCP tool %s of %s left out: %s", skipped, self.server, why)
         return tools
 
+    def _check_names(self, option: str, names: Any, offered: set[str]) -> None:
+        """A name the server does not offer is a typo that would misplace a decision."""
+        if isinstance(names, Collection) and not isinstance(names, str):
+            unknown = sorted(set(names) - offered)
+            if unknown:
+                raise ValueError(
+                    f"MCPTools({option}=...) names tools the server {self.server} "
+                    f"does not offer: {', '.join(unknown)} (it offers {', '.join(sorted(offered))})"
+                )
+
+    def _refusal(self, name: str, listed_tool: MCPTool) -> str | None:
+        """Why the chat leaves this tool out, if it does."""
+        if not _TOOL_NAME.fullmatch(name):
+            return "its name is not 1-64 letters, digits, '_' or '-'"
+        reserved = _reserved_prefix(name)
+        if reserved is not None:
+            return (
+                f"its name starts with {reserved!r}, which the chat reserves for its "
+                "components (the browser would show its calls as one of them)"
+            )
+        size = len(json.dumps(listed_tool.input_schema, ensure_ascii=False).encode())
+        if size > self.max_schema_bytes:
+            return (
+                f"its input schema is {size:,} bytes of JSON, over max_schema_bytes="
+                f"{self.max_schema_bytes:,} (every model request would carry it)"
+            )
+        text = listed_tool.description or listed_tool.title or ""
+        if len(text) > self.max_description_chars:
+            return (
+                f"its description is {len(text):,} characters, over max_description_chars="
+                f"{self.max_description_chars:,} (every model request would carry it)"
+            )
+        return None
+
+    def _trusts(self, name: str) -> bool:
+        """Whether the user believes what the server says about tool ``name``."""
+        trust = self.trust_annotations
+        return trust if isinstance(trust, bool) else name in trust
+
     def _asks(self, name: str, annotations: dict[str, Any]) -> bool:
         rule = self.requires_approval
-        if rule is None:
-            return annotations.get("read_only_hint") is not True
+        if rule is None:  # claims decide only when the user trusts them
+            harmless = (
+                annotations.get("read_only_hint") is True
+                and annotations.get("destructive_hint") is not True
+            )
+            return not (harmless and self._trusts(name))
         if isinstance(rule, bool):
             return rule
         if callable(rule):
@@ -353,7 +448,7 @@ class MCPTools:
                 ) from None
             stopped = self._error(f"stopped during the call to {name}.")
         await self._restart(f"stopped during the call to {name}", used)
-        if name not in self._read_only:  # it may have acted: the model decides what now
+        if name not in self._repeatable:  # it may have acted: the model decides what now
             stopped.result["error"] += (
                 " It was restarted; the call was not repeated because it may have changed "
                 "something before the server stopped."
@@ -426,6 +521,38 @@ class MCPTools:
             await connection.close()
 
 
+_CLAIMS = {
+    "read_only_hint": ("read-only", "may change things"),
+    "destructive_hint": ("destructive", "not destructive"),
+    "idempotent_hint": ("idempotent", "not idempotent"),
+    "open_world_hint": ("reaches outside systems", "closed world"),
+}
+
+
+def _server_claims(annotations: Mapping[str, Any]) -> str:
+    """The approval card's line: what the server says about a tool (never checked)."""
+    said = [
+        yes if annotations[hint] else no
+        for hint, (yes, no) in _CLAIMS.items()
+        if isinstance(annotations.get(hint), bool)
+    ]
+    if not said:
+        return "The server says nothing about what this tool changes."
+    return f"The server says: {', '.join(said)} (not verified)."
+
+
+def _check_trust(trust: Any) -> None:
+    if isinstance(trust, bool):
+        return
+    names = isinstance(trust, Collection) and not isinstance(trust, str | bytes | Mapping)
+    if names and all(isinstance(name, str) for name in trust):
+        return
+    raise TypeError(
+        "MCPTools(trust_annotations=...) must be True, False or a collection of the tool "
+        f"names whose annotations you trust, got {trust!r}"
+    )
+
+
 def _check_approval(rule: Any) -> None:
     if rule is None or isinstance(rule, bool) or callable(rule):
         return
@@ -433,6 +560,6 @@ def _check_approval(rule: Any) -> None:
     if names and all(isinstance(name, str) for name in rule):  # server tool names
         return
     raise TypeError(
-        "MCPTools(requires_approval=...) must be None (ask unless read-only), True, False, "
+        "MCPTools(requires_approval=...) must be None (ask unless trusted read-only), True, False, "
         f"a collection of tool names or a function (name, annotations) -> bool, got {rule!r}"
     )

@@ -18,21 +18,42 @@ tests/mcp_server.py over stdio).
 - The ``mcp`` SDK missing: an ImportError naming the extra.
 - Raw JSON schemas: an unusable one is refused; without ``jsonschema`` the
   basics are still checked; a tool's own ``ToolError`` is its error result.
+
+A hostile server (tests/mcp_hostile_server.py, listing what each test writes):
+
+- Annotations are claims: ``readOnlyHint`` with ``destructiveHint`` asks, even
+  trusted; ``readOnlyHint`` alone asks unless ``trust_annotations`` (all, or
+  that tool by name); the card's note says what the server claims; an
+  untrusted read-only call the server died in is not repeated.
+- Schemas: a ``$ref`` to a loopback URL is never fetched (the URL gets no
+  request, the call is a tool error); a missing or looping ``$ref`` is a tool
+  error; ``^(a+)+$`` on 65 characters is answered at once while a ticker runs
+  (a watchdog alarm would interrupt Python's ``re``); a backreference pattern
+  leaves the tool out; an ``outputSchema`` pattern never runs on ``re``.
+- A 70 KB schema and a 9,000-character description are left out, named, with
+  a warning; the other tools work; the limits are configurable.
+- ``show_component_*`` / ``update_component_*`` names are left out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import http.server
+import logging
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from typing import ClassVar
 
 import pytest
 
 import ipygenui as gu
 from ipygenui._internal import json_schema_check
 from ipygenui.mcp_tools import MCPConnectionError
-from ipygenui.messages import Complete, Incomplete
-from mcp_helpers import alive, mcp_runtime
+from ipygenui.messages import Complete, Incomplete, RequiresAction
+from mcp_helpers import HostileServer, alive, listed_tool, mcp_runtime
 from runtime_helpers import call, tool_messages
 
 # --- starting -----------------------------------------------------------------------
@@ -239,3 +260,256 @@ def test_a_closed_server_is_not_handed_to_a_new_chat(files) -> None:
     first.close()
     with pytest.raises(MCPConnectionError, match="was closed with its chat"):
         gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+
+
+# --- a hostile server (tests/mcp_hostile_server.py) ----------------------------------
+
+
+@pytest.fixture
+def hostile(tmp_path) -> Iterator[HostileServer]:
+    """The hostile test server's files; its connections close after the test."""
+    made = HostileServer(tmp_path)
+    yield made
+    for tools in made.opened:
+        tools.close()
+
+
+# annotations: claims, shown, not obeyed
+
+
+async def test_a_tool_marked_read_only_and_destructive_asks_even_when_trusted(hostile) -> None:
+    claims = {"readOnlyHint": True, "destructiveHint": True}
+    for trust in (False, True):
+        mcp = hostile.tools([listed_tool("peek", annotations=claims)], trust_annotations=trust)
+        runtime, _ = mcp_runtime(mcp, call("peek", {}, id="p1"))
+        message = await runtime.send("peek")
+        assert isinstance(message.status, RequiresAction)
+        part = message.tool_calls[0]
+        assert part.approval is not None and part.approval.status == "pending"
+        assert part.approval.note == "The server says: read-only, destructive (not verified)."
+        runtime.close()
+    assert hostile.ran() == []  # nothing ran before a decision
+
+
+async def test_a_read_only_mark_is_obeyed_only_for_a_trusted_server(hostile) -> None:
+    listed = [
+        listed_tool("peek", annotations={"readOnlyHint": True}),
+        listed_tool("look", annotations={"readOnlyHint": True, "destructiveHint": False}),
+    ]
+    untrusted = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[hostile.tools(listed)])
+    assert all(tool.needs_approval({}) for tool in untrusted.tools.values())
+    assert untrusted.tools["peek"].approval_note == "The server says: read-only (not verified)."
+    trusted = gu.Runtime(
+        model=gu.ScriptedModel(["hi"]), tools=[hostile.tools(listed, trust_annotations=True)]
+    )
+    assert not any(tool.needs_approval({}) for tool in trusted.tools.values())
+    by_name = gu.Runtime(
+        model=gu.ScriptedModel(["hi"]), tools=[hostile.tools(listed, trust_annotations={"look"})]
+    )
+    assert by_name.tools["peek"].needs_approval({})
+    assert not by_name.tools["look"].needs_approval({})
+    for runtime in (untrusted, trusted, by_name):
+        runtime.close()
+
+
+def test_trust_annotations_naming_an_unknown_tool_or_of_a_wrong_type_is_refused(hostile) -> None:
+    mcp = hostile.tools([listed_tool("peek")], trust_annotations={"peak"})
+    with pytest.raises(ValueError, match=r"trust_annotations=\.\.\.\) names tools .* peak"):
+        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    with pytest.raises(TypeError, match="trust_annotations"):
+        gu.MCPTools.stdio(sys.executable, [], trust_annotations="peek")  # type: ignore[arg-type]
+
+
+async def test_an_untrusted_read_only_call_the_server_died_in_is_not_repeated(files) -> None:
+    mcp = files.tools(trust_annotations=False, requires_approval=False)
+    runtime, _ = mcp_runtime(mcp, call("lookup", {"key": "b"}, id="c1"))
+    files.crash_flag.write_text("once")
+    message = await runtime.send("look")
+    assert not files.crash_flag.exists()  # the server did die in the call
+    part = message.tool_calls[0]
+    assert part.is_error
+    assert "was not repeated" in part.result["error"]
+    assert mcp.restarts == 1
+    runtime.close()
+
+
+# schemas: nothing fetched, no backtracking, every failure a tool error
+
+
+class _CountingHandler(http.server.BaseHTTPRequestHandler):
+    requests: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.requests.append(self.path)
+        body = b'{"type": "string"}'  # a schema that would let the call through
+        self.send_response(200)
+        self.send_header("Content-Type", "application/schema+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def schema_host() -> Iterator[tuple[str, list[str]]]:
+    """A loopback HTTP server answering every GET with a schema: its URL and the paths asked."""
+    _CountingHandler.requests = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _CountingHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", _CountingHandler.requests
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+async def test_a_remote_ref_is_never_fetched_and_the_call_is_a_tool_error(
+    hostile, schema_host
+) -> None:
+    url, requests = schema_host
+    schema = {"type": "object", "properties": {"q": {"$ref": f"{url}/schema.json"}}}
+    mcp = hostile.tools([listed_tool("search", schema)], requires_approval=False)
+    runtime, model = mcp_runtime(mcp, call("search", {"q": "x"}, id="s1"))
+    message = await runtime.send("search")
+    assert isinstance(message.status, Complete)
+    part = message.tool_calls[0]
+    assert part.is_error
+    assert f"{url}/schema.json" in part.result["error"]
+    assert "never fetched" in part.result["error"]
+    assert tool_messages(model.requests[-1])["s1"] == part.result  # the model reads why
+    assert requests == []  # the kernel asked the URL nothing
+    assert hostile.ran() == []
+    runtime.close()
+
+
+LOOPING = {"$defs": {"a": {"$ref": "#/$defs/a"}}, "properties": {"q": {"$ref": "#/$defs/a"}}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "why"),
+    [({"properties": {"q": {"$ref": "#/$defs/missing"}}}, "does not resolve"), (LOOPING, "loop")],
+)
+async def test_a_schema_that_fails_while_checking_is_a_tool_error(hostile, schema, why) -> None:
+    mcp = hostile.tools([listed_tool("search", {"type": "object", **schema})])
+    runtime, _ = mcp_runtime(mcp, call("search", {"q": "x"}, id="s1"))
+    message = await runtime.send("search")
+    assert isinstance(message.status, Complete)
+    part = message.tool_calls[0]
+    assert part.is_error
+    assert "cannot be checked" in part.result["error"] and why in part.result["error"]
+    runtime.close()
+
+
+class _LoopFrozen(Exception):
+    """Raised by the watchdog alarm: validation held the event loop."""
+
+
+def _frozen(signum: int, frame: object) -> None:
+    raise _LoopFrozen("validation froze the event loop")
+
+
+async def test_a_backtracking_pattern_cannot_freeze_the_event_loop(hostile) -> None:
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
+    mcp = hostile.tools([listed_tool("match", schema)])
+    runtime, _ = mcp_runtime(mcp, call("match", {"s": "a" * 64 + "!"}, id="m1"))
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        for _ in range(10_000):  # bounded: a reply takes far fewer
+            ticks += 1
+            await asyncio.sleep(0)
+
+    ticker = asyncio.create_task(tick())
+    # a watchdog, not a speed target: Python's re would take centuries here, and
+    # a signal is the one thing that can interrupt it
+    previous = signal.signal(signal.SIGALRM, _frozen)
+    signal.setitimer(signal.ITIMER_REAL, 10)
+    try:
+        message = await runtime.send("match")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        ticker.cancel()
+    assert ticks > 0  # the loop ran other work while the call was checked
+    part = message.tool_calls[0]
+    assert part.is_error
+    assert "does not match '^(a+)+$'" in part.result["error"]
+    assert hostile.ran() == []
+    runtime.close()
+
+
+def test_a_pattern_a_linear_engine_cannot_run_leaves_the_tool_out(hostile) -> None:
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a)\\1$"}}}
+    mcp = hostile.tools([listed_tool("echo", schema), listed_tool("fine")])
+    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    assert set(runtime.tools) == {"fine"}
+    assert "cannot run on a linear-time regex engine" in mcp.skipped["echo"]
+    runtime.close()
+
+
+async def test_an_output_schema_pattern_is_not_run_by_the_backtracking_engine(hostile) -> None:
+    """The SDK's own result check would run it with ``re`` on the MCP thread,
+    holding the GIL the kernel's loop needs (here about a second; doubling per
+    character)."""
+    output = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
+    structured = {"s": "a" * 24 + "!"}
+    mcp = hostile.tools(
+        [listed_tool("word", outputSchema=output)],
+        results={"word": structured},
+        requires_approval=False,
+    )
+    runtime, _ = mcp_runtime(mcp, call("word", {}, id="w1"))
+    message = await runtime.send("a word")
+    part = message.tool_calls[0]
+    assert not part.is_error
+    assert part.result == structured  # the structured content reaches the model as data
+    runtime.close()
+
+
+# sizes and names
+
+
+async def test_oversized_schemas_and_descriptions_are_left_out_and_the_rest_works(
+    hostile, caplog
+) -> None:
+    big_schema = {"type": "object", "properties": {"q": {"description": "x" * 70_000}}}
+    listed = [
+        listed_tool("huge_schema", big_schema),
+        listed_tool("huge_text", description="y" * 9_000),
+        listed_tool("fine", description="A tool of a normal size."),
+    ]
+    mcp = hostile.tools(listed, requires_approval=False)
+    runtime, model = mcp_runtime(mcp, call("fine", {}, id="f1"))
+    with caplog.at_level(logging.WARNING, logger="ipygenui"):
+        message = await runtime.send("go")
+    assert set(runtime.tools) == {"fine"}
+    assert "over max_schema_bytes=65,536" in mcp.skipped["huge_schema"]
+    assert "9,000 characters, over max_description_chars=8,000" in mcp.skipped["huge_text"]
+    warnings = [r.getMessage() for r in caplog.records]
+    assert any("huge_schema" in w and mcp.server in w for w in warnings)
+    assert message.tool_calls[0].result == "ran fine"  # the other tools still work
+    assert [t["function"]["name"] for t in model.requests[0].tools] == ["fine"]
+    runtime.close()
+    roomy = hostile.tools(listed, max_schema_bytes=200_000, max_description_chars=10_000)
+    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[roomy])
+    assert set(runtime.tools) == {"huge_schema", "huge_text", "fine"}
+    runtime.close()
+
+
+def test_names_reserved_for_components_are_left_out(hostile) -> None:
+    listed = [
+        listed_tool("show_component_Metric"),
+        listed_tool("update_component_chart"),
+        listed_tool("fine"),
+    ]
+    mcp = hostile.tools(listed)
+    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    assert set(runtime.tools) == {"fine"}
+    assert "reserves for its components" in mcp.skipped["show_component_Metric"]
+    assert "'update_component_'" in mcp.skipped["update_component_chart"]
+    runtime.close()
