@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._internal.argument_checks import check_runtime_arguments
+from ._internal.loop_clients import close_owned
 from ._internal.sanitize import clean_text, json_safe
 from ._loop.branches import check_version, show_version, start_version
 from ._loop.continuation import should_continue
@@ -909,11 +910,15 @@ class Runtime:
         return True
 
     def close(self) -> None:
-        """Cancel a run in progress and close the tool sources of ``tools=``
-        (an MCP server's connection ends). Idempotent."""
+        """Cancel a run in progress, close the tool sources of ``tools=``
+        (an MCP server's connection ends) and the HTTP clients the model and
+        the agent made (their ``close()``). Idempotent."""
         if self.running or self._pending is not None:
             self.cancel()
         self._close_tool_sources()
+        close_owned(self.model)
+        if self.agent is not None:
+            close_owned(self.agent)
 
     def _close_tool_sources(self) -> None:
         for source in self._tool_sources:

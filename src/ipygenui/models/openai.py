@@ -41,6 +41,7 @@ from typing import Any
 
 import openai
 
+from .._internal.loop_clients import LoopClients
 from .base import (
     BatchStreaming,
     FinishDelta,
@@ -178,9 +179,11 @@ class OpenAIModel(BatchStreaming):
             "max_retries": 0,  # ours, said aloud (see stream)
             "timeout": DEFAULT_TIMEOUT if timeout is None else timeout,
         }
-        self._own_client: openai.AsyncOpenAI | None = None
+        self._own_clients: LoopClients[openai.AsyncOpenAI] = LoopClients(
+            self._make_client, lambda client: client.close()
+        )
+        """Ours, one per event loop, closed with its loop, at ``close()`` and at exit."""
         self._pause_reads = False
-        self._client_loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, base_url={str(self.client.base_url)!r})"
@@ -191,19 +194,24 @@ class OpenAIModel(BatchStreaming):
         HTTP connection pool cannot be shared across loops)."""
         if self._client is not None:
             return self._client
-        try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if self._own_client is None or (loop is not None and loop is not self._client_loop):
-            http_client = _http_client()
-            options: dict[str, Any] = {**self._client_options, "http_client": http_client}
-            self._own_client = openai.AsyncOpenAI(**options)
-            # only aiohttp gathers what arrived while we waited into one read: the
-            # default transport yields one HTTP chunk per read, so a pause would throttle it
-            self._pause_reads = http_client is not None
-            self._client_loop = loop
-        return self._own_client
+        return self._own_clients.get()
+
+    def _make_client(self) -> openai.AsyncOpenAI:
+        http_client = _http_client()
+        options: dict[str, Any] = {**self._client_options, "http_client": http_client}
+        # only aiohttp gathers what arrived while we waited into one read: the
+        # default transport yields one HTTP chunk per read, so a pause would throttle it
+        self._pause_reads = http_client is not None
+        return openai.AsyncOpenAI(**options)
+
+    async def aclose(self) -> None:
+        """Close the client we made (a later request makes a new one); a client
+        you passed is yours to close."""
+        await self._own_clients.aclose()
+
+    def close(self) -> None:
+        """``aclose()`` from synchronous code (``Runtime.close()`` calls it)."""
+        self._own_clients.close()
 
     def _request_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
