@@ -14,19 +14,35 @@ Anything wrong (the URL down, an HTTP error, a page that is no event stream,
 an event the protocol does not know, events out of order, RUN_ERROR, a stream
 that stops before RUN_FINISHED) raises ``ModelError`` naming the URL and what
 broke: the reply ends incomplete/error and the thread stays valid.
+
+The agent is untrusted, so what it sends is bounded: one event
+(``max_event_bytes``) and one run's stream (``max_run_bytes``), read as they
+arrive (``sse_reader.py``), and the shared state it builds
+(``max_state_bytes``, ``max_state_depth``), checked before each snapshot is
+taken and before each patch operation runs (``state_limits.py``). Past a
+limit the connection is closed and the run ends with an error naming it;
+the shared state keeps its last good value, so the next run can send it.
+
+Stop (``rt.cancel()``) hangs up the connection at once, even when the loop
+then closes (a script's ``asyncio.run``) before the HTTP client's own cleanup
+could run. The HTTP client is one per event loop, closed with that loop, at
+``aclose()``/``close()`` (``Runtime.close()``) and at exit
+(``_internal/loop_clients.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
+import contextlib
 import json
+import socket
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ag_ui.core import BaseEvent, Context, Event, EventType, RunAgentInput
 from pydantic import TypeAdapter, ValidationError
 
+from .._internal.loop_clients import LoopClients
 from ..messages import new_id
 from ..models.agent import AgentRequest
 from ..models.base import (
@@ -39,10 +55,25 @@ from ..models.base import (
 )
 from .convert import to_agui_messages, to_agui_tools
 from .sequence import SequenceChecker, SequenceError
+from .sse_reader import sse_data
+from .state_limits import (
+    DEFAULT_MAX_STATE_BYTES,
+    DEFAULT_MAX_STATE_DEPTH,
+    StateLimitError,
+    StateLimits,
+)
 
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 _TEXT = {EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_CHUNK}
 _REASONING = {EventType.REASONING_MESSAGE_CONTENT, EventType.REASONING_MESSAGE_CHUNK}
+
+DEFAULT_MAX_EVENT_BYTES = 8_000_000
+"""One event: room for a long text or tool-argument delta, a snapshot of a
+full-size state (``max_state_bytes``) or of a long thread."""
+DEFAULT_MAX_RUN_BYTES = 64_000_000
+"""One run's whole stream (an agent's run is one model step of ours)."""
+_ERROR_BODY_BYTES = 4096
+"""Of an HTTP error page or a non-event-stream answer, what is read to quote it."""
 
 
 def _import_extra() -> tuple[Any, Any]:
@@ -60,6 +91,12 @@ class AGUIAgent:
     ``headers`` go with every request (an API key); ``context`` (description
     -> value) is sent as the run's context; ``forwarded_props`` reach the
     agent untouched; ``timeout`` bounds connecting and each read (seconds).
+
+    Limits on what the agent sends (bytes; past one the run ends with an
+    error naming it): ``max_event_bytes`` for one event (8 MB),
+    ``max_run_bytes`` for one run's stream (64 MB), ``max_state_bytes``
+    (1 MB, as compact JSON) and ``max_state_depth`` (64 levels) for the
+    shared state its snapshots and patches make.
     """
 
     offline = False
@@ -73,17 +110,36 @@ class AGUIAgent:
         forwarded_props: Any = None,
         timeout: float = 60.0,
         name: str | None = None,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_run_bytes: int = DEFAULT_MAX_RUN_BYTES,
+        max_state_bytes: int = DEFAULT_MAX_STATE_BYTES,
+        max_state_depth: int = DEFAULT_MAX_STATE_DEPTH,
     ) -> None:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"AGUIAgent needs an http(s) URL, got {url!r}")
-        _import_extra()
+        limits = {
+            "max_event_bytes": max_event_bytes,
+            "max_run_bytes": max_run_bytes,
+            "max_state_bytes": max_state_bytes,
+            "max_state_depth": max_state_depth,
+        }
+        for key, limit in limits.items():
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+                raise ValueError(f"AGUIAgent's {key} must be a whole number >= 1, got {limit!r}")
+        httpx, _ = _import_extra()
         self.url = url
         self.headers = dict(headers or {})
         self.context = dict(context or {})
         self.forwarded_props = forwarded_props
         self.timeout = timeout
         self.name = name or f"AG-UI agent at {url}"
-        self._client: tuple[asyncio.AbstractEventLoop, Any] | None = None
+        self.max_event_bytes = max_event_bytes
+        self.max_run_bytes = max_run_bytes
+        self.max_state_bytes = max_state_bytes
+        self.max_state_depth = max_state_depth
+        self._clients: LoopClients[Any] = LoopClients(
+            lambda: httpx.AsyncClient(timeout=self.timeout), lambda client: client.aclose()
+        )
         """One HTTP client per event loop: its connections and TLS setup are reused."""
 
     def __repr__(self) -> str:
@@ -103,18 +159,29 @@ class AGUIAgent:
 
     async def run(self, request: AgentRequest) -> AsyncIterator[ModelDelta]:
         httpx, _ = _import_extra()
-        body = self.run_input(request).model_dump(mode="json", by_alias=True, exclude_none=True)
+        state_limits = StateLimits(self.max_state_bytes, self.max_state_depth)
+        body, depth = self._body(request, state_limits)
         headers = {"accept": "text/event-stream", **self.headers}
-        reader = _RunReader(self.url, request)
-        client = self._http_client(httpx)
+        reader = _RunReader(self.url, request, state_limits, depth)
+        client = self._clients.get()
+        where = f"The agent at {self.url}"
         try:
             async with client.stream("POST", self.url, json=body, headers=headers) as response:
-                await self._check_response(response)
-                async for event in _sse_events(self.url, response):
-                    for delta in reader.apply(event):
-                        yield delta
-                    if reader.finished:
-                        return
+                try:
+                    await self._check_response(response)
+                    chunks = response.aiter_bytes()
+                    limits = (self.max_event_bytes, self.max_run_bytes)
+                    async with contextlib.aclosing(sse_data(chunks, where, *limits)) as events:
+                        async for data in events:
+                            for delta in reader.apply(_parse(self.url, data)):
+                                yield delta
+                            if reader.finished:
+                                return
+                except (asyncio.CancelledError, GeneratorExit):
+                    # Stopped: hang up now. The client's own cleanup awaits, and a
+                    # loop closing next (asyncio.run) cancels it half way through.
+                    _hang_up(response)
+                    raise
         except httpx.ConnectError as exc:
             raise ModelError(f"The agent at {self.url} is not reachable: {exc}") from exc
         except httpx.TimeoutException as exc:
@@ -128,55 +195,80 @@ class AGUIAgent:
             "the run did not end"
         )
 
-    def _http_client(self, httpx: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client[0] is not loop or self._client[1].is_closed:
-            self._client = (loop, httpx.AsyncClient(timeout=self.timeout))
-        return self._client[1]
+    def _body(self, request: AgentRequest, limits: StateLimits) -> tuple[dict[str, Any], int]:
+        """The POST body and the depth of the state it carries. A shared state
+        the agent cannot be sent is a clear error: the agent's own states are
+        kept within the limits, but a user's (``set_state``) may not be."""
+        try:
+            _, depth = limits.check(request.state, "a state")
+        except StateLimitError as exc:
+            raise ModelError(
+                f"The shared state (Runtime.state) cannot be sent to the agent at {self.url}: "
+                f"{exc}; replace it with Runtime.set_state()"
+            ) from exc
+        try:
+            data: dict[str, Any] = self.run_input(request).model_dump(
+                mode="json", by_alias=True, exclude_none=True
+            )
+        except ValueError as exc:  # pydantic's serialization errors
+            raise ModelError(
+                f"The run's input for the agent at {self.url} cannot be serialized: {exc}"
+            ) from exc
+        return data, depth
 
     async def aclose(self) -> None:
         """Close the HTTP connections (a later run opens new ones)."""
-        if self._client is not None:
-            client, self._client = self._client[1], None
-            await client.aclose()
+        await self._clients.aclose()
+
+    def close(self) -> None:
+        """``aclose()`` from synchronous code (``Runtime.close()`` calls it)."""
+        self._clients.close()
 
     async def _check_response(self, response: Any) -> None:
         if response.status_code >= 400:
-            text = (await response.aread()).decode("utf-8", "replace")
+            text = (await _start_of(response)).decode("utf-8", "replace")
             raise ModelError(
                 f"The agent at {self.url} answered HTTP {response.status_code}: {text[:300]}"
             )
         kind = response.headers.get("content-type", "")
         if not kind.startswith("text/event-stream"):
-            start = (await response.aread())[:120].decode("utf-8", "replace")
+            start = (await _start_of(response))[:120].decode("utf-8", "replace")
             raise ModelError(
                 f"The agent at {self.url} answered {kind or 'no content type'}, not an AG-UI "
                 f"event stream (text/event-stream): {start!r}"
             )
 
 
-async def _sse_events(url: str, response: Any) -> AsyncIterator[BaseEvent]:
-    """The AG-UI events of a server-sent event stream (``data:`` lines)."""
-    data: list[str] = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            data.append(line[5:].removeprefix(" "))
-        elif not line.strip() and data:
-            yield _parse(url, "\n".join(data))
-            data = []
-    if data:
-        yield _parse(url, "\n".join(data))
+async def _start_of(response: Any) -> bytes:
+    """The first bytes of a body we only quote (an error page may be any size)."""
+    start = b""
+    async for chunk in response.aiter_bytes():
+        start += chunk
+        if len(start) >= _ERROR_BODY_BYTES:
+            break
+    return start[:_ERROR_BODY_BYTES]
 
 
-def _parse(url: str, text: str) -> BaseEvent:
+def _hang_up(response: Any) -> None:
+    """Shut the response's socket down now, with no await (the server sees the
+    disconnect); the HTTP client closes it for good when its cleanup runs."""
+    stream = response.extensions.get("network_stream")  # httpcore's, documented
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    shutdown = getattr(sock, "shutdown", None)  # a socket, or asyncio's view of one
+    if callable(shutdown):
+        with contextlib.suppress(OSError):
+            shutdown(socket.SHUT_RDWR)
+
+
+def _parse(url: str, data: bytes) -> BaseEvent:
     try:
-        event: BaseEvent = _EVENT.validate_json(text)
+        event: BaseEvent = _EVENT.validate_json(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
         raise ModelError(
             f"The agent at {url} sent an event that is not AG-UI ({where}: {first['msg']}): "
-            f"{text[:200]}"
+            f"{data[:200].decode('utf-8', 'replace')}"
         ) from exc
     return event
 
@@ -184,9 +276,16 @@ def _parse(url: str, text: str) -> BaseEvent:
 class _RunReader:
     """One run's events -> model deltas, state updates and custom events."""
 
-    def __init__(self, url: str, request: AgentRequest) -> None:
+    def __init__(self, url: str, request: AgentRequest, limits: StateLimits, depth: int) -> None:
         self.url = url
         self.request = request
+        self.limits = limits
+        self.state: Any = request.state
+        """The shared state as this run's events left it: the base of the next
+        delta (a snapshot replaces it). Never changed in place: it may be the
+        runtime's, which listeners and the user hold."""
+        self._depth = depth
+        """A bound on the state's depth (``measure`` counts it exactly; patches raise it)."""
         self.finished = False
         self._rules = SequenceChecker()
         self._calls: dict[str, int] = {}
@@ -216,9 +315,12 @@ class _RunReader:
             return []
         if kind == EventType.STATE_SNAPSHOT:
             snapshot = data.snapshot
-            self.request.set_state(
-                copy.deepcopy(snapshot) if isinstance(snapshot, dict) else {"value": snapshot}
-            )
+            state = snapshot if isinstance(snapshot, dict) else {"value": snapshot}
+            try:
+                _, self._depth = self.limits.check(state, "a STATE_SNAPSHOT")
+            except StateLimitError as exc:
+                raise self._refused(exc) from exc
+            self._set_state(state)
         elif kind == EventType.STATE_DELTA:
             self._patch_state(data.delta)
         elif kind == EventType.CUSTOM:
@@ -251,14 +353,24 @@ class _RunReader:
         _, jsonpatch = _import_extra()
         ops = [_plain_op(op) for op in delta]
         try:
-            state = jsonpatch.apply_patch(self.request.state, ops, in_place=False)
+            state, self._depth = self.limits.patch(self.state, ops, self._depth)
+        except StateLimitError as exc:
+            raise self._refused(exc) from exc
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
             raise ModelError(
                 f"The agent at {self.url} sent a STATE_DELTA that does not apply to the "
                 f"state: {exc}"
             ) from exc
-        self.request.state = state
-        self.request.set_state(state if isinstance(state, dict) else {"value": state})
+        if not isinstance(state, dict):  # the shared state is an object: wrap the rest
+            state, self._depth = {"value": state}, self._depth + 1
+        self._set_state(state)
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        self.state = state
+        self.request.set_state(state)
+
+    def _refused(self, exc: StateLimitError) -> ModelError:
+        return ModelError(f"The agent at {self.url} sent {exc}; the shared state is left as it was")
 
 
 def _plain_op(op: Any) -> Any:
