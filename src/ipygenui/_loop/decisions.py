@@ -82,7 +82,8 @@ def distrust_loaded(thread: Thread, tools: Mapping[str, Tool], restore_approvals
             part.args = json_safe(clean_arguments(raw, tool.declared if tool else None)[0])
             part.args_complete = True
             if part.approval is not None:  # the file's note is not kept: the tool's is
-                part.approval = Approval(status="pending", note=tool.approval_note if tool else None)
+                note = tool.approval_note if tool else None
+                part.approval = Approval(status="pending", note=note)
         message.status = RequiresAction()
 
 
