@@ -216,12 +216,19 @@ async def test_own_client_is_made_per_event_loop(openai_server: OpenAIServer) ->
     openai_server.default = Reply.text_reply("again")
     assert text_of(await collect(model)) == "again"
     first = model.client
+    theirs: list[Any] = []
+
+    async def text_and_client() -> str:
+        text = await _text(model)
+        theirs.append(model.client)
+        return text
 
     def other_loop() -> str:
-        return asyncio.run(_text(model))
+        return asyncio.run(text_and_client())
 
     assert await asyncio.to_thread(other_loop) == "again"
-    assert model.client is not first
+    assert theirs[0] is not first
+    assert model.client is first  # each loop keeps its own until it closes
 
 
 async def _text(model: OpenAIModel) -> str:

@@ -20,7 +20,9 @@ Faults tried:
   connection used to stay open (its server waited 10 s to shut down);
 - a script that runs an agent and an OpenAI model and exits: "Unclosed client
   session" / "unclosed transport" on stderr; ``Runtime.close()`` leaving the
-  clients open.
+  clients open; an agent replaced mid-notebook leaving its pooled connection
+  to be reported unclosed; a run on another loop (a thread's ``run_sync``)
+  closing the client this loop's run streams on.
 """
 
 from __future__ import annotations
@@ -106,6 +108,8 @@ class Agents:
             return self._stream(self._endless(start))
         if kind == "slow":
             return self._stream(self._slow(start))
+        if kind == "paced":
+            return self._stream(self._paced(start, finish))
         events: list[Any] = [start]
         if kind.startswith("copy-"):
             events += [
@@ -175,6 +179,15 @@ class Agents:
         for _ in range(600):  # a minute, unless the client hangs up
             await asyncio.sleep(0.1)
             yield ": still thinking\n\n"
+
+    async def _paced(self, start: Any, finish: Any) -> AsyncIterator[str]:
+        yield ENCODER.encode(start)
+        yield ENCODER.encode(TextMessageStartEvent(message_id="m"))
+        for _ in range(10):
+            yield ENCODER.encode(TextMessageContentEvent(message_id="m", delta="tick "))
+            await asyncio.sleep(0.05)
+        yield ENCODER.encode(TextMessageEndEvent(message_id="m"))
+        yield ENCODER.encode(finish)
 
 
 async def _each(events: list[Any]) -> AsyncIterator[str]:
@@ -357,6 +370,23 @@ async def test_stop_hangs_up_even_when_the_cleanup_is_cancelled(agents: Agents) 
     await agent.aclose()
 
 
+async def test_a_run_on_another_loop_leaves_this_loops_client_open(agents: Agents) -> None:
+    """Clients close with their own loop: a script's loop ending (a run in a
+    thread) must not close the notebook's client while its run streams."""
+    agent = gu.AGUIAgent(agents.url("paced"))
+    rt = gu.Runtime(agent=agent)
+    streamed = asyncio.Event()
+    rt.subscribe(lambda e: streamed.set() if isinstance(e, MessagePatched) else None)
+    run = rt.send("hello")
+    await asyncio.wait_for(streamed.wait(), 30)
+    elsewhere = await asyncio.to_thread(gu.Runtime(agent=agent).run_sync, "hi")
+    assert isinstance(elsewhere.status, Complete)
+    message = await run
+    assert isinstance(message.status, Complete), message.status
+    assert message.text == "tick " * 10
+    await agent.aclose()
+
+
 async def test_runtime_close_closes_the_clients_of_its_agent_and_model(
     agents: Agents, openai_server: Any
 ) -> None:
@@ -381,6 +411,22 @@ async def test_runtime_close_closes_the_clients_of_its_agent_and_model(
     assert agent._clients.peek() is None
     assert isinstance((await rt.send("again")).status, Complete)  # a new client
     rt.close()
+
+
+async def test_a_dropped_agent_closes_its_client_on_its_loop(agents: Agents) -> None:
+    """An agent replaced mid-notebook (``rt.agent = ...``) is collected with its
+    pooled connection: the connection is closed, never reported unclosed."""
+    rt = gu.Runtime(agent=gu.AGUIAgent(agents.url("good")))
+    assert isinstance((await rt.send("hi")).status, Complete)
+    assert rt.agent is not None
+    client = rt.agent._clients.peek()  # type: ignore[attr-defined]
+    rt.agent = gu.AGUIAgent(agents.url("good"))
+    gc.collect()
+    for _ in range(100):  # closed on this loop, soon
+        if client.is_closed:
+            break
+        await asyncio.sleep(0.01)
+    assert client.is_closed
 
 
 SCRIPT = textwrap.dedent(

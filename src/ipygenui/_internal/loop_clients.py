@@ -9,14 +9,18 @@ Each client is closed, on its own loop:
 
 - when that loop shuts down: a small async generator started beside the
   client is closed by asyncio's shutdown of async generators, which
-  ``asyncio.run`` (so ``Runtime.run_sync``) does before closing the loop, and
-  by the loop's finalizer when the generator is dropped with the client;
+  ``asyncio.run`` (so ``Runtime.run_sync``) does before closing the loop;
 - at ``close()`` (``Runtime.close()`` calls it), from the loop or from
   synchronous code;
+- when its owner (the model, the agent) is collected: scheduled on its loop;
 - at interpreter exit, for a loop still open and idle (a script that ran
   ``loop.run_until_complete`` and never closed its loop).
 
-So a script ends with no "Unclosed client session" / "unclosed transport".
+The open clients are held from this module, not only by their owner: an
+owner collected as part of a reference cycle would otherwise take its open
+sockets into the same collection, which reports each one "unclosed" before
+any close could run. So a script ends with no "Unclosed client session" /
+"unclosed transport".
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ __all__ = ["LoopClients", "close_owned"]
 logger = logging.getLogger("ipygenui")
 
 C = TypeVar("C")
+_Loop = asyncio.AbstractEventLoop
 
 _CLOSE_AT_EXIT_SECONDS = 5.0
 _closing: set[asyncio.Future[Any]] = set()
@@ -42,112 +47,143 @@ _closing: set[asyncio.Future[Any]] = set()
 weakly referenced by its loop could be collected before it runs)."""
 
 
-async def _sentinel(client: C, close: Callable[[C], Awaitable[object]]) -> AsyncGenerator[None]:
-    """Suspended at its ``yield`` until the loop shuts it down (or it is collected)."""
-    try:
-        yield
-    finally:
+class _Closer(Generic[C]):
+    """One loop's client and the generator that closes it when the loop shuts down."""
+
+    def __init__(
+        self,
+        loop: _Loop,
+        client: C,
+        close: Callable[[C], Awaitable[object]],
+        table: dict[_Loop, _Closer[C]],
+    ) -> None:
+        self.loop = loop
+        self.client = client
+        self._table = table
+        self._generator = self._until_shutdown(close)
+        _alive.add(self)
+        # run it to its yield now, on the running loop: its first step registers
+        # it with the loop's async-generator hooks (shutdown_asyncgens closes it)
+        step = self._generator.asend(None)
         try:
-            await close(client)
-        except Exception:  # a failing close must not break the loop's shutdown
-            logger.debug("closing %r failed", client, exc_info=True)
+            step.send(None)
+        except StopIteration:
+            return
+        raise RuntimeError("the closing generator must not await before its yield")
+
+    async def _until_shutdown(
+        self, close: Callable[[C], Awaitable[object]]
+    ) -> AsyncGenerator[None]:
+        try:
+            yield
+        finally:
+            _alive.discard(self)
+            if self._table.get(self.loop) is self:
+                del self._table[self.loop]
+            try:
+                await close(self.client)
+            except Exception:  # a failing close must not break the loop's shutdown
+                logger.debug("closing %r failed", self.client, exc_info=True)
+
+    async def _finish(self) -> None:
+        await self._generator.aclose()
+
+    def close_soon(self, run_idle_loop: bool = False, collected: bool = False) -> None:
+        """Close the client on its loop: now if it is this thread's running one,
+        when it runs (another thread's, or an idle one), or by running an idle
+        loop until it is closed when ``run_idle_loop``. ``collected``: called
+        while its owner is collected, so only hand the loop a callback."""
+        loop = self.loop
+        _alive.discard(self)
+        if loop.is_closed():
+            return  # closed without shutting its generators down: nothing can run there
+        try:
+            running: _Loop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if collected:
+            loop.call_soon_threadsafe(self._start_closing)
+        elif running is loop:
+            self._start_closing()
+        elif run_idle_loop and running is None and not loop.is_running():
+            try:
+                loop.run_until_complete(asyncio.wait_for(self._finish(), _CLOSE_AT_EXIT_SECONDS))
+            except Exception:
+                logger.debug("closing a client on its idle loop failed", exc_info=True)
+        else:  # another thread's loop, or one that runs again later
+            loop.call_soon_threadsafe(self._start_closing)
+
+    def _start_closing(self) -> None:
+        task = self.loop.create_task(self._finish())
+        _closing.add(task)
+        task.add_done_callback(_closing.discard)
 
 
-def _start(generator: AsyncGenerator[None]) -> None:
-    """Run ``generator`` to its first ``yield`` now, on the running loop (its
-    first step registers it with the loop's async-generator hooks)."""
-    step = generator.asend(None)
-    try:
-        step.send(None)
-    except StopIteration:
-        return
-    raise RuntimeError("the closing sentinel must not await before its yield")
+_alive: set[_Closer[Any]] = set()
+"""Every open client's closer (see the module's docstring)."""
+
+
+def _close_all(table: dict[_Loop, _Closer[Any]], collected: bool) -> None:
+    closers = list(table.values())
+    table.clear()
+    for closer in closers:
+        closer.close_soon(run_idle_loop=not collected, collected=collected)
 
 
 class LoopClients(Generic[C]):
     """One client per event loop (``get()``), closed with its loop or at ``close()``.
 
     ``make`` builds a client; ``close`` is its async close (``aclose``).
-    A client made with no loop running (read for its settings, say) is used
-    by no request and is only dropped.
+    Each loop keeps its own client until it closes, so runs on two loops at
+    once (the notebook's and a thread's) never close each other's. A client
+    made with no loop running (read for its settings, say) is used by no
+    request and is only dropped.
     """
 
     def __init__(self, make: Callable[[], C], close: Callable[[C], Awaitable[object]]) -> None:
         self._make = make
         self._close = close
-        self._current: (
-            tuple[asyncio.AbstractEventLoop | None, C, AsyncGenerator[None] | None] | None
-        ) = None
+        self._closers: dict[_Loop, _Closer[C]] = {}
+        self._loopless: C | None = None
+        collected = weakref.finalize(self, _close_all, self._closers, True)
+        collected.atexit = False  # exit is _close_at_exit's, which may run idle loops
         _open.add(self)
 
     def get(self) -> C:
         """The running loop's client (made on first use)."""
         try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        current = self._current
-        if current is not None and (loop is None or current[0] is loop):
-            return current[1]
-        client = self._make()
-        sentinel = None
-        if loop is not None:
-            sentinel = _sentinel(client, self._close)
-            _start(sentinel)
-        # the one replaced, if any, is closed by its own loop (its sentinel is dropped)
-        self._current = (loop, client, sentinel)
-        return client
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: any client tells the settings
+            if self._closers:
+                return next(iter(self._closers.values())).client
+            if self._loopless is None:
+                self._loopless = self._make()
+            return self._loopless
+        closer = self._closers.get(loop)
+        if closer is None:
+            for gone in [other for other in self._closers if other.is_closed()]:
+                _alive.discard(self._closers.pop(gone))  # its loop closed without a shutdown
+            closer = self._closers[loop] = _Closer(loop, self._make(), self._close, self._closers)
+        return closer.client
 
     def peek(self) -> C | None:
-        """The current client, if any (makes none)."""
-        return None if self._current is None else self._current[1]
+        """The running loop's client, if it has one (makes none)."""
+        closer = self._closers.get(asyncio.get_running_loop())
+        return None if closer is None else closer.client
 
     async def aclose(self) -> None:
-        """Close the current client (a later ``get()`` makes a new one)."""
-        current = self._current
-        if current is None:
-            return
-        loop, _, sentinel = current
-        if sentinel is None or loop is not asyncio.get_running_loop():
-            self.close()
-            return
-        self._current = None
-        await sentinel.aclose()
+        """Close the clients (a later ``get()`` makes a new one): the running
+        loop's now, the others' on their loops."""
+        closer = self._closers.pop(asyncio.get_running_loop(), None)
+        self.close()
+        if closer is not None:
+            _alive.discard(closer)
+            await closer._finish()
 
     def close(self) -> None:
-        """Close the current client from anywhere: on its loop when it runs
-        (here or in another thread), by running it when it is idle."""
-        self._close_current(at_exit=False)
-
-    def _close_current(self, at_exit: bool) -> None:
-        current, self._current = self._current, None
-        if current is None:
-            return
-        loop, _, sentinel = current
-        if sentinel is None or loop is None or loop.is_closed():
-            return  # nothing opened, or closed with its loop
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            task = loop.create_task(_finish(sentinel))
-            _closing.add(task)
-            task.add_done_callback(_closing.discard)
-        elif loop.is_running():  # another thread's loop
-            asyncio.run_coroutine_threadsafe(_finish(sentinel), loop)
-        elif running is None and not (at_exit and asyncio.all_tasks(loop)):
-            # (at exit, a loop with tasks left is someone's paused loop: not ours to run)
-            try:
-                loop.run_until_complete(asyncio.wait_for(_finish(sentinel), _CLOSE_AT_EXIT_SECONDS))
-            except Exception:
-                logger.debug("closing a client on its idle loop failed", exc_info=True)
-        # else: another loop runs in this thread and the client's is idle: its
-        # sentinel, dropped now, is closed by that loop's finalizer when it runs again
-
-
-async def _finish(sentinel: AsyncGenerator[None]) -> None:
-    await sentinel.aclose()
+        """Close the clients from anywhere: each on its loop when that runs (here
+        or in another thread), by running it when it is idle."""
+        _close_all(self._closers, False)
 
 
 _open: weakref.WeakSet[LoopClients[Any]] = weakref.WeakSet()
@@ -157,7 +193,11 @@ _open: weakref.WeakSet[LoopClients[Any]] = weakref.WeakSet()
 def _close_at_exit() -> None:
     for clients in list(_open):
         with contextlib.suppress(Exception):
-            clients._close_current(at_exit=True)
+            for closer in list(clients._closers.values()):
+                # a loop with tasks left is someone's paused loop: not ours to run
+                idle = not asyncio.all_tasks(closer.loop) if not closer.loop.is_closed() else False
+                closer.close_soon(run_idle_loop=idle)
+            clients._closers.clear()
 
 
 def close_owned(owner: object) -> None:
