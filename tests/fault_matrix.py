@@ -61,14 +61,17 @@ AREAS = (
         ("test_mcp.py",),
         "servers that crash, hang, lie about schemas or annotations (`readOnlyHint` with "
         "`destructiveHint`), a remote `$ref` (SSRF), a catastrophic `pattern`, a 6 MB "
-        "schema, reserved `show_component_` / `update_component_` names",
+        "schema, reserved `show_component_` / `update_component_` names, a backreference "
+        "pattern, an `outputSchema` pattern, an approval note forged in a thread file",
     ),
     Area(
         "files",
         ("test_files.py",),
         "attachment ids that climb out of `.files/`, a symlinked `.files` folder, links to "
-        "`/dev/zero`, FIFOs, a non-image named `.png`, symlinked lock, temp and thread "
-        "files, two calls sharing one id in a thread file",
+        "`/dev/zero`, FIFOs in `.files/` and as the thread file, a non-image named `.png`, "
+        "an image saved through a linked folder, a FIFO and a size-0 `/proc` file given by "
+        "path, lock files as symbolic or hard links (at open and mid-run), a thread file "
+        "that is a link, two calls sharing one id in a thread file",
     ),
     Area(
         "network",
@@ -141,8 +144,11 @@ _JS_AND_BROWSER_ROWS = (
     "`js/test/markdown-fuzz.test.js` | script-injection payloads through both renderers at "
     "every streamed prefix, resource-fetching payloads through three render paths, seeded "
     "random HTML/markdown documents streamed and whole |",
-    "| invisible characters (JS) | `js/test/invisible-chars.test.js` | bidirectional "
-    "overrides, isolates and zero-width characters in arguments and code to approve |",
+    "| approval card (JS) | `js/test/invisible-chars.test.js`, "
+    "`js/test/approval-note.test.js` | a right-to-left override, isolates, a zero-width "
+    "space and tag characters in arguments and `run_python` code (highlighted, plain, "
+    "late-highlighted, edited, CRLF), the XSS corpus wrapped in them; a server's claims "
+    "shown as text |",
     "| in the browser | `tests/e2e/` | model-written images against a local server that "
     "records requests, a `<frameset>` reply, a typed XSS attempt, a `no-cors` POST from "
     "another origin to the AG-UI endpoint, invisible characters on the approval card |",
