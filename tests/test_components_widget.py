@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 import ipygenui as gu
 from ipygenui.models.scripted import ScriptedCall, ScriptedModel
-from ipygenui.ui_tools import component_id
+from ipygenui.tools._ui import component_id
 from ipygenui.widget.chat import Chat
 
 

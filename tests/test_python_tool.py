@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui.code_tool import run_code
+from ipygenui.tools.code import run_code
 from runtime_helpers import call, tool_messages
 
 
@@ -95,7 +95,7 @@ async def test_exception_and_exit_reach_the_model_with_traceback() -> None:
     assert sent["stdout"] == "before\n"
     assert sent["error"]["type"] == "ZeroDivisionError"
     assert "return 1 / 0" in sent["error"]["traceback"]  # the code's own line, quoted
-    assert "code_tool.py" not in sent["error"]["traceback"]
+    assert "tools/code.py" not in sent["error"]["traceback"]  # our frames are cut
 
     result = run_code("import sys\nsys.exit(3)", namespace, max_output_chars=100)
     assert result["error"]["type"] == "SystemExit"

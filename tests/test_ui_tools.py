@@ -5,7 +5,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from ipygenui.ui_tools import (
+from ipygenui.tools._ui import (
     component_id,
     component_name_of,
     is_ui_tool,

@@ -54,14 +54,14 @@ _EXPORTS: dict[str, str] = {
     "Chart": "components",
     "Image": "components",
     "Form": "components",
-    "python_tool": "code_tool",
+    "python_tool": "tools.code",
     "AttachmentPart": "messages",
     "DataStore": "data",
     "UnknownReference": "data",
     "summarize": "data",
     "DataRef": "data",
     "ToolResult": "data",
-    "data_tools": "data_tools",
+    "data_tools": "tools.data",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers see it.
@@ -135,7 +135,6 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # static checkers see the real names
     from ._loop.continuation import should_continue
     from .agui import AGUIAgent
-    from .code_tool import python_tool
     from .components import (
         Chart,
         Component,
@@ -149,7 +148,6 @@ if TYPE_CHECKING:  # static checkers see the real names
         component,
     )
     from .data import DataRef, DataStore, ToolResult, UnknownReference, summarize
-    from .data_tools import data_tools
     from .mcp_tools import MCPTools
     from .messages import (
         Approval,
@@ -170,4 +168,6 @@ if TYPE_CHECKING:  # static checkers see the real names
     from .persistence import PersistenceConflictError, ThreadFileError
     from .runtime import DecisionError, Run, Runtime
     from .tools import Tool, ToolArgumentsError, ToolDefinitionError, ToolError, tool
+    from .tools.code import python_tool
+    from .tools.data import data_tools
     from .widget.chat import Chat

@@ -158,7 +158,7 @@ def _prepare(item: Any, max_text_chars: int) -> AttachmentPart | _Data:
         image.save(buffer, format="PNG")
         return _image_part("image.png", buffer.getvalue(), "image/png")
     if library == "matplotlib" and name in ("Figure", "SubFigure"):
-        from .code_tool import figure_bytes
+        from .tools.code import figure_bytes
 
         return _image_part("figure.png", figure_bytes(item), "image/png")
     raise TypeError(

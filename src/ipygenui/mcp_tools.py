@@ -63,7 +63,8 @@ from ._internal.mcp_connection import (
 )
 from ._internal.mcp_results import result_value
 from ._internal.sanitize import clean_text
-from .tools import Tool, ToolDefinitionError, ToolError, _reserved_prefix
+from .tools import Tool, ToolDefinitionError, ToolError
+from .tools._tool import _reserved_prefix
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool

@@ -42,7 +42,6 @@ from collections.abc import (
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._internal.argument_checks import check_runtime_arguments
 from ._internal.loop_clients import close_owned
 from ._internal.sanitize import clean_text, json_safe
 from ._loop.branches import check_version, show_version, start_version
@@ -63,6 +62,7 @@ from ._loop.run_loop import RunLoop
 from ._loop.suggestions import ask_for_suggestions
 from ._loop.tool_choice import resolve_tool_choice
 from ._loop.tool_runner import MAX_IDENTICAL_CALLS
+from ._runtime_arguments import check_runtime_arguments
 from .attachments import make_attachment_parts
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states

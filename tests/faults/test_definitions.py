@@ -43,7 +43,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.tools import ToolArgumentsError, ToolDefinitionError, to_jsonable
-from ipygenui.ui_tools import UI_TOOL_PREFIX, UPDATE_PREFIX
+from ipygenui.tools._ui import UI_TOOL_PREFIX, UPDATE_PREFIX
 from runtime_helpers import call, tool_messages
 
 # --- parameters -----------------------------------------------------------------

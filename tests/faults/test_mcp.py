@@ -52,9 +52,9 @@ from typing import ClassVar
 import pytest
 
 import ipygenui as gu
-from ipygenui._internal import json_schema_check
 from ipygenui.mcp_tools import MCPConnectionError
 from ipygenui.messages import Complete, Incomplete, RequiresAction
+from ipygenui.tools import _json_schema as json_schema_check
 from mcp_helpers import HostileServer, alive, listed_tool, mcp_runtime
 from runtime_helpers import call, tool_messages
 

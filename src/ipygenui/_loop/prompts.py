@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
-from ..ui_tools import UI_TOOL_PREFIX
+from ..tools._ui import UI_TOOL_PREFIX
 
 __all__ = ["SYSTEM_TEMPLATE", "render_template", "system_prompt"]
 

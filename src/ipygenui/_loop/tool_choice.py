@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..ui_tools import UI_TOOL_PREFIX
+from ..tools._ui import UI_TOOL_PREFIX
 
 __all__ = ["KEYWORDS", "resolve_tool_choice"]
 

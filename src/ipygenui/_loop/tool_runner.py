@@ -21,10 +21,10 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel
 
 from .._internal.standard_params import split_standard_arguments
-from .._internal.tool_threads import runs_in_thread, stopped_in_background
 from ..data import DataStore, model_json, using_data
 from ..messages import Approval, Message, ToolCallPart
 from ..tools import Tool, ToolArgumentsError, ToolError, to_jsonable
+from ..tools._worker_threads import runs_in_thread, stopped_in_background
 from .run_events import RunEvents
 from .toolset import Toolset
 

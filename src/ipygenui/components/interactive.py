@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..messages import Message, Thread
 from ..tools import Tool
-from ..ui_tools import UPDATE_PREFIX, component_id, component_name_of
+from ..tools._ui import UPDATE_PREFIX, component_id, component_name_of
 from .component import Component
 from .shown import effective_props
 

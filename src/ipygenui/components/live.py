@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .._internal.tool_threads import call_in_thread
 from ..data import DataStore, data_ref_fields, using_data
 from ..events import (
     ActivePathChanged,
@@ -32,7 +31,8 @@ from ..events import (
 )
 from ..messages import Message, Thread, ToolCallPart
 from ..tools import ToolArgumentsError
-from ..ui_tools import component_id, component_name_of, target_of_update
+from ..tools._ui import component_id, component_name_of, target_of_update
+from ..tools._worker_threads import call_in_thread
 from .component import Component
 from .python_component import PythonComponent, partial_props
 from .shown import effective_props

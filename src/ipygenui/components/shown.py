@@ -2,7 +2,7 @@
 
 A component shown by ``show_component_<Name>`` is identified by its call's id;
 later successful ``update_component_<id>`` calls change some of its props
-(the naming rules are in ``ui_tools.py``). Effective props = the first
+(the naming rules are in ``tools/_ui.py``). Effective props = the first
 call's props, then each update's props in order. The same merge runs in the
 frontend (``js/src/components/slot.js``), on ids the kernel sends.
 """
@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from ..data import data_ref_fields
 from ..messages import Message, Thread, ToolCallPart
-from ..ui_tools import component_id, component_name_of, target_of_update
+from ..tools._ui import component_id, component_name_of, target_of_update
 from .component import Component
 
 __all__ = ["ShownComponent", "effective_props", "shown_components"]

@@ -30,8 +30,8 @@ import anywidget
 from ipywidgets import widget_serialization
 from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
-from .._internal.argument_checks import check_runtime_arguments, check_type
 from .._internal.sanitize import json_safe
+from .._runtime_arguments import check_runtime_arguments, check_type
 from ..attachments import data_attachment
 from ..data import DataStore
 from ..events import (

@@ -26,7 +26,7 @@ from ..components.live import ComponentHost, ComponentOutput
 from ..components.shown import effective_props
 from ..data import RowWindows, using_data
 from ..runtime import Runtime
-from ..ui_tools import component_id, component_name_of
+from ..tools._ui import component_id, component_name_of
 from .protocol import (
     ComponentStateMsg,
     DataWindowMsg,

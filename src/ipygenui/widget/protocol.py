@@ -48,7 +48,7 @@ from .._internal.patch_ops import (
 from .._internal.standard_params import STANDARD_PARAMETERS
 from ..attachments import FileAttachment
 from ..messages import Message, ToolCallPart
-from ..ui_tools import component_id, component_name_of, target_of_update
+from ..tools._ui import component_id, component_name_of, target_of_update
 
 __all__ = [
     "MAX_ATTACHMENTS",

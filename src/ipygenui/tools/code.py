@@ -9,7 +9,7 @@ figures it made, its exception with the traceback, and the names it
 defined or rebound, each summarized (the objects stay in the namespace: the
 name *is* the reference, ``chat.data`` / the next cell reads it).
 
-Where it runs. A sync tool runs in a thread of its own (``tool_threads``),
+Where it runs. A sync tool runs in a thread of its own (``tools/_worker_threads.py``),
 so the widget and the kernel's event loop stay responsive while the code
 works, and Stop answers the call at once. The namespace is shared with the
 cells, so two rules keep it safe: one ``run_python`` at a time (a lock: two
@@ -36,8 +36,8 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, Field
 
-from .data import DataStore, current_data, is_figure, is_listable, summarize
-from .tools import ApprovalRule, Tool
+from ..data import DataStore, current_data, is_figure, is_listable, summarize
+from ._tool import ApprovalRule, Tool
 
 __all__ = ["DEFAULT_MAX_OUTPUT_CHARS", "python_tool"]
 

@@ -14,11 +14,11 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ..components.component import Component
-from ..components.registry import Registry
-from ..messages import Thread
-from ..tools import Tool
-from .sanitize import clean_text
+from ._internal.sanitize import clean_text
+from .components.component import Component
+from .components.registry import Registry
+from .messages import Thread
+from .tools import Tool
 
 __all__ = ["check_runtime_arguments", "check_type", "described"]
 

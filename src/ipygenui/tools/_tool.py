@@ -20,12 +20,12 @@ import pydantic
 import pydantic_core
 from pydantic import BaseModel, ConfigDict
 
-from ._internal.json_schema_check import SchemaProblem, schema_checker
-from ._internal.sanitize import json_safe
-from ._internal.standard_params import with_standard_parameters
-from ._internal.tool_signature import ToolDefinitionError, arguments_model
-from ._internal.tool_threads import call_in_thread
-from .ui_tools import UI_TOOL_PREFIX, UPDATE_PREFIX
+from .._internal.sanitize import json_safe
+from .._internal.standard_params import with_standard_parameters
+from ._json_schema import SchemaProblem, schema_checker
+from ._signature import ToolDefinitionError, arguments_model
+from ._ui import UI_TOOL_PREFIX, UPDATE_PREFIX
+from ._worker_threads import call_in_thread
 
 ApprovalRule = bool | Callable[[dict[str, Any]], bool]
 
