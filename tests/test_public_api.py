@@ -52,3 +52,13 @@ def test_headless_runtime_imports_no_widget_code():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_our_mcp_package_does_not_shadow_the_sdk():
+    # ipygenui/mcp/ imports the SDK as ``mcp``: absolute imports never mean a sibling
+    code = (
+        "import ipygenui.mcp._connection, ipygenui.mcp._results, mcp, mcp.types;"
+        "print(mcp.__name__, hasattr(mcp, 'ClientSession'), 'ipygenui' in mcp.__file__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["mcp", "True", "False"]

@@ -28,7 +28,7 @@ _EXPORTS: dict[str, str] = {
     "ToolArgumentsError": "tools",
     "ToolDefinitionError": "tools",
     "ToolError": "tools",
-    "MCPTools": "mcp_tools",
+    "MCPTools": "mcp",
     "Runtime": "runtime",
     "Run": "runtime",
     "DecisionError": "runtime",
@@ -148,7 +148,7 @@ if TYPE_CHECKING:  # static checkers see the real names
         component,
     )
     from .data import DataRef, DataStore, ToolResult, UnknownReference, summarize
-    from .mcp_tools import MCPTools
+    from .mcp import MCPTools
     from .messages import (
         Approval,
         AttachmentPart,

@@ -52,7 +52,7 @@ from typing import ClassVar
 import pytest
 
 import ipygenui as gu
-from ipygenui.mcp_tools import MCPConnectionError
+from ipygenui.mcp import MCPConnectionError
 from ipygenui.messages import Complete, Incomplete, RequiresAction
 from ipygenui.tools import _json_schema as json_schema_check
 from mcp_helpers import HostileServer, alive, listed_tool, mcp_runtime

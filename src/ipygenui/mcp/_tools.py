@@ -18,7 +18,7 @@ shown, not obeyed.
 
 - Schemas are the server's, as given (``Tool.from_json_schema``), checked
   without fetching anything and with a linear-time regex engine
-  (``_internal/json_schema_check.py``).
+  (``tools/_json_schema.py``).
 - Descriptions are the server's text: they go in the tool's schema, where the
   model reads what a tool does, and nowhere else (not in the instructions).
 - Sizes: a tool whose schema is over ``max_schema_bytes`` (64 KB of JSON) or
@@ -52,7 +52,10 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._internal.mcp_connection import (
+from .._internal.sanitize import clean_text
+from ..tools import Tool, ToolDefinitionError, ToolError
+from ..tools._tool import _reserved_prefix
+from ._connection import (
     HTTP,
     Connection,
     Stdio,
@@ -61,10 +64,7 @@ from ._internal.mcp_connection import (
     connection_lost,
     describe_error,
 )
-from ._internal.mcp_results import result_value
-from ._internal.sanitize import clean_text
-from .tools import Tool, ToolDefinitionError, ToolError
-from .tools._tool import _reserved_prefix
+from ._results import result_value
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool

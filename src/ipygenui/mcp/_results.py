@@ -1,4 +1,4 @@
-"""MCP ``CallToolResult`` -> a tool result, for ``ipygenui.mcp_tools``.
+"""MCP ``CallToolResult`` -> a tool result, for ``ipygenui.mcp``.
 
 Structured content when the server gives it, else the text blocks joined;
 images as ``{"type": "image", "mime_type", "src": "data:..."}`` entries (the
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._internal.sanitize import clean_text
 from ..tools import ToolError
-from .sanitize import clean_text
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult

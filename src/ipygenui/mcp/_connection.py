@@ -1,4 +1,4 @@
-"""The connection to one MCP server, for ``ipygenui.mcp_tools``: its transports
+"""The connection to one MCP server, for ``ipygenui.mcp``: its transports
 (stdio, streamable HTTP), a session opened and closed by one task of its own,
 and the worker thread whose event loop runs it.
 

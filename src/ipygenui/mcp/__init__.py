@@ -1,0 +1,18 @@
+"""MCP tool servers as chat tools (``gu.MCPTools``; the optional extra ``mcp``).
+
+- ``_tools.py``: ``MCPTools``, one server's tools as chat tools, checked and
+  gated (its annotations are shown, not obeyed).
+- ``_connection.py``: the connection on a thread with its own event loop
+  (stdio or streamable HTTP), restarted once if the server dies.
+- ``_results.py``: a ``CallToolResult`` as a tool result.
+
+This package shares its name with the MCP SDK's: the modules here import the
+SDK absolutely (``from mcp import ClientSession``), which always means the
+top-level ``mcp``, and their own siblings relatively.
+"""
+
+from __future__ import annotations
+
+from ._tools import MCPApproval, MCPConnectionError, MCPTools, MCPTrust
+
+__all__ = ["MCPApproval", "MCPConnectionError", "MCPTools", "MCPTrust"]
