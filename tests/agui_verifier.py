@@ -1,7 +1,7 @@
 """The AG-UI sequence verifier as a pytest plugin.
 
 ``pytest -p agui_verifier --agui-verify tests/...`` attaches a checker of the
-protocol's ordering rules (``ipygenui._agui.sequence``) to every Runtime the
+protocol's ordering rules (``ipygenui.agui._sequence``) to every Runtime the
 tests create, so every scripted scenario of those tests is replayed through
 it; a test whose runtime emitted a stream breaking a rule fails with the rule.
 A RUN_ERROR ends a stream: the checker subscribes again for the next one.
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ipygenui._agui.sequence import SequenceChecker, SequenceError
+from ipygenui.agui._sequence import SequenceChecker, SequenceError
 from ipygenui.runtime import Runtime
 
 

@@ -25,7 +25,7 @@ from ag_ui.core import (
 from pydantic import TypeAdapter
 
 import ipygenui as gu
-from ipygenui._agui.sequence import check_sequence
+from ipygenui.agui._sequence import check_sequence
 from ipygenui.messages import Incomplete
 from runtime_helpers import call
 

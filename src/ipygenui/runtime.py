@@ -111,8 +111,8 @@ from .transcript import thread_to_markdown
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
 
-    from ._agui.emitter import AGUIEmitter, AGUIListener
-    from ._agui.server import AGUIApp
+    from .agui._emitter import AGUIEmitter, AGUIListener
+    from .agui._server import AGUIApp
 
 __all__ = [
     "CANCELLED",
@@ -450,7 +450,7 @@ class Runtime:
         A client may answer only a human tool's calls; a call waiting for
         approval is decided in the notebook. A client that disconnects
         cancels its run. See ``docs/agui-server.md``."""
-        from ._agui.server import ag_ui_app
+        from .agui._server import ag_ui_app
 
         return ag_ui_app(self, token, allow_origins, allow_hosts, max_body_bytes, max_depth)
 
@@ -458,7 +458,7 @@ class Runtime:
         """The AG-UI emitter, made and attached as a thread listener on first use
         (so a runtime that never speaks AG-UI never imports ``ag_ui``)."""
         if self._agui is None:
-            from ._agui.emitter import AGUIEmitter
+            from .agui._emitter import AGUIEmitter
 
             self._agui = AGUIEmitter(self._thread.id, lambda: self.thread, lambda: self.state)
             self._events.subscribe(self._agui)

@@ -39,7 +39,7 @@ from ag_ui.core import (
 
 import ipygenui as gu
 from agui_verifier import StreamVerifier
-from ipygenui._agui.sequence import SequenceError, check_sequence
+from ipygenui.agui._sequence import SequenceError, check_sequence
 from ipygenui.models.base import TextDelta, ToolCallDelta
 from runtime_helpers import BlockingModel, call
 

@@ -17,9 +17,9 @@ broke: the reply ends incomplete/error and the thread stays valid.
 
 The agent is untrusted, so what it sends is bounded: one event
 (``max_event_bytes``) and one run's stream (``max_run_bytes``), read as they
-arrive (``sse_reader.py``), and the shared state it builds
+arrive (``_sse_reader.py``), and the shared state it builds
 (``max_state_bytes``, ``max_state_depth``), checked before each snapshot is
-taken and before each patch operation runs (``state_limits.py``). Past a
+taken and before each patch operation runs (``_state_limits.py``). Past a
 limit the connection is closed and the run ends with an error naming it;
 the shared state keeps its last good value, so the next run can send it.
 
@@ -53,10 +53,10 @@ from ..models.base import (
     TextDelta,
     ToolCallDelta,
 )
-from .convert import to_agui_messages, to_agui_tools
-from .sequence import SequenceChecker, SequenceError
-from .sse_reader import sse_data
-from .state_limits import (
+from ._convert import to_agui_messages, to_agui_tools
+from ._sequence import SequenceChecker, SequenceError
+from ._sse_reader import sse_data
+from ._state_limits import (
     DEFAULT_MAX_STATE_BYTES,
     DEFAULT_MAX_STATE_DEPTH,
     StateLimitError,

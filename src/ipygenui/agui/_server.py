@@ -8,7 +8,7 @@ starts a run answering it. The runtime serves its one thread whatever
 ``thread_id`` the client sends, and one run at a time (a request while a run
 is active gets 409).
 
-Every request first passes ``HttpGuard`` (``http_guard.py``: Host, Origin,
+Every request first passes ``HttpGuard`` (``_http_guard.py``: Host, Origin,
 token, JSON content type, size and depth), so nothing from a web page or a
 process without the token reaches the runtime. A client answers only human
 tools: a gated call is decided by the user in the notebook, and a user
@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable, Collection, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ag_ui.core import BaseEvent, EventType, RunAgentInput, ToolMessage, UserMessage
@@ -35,10 +35,39 @@ from pydantic import ValidationError
 
 from .._loop.decisions import DecisionError
 from ..messages import Thread, ToolCallPart
-from .http_guard import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, HttpGuard, Refused
+from ._emitter import AGUIListener
+from ._http_guard import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, HttpGuard, Refused
 
-if TYPE_CHECKING:
-    from ..runtime import Run, Runtime
+
+class ServedRun(Protocol):
+    """What the app reads of a ``Run``."""
+
+    @property
+    def run_id(self) -> str: ...
+
+    def done(self) -> bool: ...
+
+
+class ServedRuntime(Protocol):
+    """What the app uses of a ``Runtime``: typed here, so this module does not
+    import the runtime that imports it (mypy checks ``Runtime`` fits)."""
+
+    @property
+    def thread(self) -> Thread: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def human_tool_names(self) -> list[str]: ...
+
+    def send(self, text: str) -> ServedRun: ...
+
+    def add_tool_result(self, tool_call_id: str, result: Any) -> ServedRun | None: ...
+
+    def subscribe_agui(self, listener: AGUIListener) -> Callable[[], None]: ...
+
+    def cancel(self) -> None: ...
 
 
 def _missing(extra: str, exc: ImportError) -> ImportError:
@@ -77,7 +106,7 @@ def _awaiting_approval(thread: Thread) -> ToolCallPart | None:
     return None
 
 
-def start_from_input(runtime: Runtime, data: RunAgentInput) -> Run:
+def start_from_input(runtime: ServedRuntime, data: RunAgentInput) -> ServedRun:
     """Start the run ``data`` asks for; ``Refused`` says why there is none.
 
     Every answer is checked before any is given, so a refused input changes
@@ -93,7 +122,7 @@ def start_from_input(runtime: Runtime, data: RunAgentInput) -> Run:
         if part.tool_name not in human or part.approval is not None:
             raise Refused(403, _not_the_clients(part))
         answers.append(message)
-    run: Run | None = None
+    run: ServedRun | None = None
     for answer in answers:
         try:
             run = runtime.add_tool_result(answer.tool_call_id, answer.content) or run
@@ -152,7 +181,7 @@ class AGUIApp:
 
 
 def ag_ui_app(
-    runtime: Runtime,
+    runtime: ServedRuntime,
     token: str | None = None,
     allow_origins: Iterable[str] = (),
     allow_hosts: Collection[str] | None = None,
@@ -246,7 +275,7 @@ def ag_ui_app(
         def deliver(event: BaseEvent) -> None:
             here.call_soon_threadsafe(queue.put_nowait, event)
 
-        def start() -> tuple[Run, Callable[[], None]]:
+        def start() -> tuple[ServedRun, Callable[[], None]]:
             # on the runtime's loop: subscribe, then start, so no event is missed
             if runtime.running:
                 raise Refused(409, "a run is active: wait for its end")

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .sse_reader import megabytes
+from ._sse_reader import megabytes
 
 __all__ = [
     "DEFAULT_MAX_STATE_BYTES",

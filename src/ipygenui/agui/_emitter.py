@@ -62,7 +62,7 @@ from ..events import (
     ThreadEvent,
 )
 from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
-from .convert import result_message_id, to_agui_messages
+from ._convert import result_message_id, to_agui_messages
 
 logger = logging.getLogger("ipygenui")
 
