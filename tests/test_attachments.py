@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 import ipygenui as gu
-from ipygenui.attachments import FileAttachment
+from ipygenui._attachments import FileAttachment
 from ipygenui.persistence import load_thread
 from openai_helpers import ModelFactory
 from openai_server import OpenAIServer, Reply

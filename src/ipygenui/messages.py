@@ -126,7 +126,7 @@ class ToolCallPart(_Model):
 
 
 class AttachmentPart(_Model):
-    """Something the user attached to a message (``ipygenui.attachments``).
+    """Something the user attached to a message (``ipygenui._attachments``).
 
     ``kind`` says how the model reads it: ``image`` as an image content part,
     ``text`` inlined (``text``, cut to a budget with a notice), ``data`` as a

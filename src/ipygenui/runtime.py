@@ -42,6 +42,7 @@ from collections.abc import (
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._attachments import make_attachment_parts
 from ._internal.loop_clients import close_owned
 from ._internal.sanitize import clean_text, json_safe
 from ._loop.branches import check_version, show_version, start_version
@@ -63,7 +64,8 @@ from ._loop.suggestions import ask_for_suggestions
 from ._loop.tool_choice import resolve_tool_choice
 from ._loop.tool_runner import MAX_IDENTICAL_CALLS
 from ._runtime_arguments import check_runtime_arguments
-from .attachments import make_attachment_parts
+from ._threads import ThreadStore, is_folder
+from ._transcript import thread_to_markdown
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
@@ -104,9 +106,7 @@ from .persistence import (
     load_thread,
     save_thread,
 )
-from .threads import ThreadStore, is_folder
 from .tools import Tool, as_tool, expand_tools
-from .transcript import thread_to_markdown
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
@@ -511,7 +511,7 @@ class Runtime:
         kept in ``data``), images (PNG/JPEG bytes, PIL images, matplotlib
         figures, image files: sent as image content parts), CSV files (loaded
         as DataFrames) and text files (inlined up to a budget); see
-        ``ipygenui.attachments``. An unsupported one raises before anything
+        ``ipygenui._attachments``. An unsupported one raises before anything
         is sent.
 
         With no event loop running (a plain script) the text is kept at once

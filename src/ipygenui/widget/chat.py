@@ -30,9 +30,9 @@ import anywidget
 from ipywidgets import widget_serialization
 from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
+from .._attachments import data_attachment
 from .._internal.sanitize import json_safe
 from .._runtime_arguments import check_runtime_arguments, check_type
-from ..attachments import data_attachment
 from ..data import DataStore
 from ..events import (
     ActivePathChanged,

@@ -3,7 +3,7 @@
 - ``component_specs`` (a Chat trait): what the browser needs to render each
   registered component (kind, ES module source or built-in id), sent once.
 - Kernel outputs (a Python component's MIME bundle, a DataFrame's rows) from
-  :class:`~ipygenui.components.live.ComponentHost`: live ones as
+  :class:`~ipygenui.components._live.ComponentHost`: live ones as
   ``component_output`` custom messages, final ones also in the
   ``component_outputs`` trait so a reload or a saved notebook shows them.
 - ``component_state`` messages from the browser (a Form's values), validated
@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from ..components._live import ComponentHost, ComponentOutput
 from ..components.component import Component
-from ..components.live import ComponentHost, ComponentOutput
 from ..components.shown import effective_props
 from ..data import RowWindows, using_data
 from ..runtime import Runtime

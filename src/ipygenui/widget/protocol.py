@@ -36,6 +36,7 @@ from pydantic import (
     model_validator,
 )
 
+from .._attachments import FileAttachment
 from .._internal.patch_ops import (
     AddPartOp,
     AppendOp,
@@ -46,7 +47,6 @@ from .._internal.patch_ops import (
     set_op,
 )
 from .._internal.standard_params import STANDARD_PARAMETERS
-from ..attachments import FileAttachment
 from ..messages import Message, ToolCallPart
 from ..tools._ui import component_id, component_name_of, target_of_update
 

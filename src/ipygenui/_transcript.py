@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
+from ._threads import title_of
 from .messages import Complete, Incomplete, Message, TextPart, Thread, ToolCallPart
-from .threads import title_of
 
 __all__ = ["thread_to_markdown"]
 
