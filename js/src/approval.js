@@ -10,13 +10,15 @@ import { renderMarkdown } from "./markdown.js";
 import { toKernel } from "./protocol.js";
 
 /**
- * @param {{toolCallId: string, toolName: string, args: any, send: (msg: any) => void, notify: (text: string) => void}} opts
+ * @param {{toolCallId: string, toolName: string, args: any, argsJson?: string,
+ *          send: (msg: any) => void, notify: (text: string) => void}} opts
+ *   `argsJson`: `args` as the card already printed them (`JSON.stringify(args, null, 2)`), not printed again
  */
-export function createApproval({ toolCallId, toolName, args, send, notify }) {
+export function createApproval({ toolCallId, toolName, args, argsJson, send, notify }) {
   // Code to run (run_python's `code`) is shown highlighted, editable on demand.
   const code = typeof args?.code === "string" ? createCodeEditor(args.code, toolName, refreshWarning) : null;
   const rest = code ? Object.fromEntries(Object.entries(args).filter(([k]) => k !== "code")) : args;
-  const restJson = JSON.stringify(rest ?? {}, null, 2);
+  const restJson = !code && typeof argsJson === "string" ? argsJson : JSON.stringify(rest ?? {}, null, 2);
   // Invisible characters are written as `\uXXXX` escapes: seen in the box,
   // read back exactly by JSON.parse.
   const original = escapeInvisibleInJson(restJson);

@@ -8,6 +8,7 @@
 // on top of the next snapshot. The newest snapshot always wins.
 
 import { isFrame, isPatchOp } from "./protocol.js";
+import { noteArgsAppend, noteArgsSet } from "./streamed-args.js";
 
 /**
  * Apply patch ops (see protocol.js) to a message in place.
@@ -22,11 +23,15 @@ export function applyOps(message, ops) {
     const target = message.parts[op.part];
     switch (op.op) {
       case "append":
-        if (target) target[op.field] = (target[op.field] ?? "") + op.value;
-        if (target && op.field === "args_text") target._args_streaming = true;
+        if (!target) break;
+        target[op.field] = (target[op.field] ?? "") + op.value;
+        // The part's parser reads only the new text (streamed-args.js).
+        if (op.field === "args_text") noteArgsAppend(target, op.value);
         break;
       case "set":
-        if (target) target[op.field] = op.value;
+        if (!target) break;
+        target[op.field] = op.value;
+        noteArgsSet(target, op.field);
         break;
       case "add_part":
         message.parts[op.part] = structuredClone(op.value);

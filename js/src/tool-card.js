@@ -7,28 +7,31 @@ import { componentHook } from "./components/slot.js";
 import { h, setData, setText, show } from "./dom.js";
 import { fillMarked } from "./invisible-chars.js";
 import { renderMarkdown } from "./markdown.js";
-import { parsePartialJson } from "./partial-json.js";
 import { shownComponent, updateTarget } from "./protocol.js";
 import { imageElements, resultImages } from "./result-images.js";
+import { argsRevision, parsedArgs } from "./streamed-args.js";
 
 /**
- * The arguments to show: parsed from the streamed text while it streams
+ * The arguments to show: as parsed from the streamed text while it streams
  * (the kernel sends `args_text` appends, not the parsed value, to keep
- * frames small), the kernel's parsed `args` once it has them.
+ * frames small; one parser per part reads each append once, see
+ * streamed-args.js), the kernel's parsed `args` once it has them.
  * @param {any} part
  * @param {Iterable<string>} hidden the standard parameters (the kernel's
  *   `standard_params` trait): for the status line, not shown as arguments
  */
 export function displayArgs(part, hidden = []) {
-  let args = part.args;
-  if (part._args_streaming || !args || (!Object.keys(args).length && part.args_text)) {
-    const parsed = parsePartialJson(part.args_text ?? "");
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) args = parsed;
-  }
+  const args = parsedArgs(part);
   const skip = new Set(hidden);
   const out = {};
-  for (const [k, v] of Object.entries(args ?? {})) if (!skip.has(k)) out[k] = v;
+  for (const [k, v] of Object.entries(args ?? {})) if (!skip.has(k)) setOwn(out, k, v);
   return out;
+}
+
+/** `obj[key] = value` that keeps a `__proto__` key an own property (as JSON.parse does). */
+function setOwn(obj, key, value) {
+  if (key === "__proto__") Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
 }
 
 /** The one-line status of a call, as the user reads it. */
@@ -60,9 +63,8 @@ function tracebackOf(part) {
   return part.is_error && typeof part.traceback === "string" ? part.traceback : "";
 }
 
-/** A value as a highlighted JSON block (sanitized like every message), invisible characters marked. */
-function fillJson(el, value) {
-  const text = pretty(value);
+/** JSON text as a highlighted block (sanitized like every message), invisible characters marked. */
+function fillJson(el, text) {
   const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((m) => m.length + 1)));
   fillMarked(el, () => renderMarkdown(`${fence}json\n${text}\n${fence}`));
 }
@@ -122,12 +124,21 @@ export function createToolCard(ctx) {
   let pendingKey = null;
   let lastArgs = "";
   let latestArgs = {};
-  details.addEventListener("toggle", () => {
-    const text = pretty(latestArgs);
-    if (details.open && text !== lastArgs) {
+  // Which parse of which part the arguments block was last checked against:
+  // a streaming call's arguments are printed only when they changed.
+  let checkedPart = null;
+  let checkedRevision = -1;
+  /** The arguments as the block shows them, re-printed (and re-highlighted) only when changed. */
+  const showArgs = (args) => {
+    const text = pretty(args);
+    if (text !== lastArgs) {
       lastArgs = text;
-      fillJson(argsBlock, latestArgs);
+      fillJson(argsBlock, text);
     }
+    return text;
+  };
+  details.addEventListener("toggle", () => {
+    if (details.open) showArgs(latestArgs);
   });
   let lastResult;
 
@@ -148,14 +159,16 @@ export function createToolCard(ctx) {
       const state = stateOf(part);
       show(head, !ui || state === "approval" || (state === "error" && !shownComponent(part)));
       const args = displayArgs(part, ctx.standardParams?.() ?? []);
-      component.update(part, args);
+      const revision = argsRevision(part);
+      component.update(part, args, revision);
       latestArgs = args;
-      const argsText = pretty(args);
-      // Highlighted only when the details are open or the call settled: a
-      // streaming call's arguments change every frame.
-      if (argsText !== lastArgs && (details.open || part.args_complete)) {
-        lastArgs = argsText;
-        fillJson(argsBlock, args);
+      // Printed only when the details are open or the call settled (a
+      // streaming call's arguments change every frame), and only when the
+      // parse moved on since the last look.
+      if ((details.open || part.args_complete) && (part !== checkedPart || revision !== checkedRevision)) {
+        checkedPart = part;
+        checkedRevision = revision;
+        showArgs(args);
       }
       if (part.has_result && part.result !== lastResult) {
         lastResult = part.result;
@@ -163,7 +176,7 @@ export function createToolCard(ctx) {
         const figs = resultFigures(part.result);
         figures.replaceChildren(...figs.map((src) => h("img.gu-tool-figure", { src, alt: "Figure" })));
         show(figures, figs.length > 0);
-        fillJson(resultBlock, figs.length ? { ...part.result, figures: `${figs.length} shown above` } : part.result);
+        fillJson(resultBlock, pretty(figs.length ? { ...part.result, figures: `${figs.length} shown above` } : part.result));
         const sources = part.is_error ? [] : resultImages(part.result);
         images.replaceChildren(...imageElements(sources, part.tool_name));
         const tb = tracebackOf(part);
@@ -189,6 +202,8 @@ export function createToolCard(ctx) {
             toolCallId: part.tool_call_id,
             toolName: part.tool_name,
             args,
+            // The text the details block printed: the box shows the same, not a second print.
+            argsJson: checkedPart === part && checkedRevision === revision ? lastArgs : undefined,
             send: ctx.send,
             notify: ctx.notify,
           });

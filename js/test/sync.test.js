@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { argsStreaming } from "../src/streamed-args.js";
 import { ThreadStore, applyOps } from "../src/sync.js";
 
 const msg = (id, text = "") => ({
@@ -22,7 +23,7 @@ describe("applyOps", () => {
     ]);
     expect(m.parts[0].text).toBe("Hello");
     expect(m.parts[1].args_text).toBe('{"a":');
-    expect(m.parts[1]._args_streaming).toBe(true);
+    expect(argsStreaming(m.parts[1])).toBe(true); // its parser reads the appends
     expect(m.parts[1].status_message).toBe("working");
   });
 

@@ -77,7 +77,7 @@ function describe(err) {
  *          resources?: import("../resources.js").Resources,
  *          fetchRows?: (opts: any) => Promise<any>}} opts `fetchRows`: rows of the kernel
  *   data a call's table shows, by window (slot.js)
- * @returns {{update: (props: any, status: any, extra?: {state?: any, output?: any}) => void,
+ * @returns {{update: (props: any, status: any, extra?: {state?: any, output?: any, key?: string}) => void,
  *           destroy: () => void, ready: Promise<void>}}
  */
 export function mountComponent({
@@ -98,11 +98,15 @@ export function mountComponent({
   let cleanup = null;
   let failed = false;
   let destroyed = false;
+  /** @type {{props: any, status: any, state: any, output: any, key?: string}} */
   let current = { props, status, state: state ?? {}, output: out ?? null };
   let rendered = false;
   let lastKey = null;
-  // Renders are skipped when nothing the component sees has changed.
+  // Renders are skipped when nothing the component sees has changed: the
+  // caller's key says so while props stream (comparing them would cost their
+  // size on every frame), else the props themselves.
   const keyOf = (c) => {
+    if (c.key !== undefined) return `key:${c.key}`;
     try {
       return JSON.stringify([c.props, c.status?.streaming, c.status?.fields, c.output?.seq, c.output?.final, c.output?.error]);
     } catch {
@@ -178,6 +182,7 @@ export function mountComponent({
         status,
         state: extra.state ?? current.state,
         output: extra.output === undefined ? current.output : extra.output,
+        key: extra.key,
       };
       // After a throw, a new update is a new chance (the next props may be fine).
       if (failed) rendered = false;

@@ -38,12 +38,14 @@ export function createComponentContext({
 }) {
   /** @type {Map<string, any>} tool call id -> latest kernel output */
   const outputs = new Map();
-  /** @type {Map<string, Map<string, any>>} component id -> update call id -> props */
+  /** @type {Map<string, Map<string, {props: any, part: any, revision: any}>>} component id -> update call id -> its props */
   const updates = new Map();
   /** @type {Map<string, any>} tool call id -> slot */
   const slots = new Map();
   const timers = new Map();
   let specs = new Map();
+  // Counts changes of the applied update calls: part of a streaming component's render key.
+  let updatesRevision = 0;
 
   const readSpecs = () => {
     specs = new Map();
@@ -91,22 +93,31 @@ export function createComponentContext({
     spec: (name) => specs.get(name) ?? null,
     output: (toolCallId) => outputs.get(toolCallId) ?? null,
     setOutput,
+    /** A number that changes whenever any `updatesFor` result may have. */
+    get updatesRevision() {
+      return updatesRevision;
+    },
     updatesFor(cid) {
       const merged = {};
-      for (const props of (updates.get(cid) ?? new Map()).values()) Object.assign(merged, props);
+      for (const { props } of (updates.get(cid) ?? new Map()).values()) Object.assign(merged, props);
       return merged;
     },
     /** An update call: once it succeeded, its props apply. */
-    noteUpdate(part, args) {
+    noteUpdate(part, args, revision) {
       const cid = updateTarget(part);
       if (!cid) return;
       const ok = part.has_result && !part.is_error;
       const map = updates.get(cid) ?? new Map();
       const had = map.has(part.tool_call_id);
-      if (ok) map.set(part.tool_call_id, { ...args });
+      const before = map.get(part.tool_call_id);
+      if (ok) map.set(part.tool_call_id, { props: { ...args }, part, revision });
       else map.delete(part.tool_call_id);
       updates.set(cid, map);
-      if (ok !== had) for (const slot of slots.values()) if (slot.cid === cid) slot.refresh();
+      if (ok && (before?.part !== part || before?.revision !== revision || revision === undefined)) updatesRevision++;
+      if (ok !== had) {
+        updatesRevision++;
+        for (const slot of slots.values()) if (slot.cid === cid) slot.refresh();
+      }
     },
     register(toolCallId, slot) {
       slots.set(toolCallId, slot);
@@ -171,9 +182,14 @@ export function createComponentSlot(cctx) {
   const slot = {
     el,
     cid: /** @type {string | null} */ (null),
-    /** @param {any} part @param {any} args the call's parsed (partial) args */
-    update(part, args) {
-      last = { part, args };
+    /**
+     * @param {any} part @param {any} args the call's parsed (partial) args
+     * @param {number} [revision] changes whenever `args` may have (streamed-args.js):
+     *   while the args stream, the component re-renders when it moves, without
+     *   comparing the (growing) props
+     */
+    update(part, args, revision) {
+      last = { part, args, revision };
       const name = shownComponent(part);
       const id = part.tool_call_id;
       if (registered !== id) {
@@ -211,11 +227,16 @@ export function createComponentSlot(cctx) {
           fetchRows: (opts) => cctx.fetchRows(id, opts),
         });
       } else {
-        host.update(props, status, { output: out });
+        // While streaming, what the component sees changes with these alone.
+        const key =
+          status.streaming && revision !== undefined
+            ? `${id}|${revision}|${cctx.updatesRevision}|${out ? `${out.seq}|${out.final}|${out.error}` : ""}`
+            : undefined;
+        host.update(props, status, { output: out, key });
       }
     },
     refresh() {
-      if (last) slot.update(last.part, last.args);
+      if (last) slot.update(last.part, last.args, last.revision);
     },
     destroy() {
       if (registered) cctx.unregister(registered);
@@ -236,7 +257,8 @@ export function createComponentSlot(cctx) {
 export function componentHook(cctx, card, before) {
   let slot = null;
   return {
-    update(part, args) {
+    /** @param {any} part @param {any} args @param {number} [revision] see the slot's `update` */
+    update(part, args, revision) {
       if (!cctx) return;
       if (shownComponent(part)) {
         if (!slot) {
@@ -244,9 +266,9 @@ export function componentHook(cctx, card, before) {
           card.classList.add("gu-tool-call-component");
           card.insertBefore(slot.el, before);
         }
-        slot.update(part, args);
+        slot.update(part, args, revision);
       } else if (updateTarget(part)) {
-        cctx.noteUpdate(part, args);
+        cctx.noteUpdate(part, args, revision);
       }
     },
   };

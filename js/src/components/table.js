@@ -8,6 +8,8 @@ import { h } from "../dom.js";
 import { mountPagedTable, sortableHeader } from "./table-paged.js";
 
 const sortState = new WeakMap();
+/** @type {WeakMap<HTMLElement, {shape: string, source: any, count: number, tbody: HTMLElement}>} what each table shows */
+const drawn = new WeakMap();
 /** @type {WeakMap<HTMLElement, ReturnType<typeof mountPagedTable>>} */
 const pagedTables = new WeakMap();
 
@@ -82,7 +84,35 @@ export function render(args) {
   };
 }
 
-export function update({ props, el, fetchRows }) {
+/** One row's cells: text only, numbers aligned right. */
+function rowElement(row, columns) {
+  const tr = h("tr");
+  for (const column of columns) {
+    const value = row[column];
+    tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: cellText(value) }));
+  }
+  return tr;
+}
+
+/**
+ * While the props stream, rows only grow at the end and only the last one
+ * can be partial: a table whose shape is unchanged takes its new rows by
+ * redrawing its last row and appending the rest, not by drawing every row on
+ * every frame. Returns whether it did.
+ */
+function appendRows(el, p, rows, columns, shape) {
+  const before = drawn.get(el);
+  if (!before || before.shape !== shape || before.source !== p.rows || before.count > rows.length) return false;
+  if (!el.contains(before.tbody)) return false;
+  const from = Math.max(0, before.count - 1);
+  while (before.tbody.childElementCount > from) before.tbody.lastElementChild?.remove();
+  for (let i = from; i < rows.length; i++) before.tbody.append(rowElement(rows[i], columns));
+  before.count = rows.length;
+  return true;
+}
+
+/** @param {{props: any, el: HTMLElement, fetchRows?: any, status?: {streaming?: boolean}}} args */
+export function update({ props, el, fetchRows, status }) {
   const p = props ?? {};
   // A large kernel table comes in windows the browser asks for (table-paged.js).
   if (p.paged && typeof fetchRows === "function") {
@@ -96,12 +126,14 @@ export function update({ props, el, fetchRows }) {
   const rows = Array.isArray(p.rows) ? p.rows.filter((r) => r && typeof r === "object") : [];
   const columns = columnsOf(p, rows);
   const sort = sortState.get(el) ?? { column: null, descending: false };
+  const numeric = numericColumns(columns, rows);
+  const shape = JSON.stringify([p.title ?? null, columns, [...numeric], p.truncated ? [rows.length, p.total_rows] : null]);
+  if (status?.streaming && sort.column === null && appendRows(el, p, rows, columns, shape)) return;
   const shown = sort.column === null ? rows : sortRows(rows, sort.column, sort.descending);
 
   const table = h("table.gu-c-table");
   if (p.title) table.append(h("caption", { text: String(p.title) }));
   const head = h("tr");
-  const numeric = numericColumns(columns, rows);
   for (const column of columns) {
     const onSort = () => {
       const descending = sort.column === column ? !sort.descending : false;
@@ -112,15 +144,9 @@ export function update({ props, el, fetchRows }) {
     head.append(th);
   }
   const tbody = h("tbody");
-  for (const row of shown) {
-    const tr = h("tr");
-    for (const column of columns) {
-      const value = row[column];
-      tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: cellText(value) }));
-    }
-    tbody.append(tr);
-  }
+  for (const row of shown) tbody.append(rowElement(row, columns));
   table.append(h("thead", {}, head), tbody);
   const note = p.truncated ? h("div.gu-c-note", { text: `Showing ${rows.length} of ${p.total_rows} rows.` }) : null;
   el.replaceChildren(h("div.gu-c-table-wrap", {}, table, note));
+  drawn.set(el, { shape, source: p.rows, count: rows.length, tbody });
 }

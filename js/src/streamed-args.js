@@ -1,0 +1,112 @@
+// The parsed arguments of each tool-call part, parsed once.
+//
+// While a call's `args_text` streams, the sync layer (sync.js) feeds each
+// `append` it applies to one incremental parser kept for that part: a frame
+// costs the length of its new text, not of the whole text (a 1,000-row table
+// is not re-parsed on each of its frames). When the arguments are complete
+// the parser is dropped: the kernel's validated `args` stand if a `set` of
+// them came after the last append (the kernel leaves them out of a frame
+// that appends, see widget/sync.py), else the parser's final value. A part
+// that did not stream in this view (a snapshot) is parsed once, on first
+// read, when the kernel left its `args` out because the text gives them.
+//
+// State lives in a WeakMap keyed by the part object of the view's copy of
+// the thread, so it goes when a new snapshot replaces that copy.
+
+import { PartialJsonParser } from "./partial-json.js";
+
+/**
+ * @typedef {{parser: PartialJsonParser | null, value: any, kernelArgsCurrent: boolean, revision: number}} ArgsState
+ */
+
+/** @type {WeakMap<object, ArgsState>} */
+const states = new WeakMap();
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The sync layer appended `text` to a part's `args_text` (already applied).
+ * @param {any} part @param {string} text
+ */
+export function noteArgsAppend(part, text) {
+  let state = states.get(part);
+  if (!state?.parser) {
+    // The first append this view sees: the text before it came in a snapshot.
+    const parser = new PartialJsonParser();
+    const before = String(part.args_text ?? "");
+    parser.feed(before.slice(0, before.length - text.length));
+    state = { parser, value: undefined, kernelArgsCurrent: false, revision: (state?.revision ?? 0) + 1 };
+    states.set(part, state);
+  }
+  state.parser?.feed(text);
+  state.kernelArgsCurrent = false;
+  state.revision++;
+}
+
+/**
+ * The sync layer set a field of a part: the kernel's `args` are current
+ * again (a later read prefers them once the arguments are complete).
+ * @param {any} part @param {string} field
+ */
+export function noteArgsSet(part, field) {
+  if (field !== "args" && field !== "args_complete" && field !== "args_text") return;
+  const state = states.get(part);
+  if (!state) return;
+  state.revision++;
+  if (field === "args" && state.parser) state.kernelArgsCurrent = true;
+  else if (field !== "args_complete") states.delete(part); // new arguments after the stream (an edit): read afresh
+}
+
+/** @param {any} part @returns {ArgsState} */
+function stateOf(part) {
+  let state = states.get(part);
+  if (!state) {
+    const args = part.args;
+    let value = args;
+    if (!isObject(args) || (!Object.keys(args).length && part.args_text)) {
+      value = new PartialJsonParser();
+      value.feed(String(part.args_text ?? ""));
+      value = value.value;
+    }
+    state = { parser: null, value, kernelArgsCurrent: false, revision: 0 };
+    states.set(part, state);
+  } else if (state.parser && part.args_complete) {
+    // Complete: the parser's work is done; keep its value unless the kernel's is newer.
+    const kernel = state.kernelArgsCurrent && isObject(part.args) && Object.keys(part.args).length;
+    state.value = kernel ? part.args : state.parser.value;
+    state.parser = null;
+    state.revision++;
+  }
+  return state;
+}
+
+/**
+ * A call's arguments as parsed so far: an object, or the kernel's `args`
+ * when the text does not parse to one. Live while streaming: objects grow
+ * in place, so copy what must not change.
+ * @param {any} part
+ */
+export function parsedArgs(part) {
+  const state = stateOf(part);
+  const value = state.parser ? state.parser.value : state.value;
+  return isObject(value) ? value : part.args;
+}
+
+/**
+ * A number that changes whenever `parsedArgs(part)` may have (same part
+ * object): lets a view skip work while nothing new arrived.
+ * @param {any} part
+ */
+export function argsRevision(part) {
+  return stateOf(part).revision;
+}
+
+/** Whether the part's arguments are being read from its stream (a parser is live). */
+export function argsStreaming(part) {
+  return !!states.get(part)?.parser && !part.args_complete;
+}
+
+/** Characters the part's parser has read (tests: each append is read once). */
+export function argsCharsRead(part) {
+  return states.get(part)?.parser?.consumed ?? 0;
+}
