@@ -5,6 +5,8 @@ Tried here:
   send as an invalid UTF-8 byte) streamed by the model as text and reasoning,
   written as an escape inside tool arguments, typed by the user (``send``, the
   widget's composer), given as a reject reason, returned by a tool;
+- an integer of 5,000 digits in streamed tool arguments (past Python's
+  int-to-text limit: the incremental parser's ``int()`` raised);
 - a tool returning ``math.factorial(1000)`` (JSON can write it, JavaScript
   cannot read it exactly), ``math.factorial(2000)`` and ``10**100000`` (beyond
   Python's int-to-text limit: ``json.dumps`` raises), ``nan`` and ``inf``;
@@ -225,6 +227,26 @@ async def test_big_integers_keep_their_digits_as_text() -> None:
     await done(rt.send("go"))
     text = rt.thread.messages[-1].tool_calls[0].result
     assert isinstance(text, str) and "100001 digits" in text and len(text) < 200
+
+
+async def test_a_huge_integer_in_streamed_arguments_is_answered_not_fatal() -> None:
+    """The model reads that its arguments are not JSON it can send; the run goes on."""
+    seen: list[Any] = []
+
+    @gu.tool
+    def note(text: str, n: int = 0) -> str:
+        """Take a note."""
+        seen.append(n)
+        return "noted"
+
+    args_text = '{"text": "a", "n": ' + "7" * 5000 + "}"
+    model = gu.ScriptedModel([gu.ScriptedCall("note", args_text, id="n"), "done"])
+    rt = gu.Runtime(model=model, tools=[note])
+    final = await done(rt.send("note it"))
+    assert isinstance(final.status, Complete) and final.text == "done" and seen == []
+    part = final.tool_call("n")
+    assert part is not None and part.is_error
+    assert "not valid JSON" in part.result["error"] and "4300 digits" in part.result["error"]
 
 
 async def test_a_lone_surrogate_in_a_reject_reason_and_a_human_answer(tmp_path: Path) -> None:

@@ -340,7 +340,13 @@ class PartialJSONParser:
         self._tok = []
         if _NUM_FULL.fullmatch(text) is None:
             raise PartialJSONError(f"invalid number {text!r}", self._tok_start)
-        self._end_scalar(_number(text))
+        try:
+            value = _number(text)
+        except ValueError:  # past Python's int-to-text limit: the model's text, not our fault
+            raise PartialJSONError(
+                f"an integer of {len(text):,} digits is too long", self._tok_start
+            ) from None
+        self._end_scalar(value)
 
     def _end_scalar(self, value: Any) -> None:
         self._place(value)
@@ -388,10 +394,13 @@ class PartialJSONParser:
                 shown = raw
         elif state == _NUMBER:
             text = "".join(self._tok)
-            if _NUM_FULL.fullmatch(text) is None:
+            try:
+                shown = None if _NUM_FULL.fullmatch(text) is None else _number(text)
+            except ValueError:  # too many digits to read: :meth:`feed` says so at its end
+                shown = None
+            if shown is None:
                 self._unplace()
                 return
-            shown = _number(text)
         else:  # literals appear only once complete
             return
         self._place(shown)
