@@ -6,6 +6,7 @@ nothing lost, and the widget, the runtime and a saved file share one shape.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -14,6 +15,8 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from ._internal.sanitize import json_safe
 
 
 def new_id(prefix: str) -> str:
@@ -78,6 +81,33 @@ class Approval(_Model):
     (an MCP server's claims about the tool: shown, not obeyed)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ParsedArgs:
+    """A call's ``args_text`` parsed once (:attr:`ToolCallPart.parsed_args`)."""
+
+    text: str
+    """The text this is the parse of: it holds while ``args_text`` is this text."""
+    value: Any
+    """The JSON value, made JSON-safe (``{}`` for an empty text; None on error).
+    Shared by every reader: never mutate it."""
+    error: str | None = None
+    """Why the text is not JSON, as the decoder says it; None when it is."""
+
+
+ARGS_STREAMING = "the arguments are still streaming"
+"""The :attr:`ParsedArgs.error` of a call whose text the model is still writing."""
+
+
+def parse_args_text(text: str) -> ParsedArgs:
+    """``text`` parsed in one go (a call not streamed here: loaded, built by hand)."""
+    if not text.strip():
+        return ParsedArgs(text, {})
+    try:
+        return ParsedArgs(text, json_safe(json.loads(text)))
+    except (ValueError, RecursionError) as exc:  # a huge int is a ValueError too
+        return ParsedArgs(text, None, str(exc))
+
+
 class ToolCallPart(_Model):
     type: Literal["tool-call"] = "tool-call"
     tool_call_id: str
@@ -103,6 +133,27 @@ class ToolCallPart(_Model):
     """For a tool that raised: its traceback, for the user to unfold. The model
     reads only ``result`` (the error line)."""
     _value: Any = PrivateAttr(default=None)
+    _parsed: ParsedArgs | None = PrivateAttr(default=None)
+
+    @property
+    def parsed_args(self) -> ParsedArgs:
+        """``args_text`` parsed, once: recorded by whoever wrote the text (the
+        accumulator as the call streams, the tool phase when it stores the
+        validated arguments), else parsed on first read (a thread loaded from a
+        file) and kept while the text stays the same. Derived, never saved: a
+        thread file holds ``args_text`` and ``args`` only."""
+        parsed = self._parsed
+        if (
+            parsed is None
+            or parsed.text != self.args_text  # the same str object: O(1)
+            or (parsed.error == ARGS_STREAMING and self.args_complete)  # ended unfinished
+        ):
+            parsed = self._parsed = parse_args_text(self.args_text)
+        return parsed
+
+    def record_parsed_args(self, parsed: ParsedArgs) -> None:
+        """Keep the parse of ``args_text`` its writer already has (no parse again)."""
+        self._parsed = parsed
 
     @property
     def value(self) -> Any:

@@ -3,7 +3,10 @@
 Each delta changes the message in place and returns the patch ops (see
 ``_internal/patch_ops.py``) that tell a view the same change. Work per delta is bounded by
 the delta's size: text is appended, tool-call arguments are fed to an
-incremental partial-JSON parser, never re-parsed from the start.
+incremental partial-JSON parser, never re-parsed from the start. That parse
+is the only one: at the step's end its value (or its error) is recorded on
+the part (``ToolCallPart.parsed_args``), which the tool phase, the history,
+the widget and the decisions read instead of parsing ``args_text`` again.
 
 A batch of deltas (what one network read brought, see
 ``models.base.BatchStreaming``) is applied as one change: runs of deltas that
@@ -15,14 +18,24 @@ delta.
 from __future__ import annotations
 
 import dataclasses
-import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._internal.patch_ops import AppendOp, PatchOp, add_part_op, set_op
 from .._internal.sanitize import REPLACEMENT, clean_text, json_safe
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM, split_standard_arguments
-from ..messages import Message, ReasoningPart, TextPart, ToolCallPart, Usage, new_id
+from ..messages import (
+    ARGS_STREAMING,
+    Message,
+    ParsedArgs,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    Usage,
+    new_id,
+    parse_args_text,
+)
 from ..models.base import (
     FinishDelta,
     FinishReason,
@@ -34,6 +47,15 @@ from ..models.base import (
 )
 from ..tools import Tool
 from .partial_json import PartialJSONError, PartialJSONParser
+
+_MAYBE_UNSAFE = (
+    re.compile(r"\\u[dD][89a-fA-F]"),  # an escaped surrogate, maybe a lone half
+    re.compile(r"[0-9]{16}"),  # an integer JavaScript may misread
+    re.compile(r"[eE]\+?[0-9]{3}"),  # a float past the double range: inf
+)
+"""What in a call's text can parse to a value ``json_safe`` would change (raw
+lone surrogates never get here: ``_clean_call``). A text with none of these
+parses to a safe value, so it is not written out again to be checked."""
 
 
 class _Call:
@@ -113,8 +135,12 @@ class Accumulator:
         for (index, field), pieces in self._pieces.items():
             if len(pieces) > 1:
                 joined = "".join(pieces)
-                setattr(self.message.parts[index], field, joined)
+                part = self.message.parts[index]
+                setattr(part, field, joined)
                 pieces[:] = [joined]
+                if isinstance(part, ToolCallPart) and not part.args_complete:
+                    # read mid-stream: no reader parses the unfinished text
+                    part.record_parsed_args(ParsedArgs(joined, None, ARGS_STREAMING))
 
     def _extend(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[PatchOp]:
         if self._open is not None:
@@ -253,22 +279,35 @@ class Accumulator:
         return ops
 
     def finish(self) -> list[PatchOp]:
-        """End the step: parse every call's full arguments once, mark them complete."""
+        """End the step: record every call's parsed arguments, mark them complete."""
         ops: list[PatchOp] = self._release()
         self.materialize()
         for call in self._calls.values():
             part = self._call_part(call)
-            try:
-                value = json.loads(part.args_text) if part.args_text.strip() else {}
-            except ValueError:
-                value = None  # the tool phase reports the bad JSON to the model
-            else:  # escapes such as "\\ud83d" parse to lone surrogates; huge ints
-                value = json_safe(value)
-            if value is not None:
-                ops.extend(self._update_args(call, part, value))
+            parsed = _final_parse(call, part.args_text)
+            part.record_parsed_args(parsed)
+            if parsed.value is not None:  # else the tool phase reports the bad JSON
+                ops.extend(self._update_args(call, part, parsed.value))
             part.args_complete = True
             ops.append(set_op(call.index, "args_complete", True))
         return ops
+
+
+def _final_parse(call: _Call, text: str) -> ParsedArgs:
+    """The parse of a call's whole text: the streaming parser's value when it
+    read one complete JSON value, as it does for every well-formed call.
+
+    Any other text (one the parser refused, one cut short, a bare number) is
+    parsed once more, on that path only: the model then reads the decoder's
+    own message, and what the decoder accepts (NaN) reads as it always did.
+    """
+    parser = call.parser
+    if parser is not None and parser.done:
+        value = parser.value
+        if any(pattern.search(text) for pattern in _MAYBE_UNSAFE):
+            value = json_safe(value)  # "\\ud83d" parses to a lone surrogate; huge ints
+        return ParsedArgs(text, value)
+    return parse_args_text(text)
 
 
 def _clean_call(delta: ToolCallDelta) -> ToolCallDelta:

@@ -7,11 +7,9 @@ stale notebook cell loses nothing. Resuming the loop is the runtime's job.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from .._internal.sanitize import json_safe
 from ..messages import (
     Approval,
     Complete,
@@ -75,11 +73,9 @@ def distrust_loaded(thread: Thread, tools: Mapping[str, Tool], restore_approvals
             continue
         for part in open_calls:
             tool = tools.get(part.tool_name)
-            try:
-                raw = json.loads(part.args_text) if part.args_text.strip() else {}
-            except ValueError:
-                raw = None  # the tool phase answers bad JSON with an error
-            part.args = json_safe(clean_arguments(raw, tool.declared if tool else None)[0])
+            # parsed here once (JSON-safe), then kept on the part for the tool phase
+            raw = part.parsed_args.value  # None for bad JSON: the tool phase answers it
+            part.args = clean_arguments(raw, tool.declared if tool else None)[0]
             part.args_complete = True
             if part.approval is not None:  # the file's note is not kept: the tool's is
                 note = tool.approval_note if tool else None

@@ -7,7 +7,8 @@ Rules that keep a request valid whatever state the thread is in:
   assistant message that made it; a call with no result yet (interrupted) is
   answered with an error result so the model knows it did not run;
 - arguments that are not a JSON object are sent as ``{}`` (the call's error
-  result quotes the bad text);
+  result quotes the bad text); which they are is read from the call's parse
+  (``ToolCallPart.parsed_args``), so a step's history parses nothing again;
 - call ids are distinct within an assistant message (a thread saved before
   ids were made unique on ingest may repeat one: the repeat gets a suffix);
 - a tool result longer than ``max_result_chars`` is cut there, with a notice
@@ -72,14 +73,11 @@ def step_ranges(message: Message) -> list[tuple[int, int]]:
 
 
 def _arguments(part: ToolCallPart) -> str:
-    text = part.args_text.strip()
-    if not text:
+    """The call's arguments as the model wrote them (the text itself, not
+    written again), or ``{}`` when they are not a JSON object."""
+    if not isinstance(part.parsed_args.value, dict):
         return "{}"
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return "{}"
-    return text if isinstance(value, dict) else "{}"
+    return part.args_text.strip() or "{}"
 
 
 def tool_result_content(part: ToolCallPart, max_chars: int | None = None) -> str:

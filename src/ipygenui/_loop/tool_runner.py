@@ -6,6 +6,9 @@ need approval wait for the user), and the calls that may run now run in
 parallel: async tools on the event loop, sync tools each in a thread of its
 own (``tool_threads``). Whatever a tool raises, ``SystemExit`` included, is
 an error result the model reads; only a real cancel of the run cancels.
+
+The arguments checked are the call's one parse (``ToolCallPart.parsed_args``,
+recorded by the accumulator as the call streamed): never parsed again here.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pydantic import BaseModel
 
 from .._internal.standard_params import split_standard_arguments
 from ..data import DataStore, model_json, using_data
-from ..messages import Approval, Message, ToolCallPart
+from ..messages import Approval, Message, ParsedArgs, ToolCallPart
 from ..tools import Tool, ToolArgumentsError, ToolError, to_jsonable
 from ..tools._worker_threads import runs_in_thread, stopped_in_background
 from .run_events import RunEvents
@@ -120,11 +123,13 @@ class ToolRunner:
         if tool is None:
             names = ", ".join(sorted(tools.own)) or "none"
             return self._fail(part, f"Unknown tool {part.tool_name!r}. Available tools: {names}.")
-        text = part.args_text.strip()
-        try:
-            raw = json.loads(text) if text else {}
-        except ValueError as exc:
-            return self._fail(part, f"The arguments are not valid JSON ({exc}): {text[:200]!r}")
+        parsed = part.parsed_args
+        if parsed.error is not None:
+            text = part.args_text.strip()
+            return self._fail(
+                part, f"The arguments are not valid JSON ({parsed.error}): {text[:200]!r}"
+            )
+        raw = parsed.value
         if not isinstance(raw, dict):
             return self._fail(part, "The arguments must be a JSON object.")
         args, _, _ = split_standard_arguments(raw, tool.declared)
@@ -232,6 +237,7 @@ def show_validated(part: ToolCallPart, validated: BaseModel) -> None:
     shown = validated.model_dump(mode="json")
     part.args = shown
     part.args_text = json.dumps(shown)
+    part.record_parsed_args(ParsedArgs(part.args_text, shown))  # its parse is ``shown``
 
 
 def cancel_requested() -> bool:
@@ -260,13 +266,14 @@ def raised_text(tool_name: str, exc: BaseException) -> str:
 
 def identical_calls_before(message: Message, part: ToolCallPart, args: dict[str, Any]) -> int:
     """How many earlier calls in ``message`` had ``part``'s tool and arguments."""
-    key = json.dumps(args, sort_keys=True, default=str)
+    key: str | None = None  # written only when an earlier call has the same tool
     count = 0
     for other in message.tool_calls:
         if other is part:
             break
-        if other.tool_name == part.tool_name and (
-            json.dumps(other.args, sort_keys=True, default=str) == key
-        ):
-            count += 1
+        if other.tool_name == part.tool_name:
+            if key is None:
+                key = json.dumps(args, sort_keys=True, default=str)
+            if json.dumps(other.args, sort_keys=True, default=str) == key:
+                count += 1
     return count

@@ -23,7 +23,6 @@ must not derive itself (which calls show or update a component, its id).
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from pydantic import (
@@ -623,31 +622,36 @@ def message_for_browser(message: Message) -> dict[str, Any]:
     parsed ``args`` the browser can derive are left out.
 
     The browser parses ``args_text`` itself (it streams it anyway), so a large
-    argument (a 1,000-row table) crosses the wire once, not twice.
+    argument (a 1,000-row table) crosses the wire once, not twice; the kernel
+    does not even write those ``args`` (they are left out of the dump).
     """
-    data = message.model_dump(mode="json")
-    for part, raw in zip(message.parts, data["parts"], strict=True):
+    derived = {
+        i: {"args"}
+        for i, part in enumerate(message.parts)
+        if isinstance(part, ToolCallPart) and part.args and _derivable(part)
+    }
+    data = message.model_dump(mode="json", exclude={"parts": derived} if derived else None)
+    for i, (part, raw) in enumerate(zip(message.parts, data["parts"], strict=True)):
         if isinstance(part, ToolCallPart):
             names = tool_call_names(part.tool_name, part.tool_call_id)
             if names is not None:
                 raw[UI_FIELD] = names
-            if part.args and _derivable(part):
+            if i in derived:
                 raw["args"] = {}
     return data
 
 
 def _derivable(part: ToolCallPart) -> bool:
     """True when the browser's parse of ``args_text``, less the standard
-    parameters, gives ``args`` exactly.
+    parameters, gives ``args`` exactly (read from the call's one parse,
+    ``ToolCallPart.parsed_args``: a snapshot parses nothing).
 
     Edited (approved) or filtered arguments differ from the text: keep those.
     """
-    try:
-        parsed = json.loads(part.args_text)
-    except ValueError:
-        return False
+    parsed = part.parsed_args.value
     if not isinstance(parsed, dict):
         return False
+    # the values are the parse's own objects: equal by identity, no deep walk
     return {k: v for k, v in parsed.items() if k not in STANDARD_PARAMETERS} == part.args
 
 
