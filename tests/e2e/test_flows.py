@@ -122,7 +122,7 @@ def test_reject_with_reason_skips_the_tool_and_tells_the_model(flows: LabPage) -
     expect(card.locator("button.gu-approve")).to_have_count(0)
     assert flows.run_json("RUNS") == []
     [part] = flows.run_json("tool_parts(chat)")
-    assert part["approval"] == {"status": "rejected", "reason": "not on a Friday"}
+    assert part["approval"] == {"status": "rejected", "reason": "not on a Friday", "note": None}
     sent = flows.run_json("MODELS[-1].requests[-1].messages[-1]")
     assert sent["role"] == "tool" and "not on a Friday" in sent["content"]
 
