@@ -5,7 +5,7 @@
 // into an editor in place: its new text goes to the kernel as an edit.
 
 import { createActionBar } from "./action-bar.js";
-import { sizeText } from "./composer.js";
+import { sizeText } from "./composer-attachments.js";
 import { h, setData, setText, show } from "./dom.js";
 import { createFooter, runFooter } from "./footer.js";
 import { createMarkdownView } from "./markdown.js";
