@@ -8,16 +8,32 @@
 import { h, show } from "./dom.js";
 import { createMessageView } from "./message-view.js";
 import { createSuggestions } from "./suggestions.js";
+import { createChunkedList } from "./thread-chunks.js";
+import { createScrollFollow } from "./thread-follow.js";
 
-const FOLLOW_SLACK_PX = 48;
-const CHUNK_SIZE = 20;
+/**
+ * Whether a message's view must be updated in this render: it is new, its
+ * state changed (`dirty`), it became or stopped being the last one, or it is
+ * the last one and the run started or stopped.
+ * @param {{fresh: boolean, dirty: Set<string> | null, id: string, reordered: boolean,
+ *          lastId: string, oldLastId: string, runningChanged: boolean, isLast: boolean}} facts
+ */
+export function needsUpdate({ fresh, dirty, id, reordered, lastId, oldLastId, runningChanged, isLast }) {
+  return (
+    fresh ||
+    dirty === null ||
+    dirty.has(id) ||
+    (reordered && (id === lastId || id === oldLastId)) ||
+    (runningChanged && isLast)
+  );
+}
 
 export function createThreadView(ctx) {
   const starters = createSuggestions((text) => ctx.sendStarter?.(text), "Conversation starters");
   const empty = h("div.gu-empty", {}, h("div.gu-empty-text", { text: "Ask me anything to start." }), starters.el);
   const jump = h(
     "button.gu-jump",
-    { type: "button", hidden: true, onclick: () => toLatest() },
+    { type: "button", hidden: true, onclick: () => scroll.toLatest() },
     "↓ Jump to latest",
   );
   const el = h(
@@ -26,84 +42,22 @@ export function createThreadView(ctx) {
     empty,
     jump,
   );
+  const scroll = createScrollFollow(el, jump);
+  const list = createChunkedList(el, scroll);
   /** @type {Map<string, ReturnType<typeof createMessageView>>} */
   const views = new Map();
-  let follow = true;
-  let streaming = false;
-  let fixedHeight = "";
-  /** The height the content had at the last scroll event or stick. */
-  let stuckHeight = 0;
-  const atBottom = () => el.scrollHeight - el.scrollTop - el.clientHeight <= FOLLOW_SLACK_PX;
-  const stick = () => {
-    if (!fixedHeight || !follow) return;
-    el.scrollTop = el.scrollHeight;
-    stuckHeight = el.scrollHeight;
-  };
-  el.addEventListener("scroll", () => {
-    // Content that grew since the last stick is not the user scrolling up.
-    if (fixedHeight && el.scrollHeight !== stuckHeight && !atBottom() && follow) {
-      stick();
-      return;
-    }
-    follow = atBottom();
-    show(jump, streaming && !follow);
-  });
-  // Content grows without a render too (a component mounting, an image loading).
-  const resizes = typeof ResizeObserver === "function" ? new ResizeObserver(() => stick()) : null;
-
-  function toLatest() {
-    follow = true;
-    el.scrollTop = el.scrollHeight;
-    stuckHeight = el.scrollHeight;
-    show(jump, false);
-  }
-
   /** @type {string[]} ids of the visible messages, in order, as last rendered */
   let order = [];
   let lastRunning = null;
 
-  /** @type {HTMLElement[]} the chunks in `el`, in order */
-  const chunks = [];
-
-  /**
-   * Put the views in thread order, dropping views of messages that left.
-   * Messages sit in chunks of CHUNK_SIZE: when a streamed frame grows the
-   * last message, the browser lays out its chunk again and reuses the
-   * layout of the other chunks whole, instead of visiting every message.
-   * Appending a message moves no other.
-   */
-  function arrange(visible) {
-    const keep = new Set(visible.map((m) => m.id));
+  /** Drop the views of messages that left the thread. @param {string[]} ids */
+  function dropLeft(ids) {
+    const keep = new Set(ids);
     for (const [id, view] of views) {
       if (!keep.has(id)) {
         view.el.remove();
         views.delete(id);
       }
-    }
-    const count = Math.ceil(visible.length / CHUNK_SIZE);
-    for (let c = 0; c < count; c++) {
-      if (!chunks[c]) {
-        const chunk = h("div.gu-chunk");
-        resizes?.observe(chunk);
-        chunks.push(chunk);
-      }
-      const chunk = chunks[c];
-      const wantedChunk = c === 0 ? el.firstChild : chunks[c - 1].nextSibling;
-      if (wantedChunk !== chunk) el.insertBefore(chunk, wantedChunk);
-      let previous = null;
-      const end = Math.min(visible.length, (c + 1) * CHUNK_SIZE);
-      for (let i = c * CHUNK_SIZE; i < end; i++) {
-        const view = views.get(visible[i].id);
-        if (!view) continue; // every visible message got its view in update()
-        const wanted = previous ? previous.nextSibling : chunk.firstChild;
-        if (wanted !== view.el) chunk.insertBefore(view.el, wanted);
-        previous = view.el;
-      }
-    }
-    while (chunks.length > count) {
-      const chunk = chunks.pop();
-      if (chunk) resizes?.unobserve(chunk);
-      chunk?.remove();
     }
   }
 
@@ -133,11 +87,7 @@ export function createThreadView(ctx) {
      * @param {string} height
      */
     setHeight(height) {
-      if (height === fixedHeight) return;
-      fixedHeight = height;
-      el.style.maxHeight = height;
-      el.classList.toggle("gu-thread-fixed", !!height);
-      stick();
+      scroll.setHeight(height);
     },
     /**
      * Bring the DOM up to date. Only the messages in `dirty` (their state
@@ -162,22 +112,18 @@ export function createThreadView(ctx) {
         const fresh = !existing;
         const view = existing ?? createMessageView(ctx);
         if (fresh) views.set(message.id, view);
-        const stale =
-          fresh ||
-          dirty === null ||
-          dirty.has(message.id) ||
-          (reordered && (message.id === lastId || message.id === oldLastId)) ||
-          (runningChanged && isLast);
-        if (stale) view.update(message, { isLast, running });
+        const facts = { fresh, dirty, id: message.id, reordered, lastId, oldLastId, runningChanged, isLast };
+        if (needsUpdate(facts)) view.update(message, { isLast, running });
       });
-      if (reordered) arrange(visible);
+      if (reordered) {
+        dropLeft(ids);
+        list.arrange(ids, views);
+      }
       order = ids;
       lastRunning = running;
       show(empty, visible.length === 0);
       if (visible.length === 0) starters.update(prompts, !running);
-      streaming = running;
-      stick();
-      show(jump, streaming && !follow);
+      scroll.rendered(running);
     },
   };
 }
