@@ -6,15 +6,15 @@
 // past MAX_SCROLL pixels: see `scrollTopFor`).
 
 import { h } from "../dom.js";
+import { BLOCK, createRowBlocks } from "./table-blocks.js";
 
+export { BLOCK } from "./table-blocks.js";
 export const ROW_HEIGHT = 26;
-export const BLOCK = 100;
 /** Browsers cap an element's height (Firefox near 17.9M px): past this the
  * scroll range is scaled, so a scroll position stands for a row proportionally. */
 export const MAX_SCROLL = 4_000_000;
 const VIEW_HEIGHT = 420;
 const OVERSCAN = 10;
-const CACHED_BLOCKS = 40;
 
 /** Rows per pixel of scroll over rows per pixel of layout: 1 until MAX_SCROLL. */
 function scaleOf(total) {
@@ -28,10 +28,40 @@ export function scrollTopFor(row, total) {
   return Math.ceil((row * ROW_HEIGHT) / scaleOf(total));
 }
 
+/**
+ * The rows in view at scroll position `scrollTop` of a table of `total`
+ * rows (with OVERSCAN rows on each side), and the heights of the spacers
+ * that stand for the rows above and below them.
+ * @param {number} scrollTop @param {number} total
+ */
+export function rowsInView(scrollTop, total) {
+  const scale = scaleOf(total);
+  const visible = Math.min(Math.max(0, total - 1), Math.floor((scrollTop * scale) / ROW_HEIGHT));
+  const first = Math.max(0, visible - OVERSCAN);
+  const count = Math.ceil(VIEW_HEIGHT / ROW_HEIGHT) + 2 * OVERSCAN;
+  const last = Math.min(total, first + count);
+  const height = Math.min(total * ROW_HEIGHT, MAX_SCROLL);
+  // unscaled, rows sit at their own place; scaled, the visible row sits at the view's top
+  const topPx = scale === 1 ? first * ROW_HEIGHT : Math.max(0, scrollTop - (visible - first) * ROW_HEIGHT);
+  return { first, last, topPx, bottomPx: Math.max(0, height - topPx - (last - first) * ROW_HEIGHT) };
+}
+
 function cellText(value) {
   if (value === null || value === undefined) return "";
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
+}
+
+/** Row `i` of the table, or its placeholder ("…" cells) while its block loads. */
+function pagedRow(row, i, columns) {
+  const tr = h("tr", { "aria-rowindex": i + 2, "data-row": i });
+  tr.style.height = `${ROW_HEIGHT}px`;
+  for (const column of columns) {
+    const value = row ? row[column] : undefined;
+    tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: row ? cellText(value) : "…" }));
+  }
+  if (!row) tr.classList.add("gu-c-loading");
+  return tr;
 }
 
 /**
@@ -63,20 +93,16 @@ export function mountPagedTable(el, props, fetchRows) {
   let columns = Array.isArray(props.columns) ? props.columns.map(String) : [];
   let total = Number.isInteger(props.total_rows) ? props.total_rows : 0;
   let sort = { column: /** @type {string|null} */ (null), descending: false };
-  let generation = 0;
-  /** @type {Map<number, any[]>} block index -> rows, for the current sort */
-  let blocks = new Map();
-  /** @type {Map<number, Promise<void>>} */
-  let pending = new Map();
-  let error = "";
-  /** Blocks whose fetch failed: not asked again until the sort changes or the view scrolls. */
-  let failed = new Set();
   let destroyed = false;
-
-  const seed = (rows) => {
-    for (let b = 0; b * BLOCK < rows.length; b++) blocks.set(b, rows.slice(b * BLOCK, (b + 1) * BLOCK));
-  };
-  seed(Array.isArray(props.rows) ? props.rows : []);
+  const blocks = createRowBlocks({
+    fetchRows,
+    onWindow: (win) => {
+      if (Array.isArray(win.columns) && win.columns.length) columns = win.columns.map(String);
+      if (Number.isInteger(win.total_rows)) total = win.total_rows;
+    },
+    onChange: () => render(),
+  });
+  blocks.seed(Array.isArray(props.rows) ? props.rows : []);
 
   const head = h("tr");
   const thead = h("thead", {}, head);
@@ -92,7 +118,7 @@ export function mountPagedTable(el, props, fetchRows) {
   table.append(thead, tbody);
   // Scroll events come once a frame at most: render at once, a deferral would cost a frame.
   const onScroll = () => {
-    failed = new Set();
+    blocks.retryFailed();
     render();
   };
   const scroller = h("div.gu-c-table-wrap.gu-c-table-scroll", { onScroll }, table);
@@ -108,68 +134,15 @@ export function mountPagedTable(el, props, fetchRows) {
     head.replaceChildren(...cells);
   };
 
-  const fetchBlock = (b) => {
-    if (b < 0 || blocks.has(b) || pending.has(b) || failed.has(b) || b * BLOCK >= total) return;
-    const mine = generation;
-    const p = fetchRows({ offset: b * BLOCK, limit: BLOCK, sort: sort.column, descending: sort.descending }).then(
-      (win) => {
-        pending.delete(b);
-        if (mine !== generation || destroyed) return;
-        if (Array.isArray(win.columns) && win.columns.length) columns = win.columns.map(String);
-        if (Number.isInteger(win.total_rows)) total = win.total_rows;
-        blocks.set(b, Array.isArray(win.rows) ? win.rows : []);
-        for (const old of blocks.keys()) {
-          if (blocks.size <= CACHED_BLOCKS) break;
-          if (old !== b) blocks.delete(old);
-        }
-        error = "";
-        render();
-      },
-      (err) => {
-        pending.delete(b);
-        if (mine !== generation || destroyed) return;
-        failed.add(b);
-        error = err instanceof Error ? err.message : String(err);
-        render();
-      },
-    );
-    pending.set(b, p);
-  };
-
-  /** The rows in view now, the range they cover and where they go. */
-  const inView = () => {
-    const scale = scaleOf(total);
-    const top = scroller.scrollTop;
-    const visible = Math.min(Math.max(0, total - 1), Math.floor((top * scale) / ROW_HEIGHT));
-    const first = Math.max(0, visible - OVERSCAN);
-    const count = Math.ceil(VIEW_HEIGHT / ROW_HEIGHT) + 2 * OVERSCAN;
-    const last = Math.min(total, first + count);
-    const height = Math.min(total * ROW_HEIGHT, MAX_SCROLL);
-    // unscaled, rows sit at their own place; scaled, the visible row sits at the view's top
-    const topPx = scale === 1 ? first * ROW_HEIGHT : Math.max(0, top - (visible - first) * ROW_HEIGHT);
-    return { first, last, topPx, bottomPx: Math.max(0, height - topPx - (last - first) * ROW_HEIGHT) };
-  };
-
   const render = () => {
     if (destroyed) return;
-    const { first, last, topPx, bottomPx } = inView();
-    for (let b = Math.floor(first / BLOCK); b * BLOCK < last; b++) fetchBlock(b);
+    const { first, last, topPx, bottomPx } = rowsInView(scroller.scrollTop, total);
+    for (let b = Math.floor(first / BLOCK); b * BLOCK < last; b++) blocks.request(b, total, sort);
     // the neighbours too, so scrolling on finds its rows already here
-    fetchBlock(Math.floor((last - 1) / BLOCK) + 1);
-    fetchBlock(Math.floor(first / BLOCK) - 1);
+    blocks.request(Math.floor((last - 1) / BLOCK) + 1, total, sort);
+    blocks.request(Math.floor(first / BLOCK) - 1, total, sort);
     const rows = [];
-    for (let i = first; i < last; i++) {
-      const block = blocks.get(Math.floor(i / BLOCK));
-      const row = block ? block[i % BLOCK] : undefined;
-      const tr = h("tr", { "aria-rowindex": i + 2, "data-row": i });
-      tr.style.height = `${ROW_HEIGHT}px`;
-      for (const column of columns) {
-        const value = row ? row[column] : undefined;
-        tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: row ? cellText(value) : "…" }));
-      }
-      if (!row) tr.classList.add("gu-c-loading");
-      rows.push(tr);
-    }
+    for (let i = first; i < last; i++) rows.push(pagedRow(blocks.row(i), i, columns));
     topCell.colSpan = bottomCell.colSpan = Math.max(1, columns.length);
     topCell.style.height = `${topPx}px`;
     bottomCell.style.height = `${bottomPx}px`;
@@ -180,6 +153,7 @@ export function mountPagedTable(el, props, fetchRows) {
     el.dataset.totalRows = String(total);
     el.dataset.firstRow = String(first);
     el.dataset.sort = sort.column ?? "";
+    const error = blocks.error;
     note.textContent = error ? `Rows could not be loaded: ${error}` : `${total.toLocaleString()} rows`;
     note.classList.toggle("gu-component-error", !!error);
   };
@@ -187,10 +161,7 @@ export function mountPagedTable(el, props, fetchRows) {
   const sortBy = (column) => {
     const descending = sort.column === column ? !sort.descending : false;
     sort = { column, descending };
-    generation++;
-    blocks = new Map();
-    pending = new Map();
-    failed = new Set();
+    blocks.reset();
     scroller.scrollTop = 0;
     drawHead();
     render();
@@ -207,17 +178,14 @@ export function mountPagedTable(el, props, fetchRows) {
         columns = Array.isArray(next.columns) ? next.columns.map(String) : columns;
         total = Number.isInteger(next.total_rows) ? next.total_rows : total;
         sort = { column: null, descending: false };
-        generation++;
-        blocks = new Map();
-        pending = new Map();
-        failed = new Set();
-        seed(Array.isArray(next.rows) ? next.rows : []);
+        blocks.reset(Array.isArray(next.rows) ? next.rows : []);
         drawHead();
       }
       render();
     },
     destroy() {
       destroyed = true;
+      blocks.destroy();
     },
   };
 }
