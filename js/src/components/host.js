@@ -17,7 +17,7 @@ import * as form from "./form.js";
 import * as image from "./image.js";
 import * as markdown from "./markdown.js";
 import * as metric from "./metric.js";
-import * as output from "./output.js";
+import * as output from "./python-component.js";
 import * as table from "./table.js";
 
 export const BUILTINS = { markdown, table, metric, chart, image, form };

@@ -3,8 +3,8 @@ import * as chart from "../../src/components/chart.js";
 import * as form from "../../src/components/form.js";
 import * as image from "../../src/components/image.js";
 import * as markdown from "../../src/components/markdown.js";
-import { bundleElement } from "../../src/components/output.js";
-import * as output from "../../src/components/output.js";
+import { bundleElement } from "../../src/components/python-component.js";
+import * as output from "../../src/components/python-component.js";
 import * as table from "../../src/components/table.js";
 import { propsStatus } from "../../src/components/status.js";
 

@@ -1,6 +1,7 @@
-// Output of a Python-rendered component: the MIME bundle the kernel made
-// from the function's return value. PNG and SVG become images (an <img>
-// runs no script), HTML and markdown are sanitized like model text.
+// A Python-rendered component (the kernel's components/python_component.py):
+// the MIME bundle the kernel made from the function's return value. PNG and
+// SVG become images (an <img> runs no script), HTML and markdown are
+// sanitized like model text.
 
 import { h } from "../dom.js";
 import { renderMarkdown, sanitize } from "../markdown.js";
