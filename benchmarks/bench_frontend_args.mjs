@@ -90,5 +90,4 @@ await tick();
 const card = el.querySelector(`[data-message-id="${scenario.message_id}"] .gu-tool-call`);
 const rows = el.querySelectorAll(`[data-message-id="${scenario.message_id}"] .gu-c-table tbody tr`).length;
 const argsText = card?.querySelector(".gu-tool-args")?.textContent ?? "";
-if (process.env.BENCH_DEBUG) console.error(el.innerHTML.slice(0, 3000));
 process.stdout.write(JSON.stringify({ times, load_ms: loadMs, args_chars_shown: argsText.length, table_rows: rows }));
