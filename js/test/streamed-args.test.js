@@ -126,4 +126,22 @@ describe("streamed arguments", () => {
     }
     expect(feed.mock.calls.reduce((n, [chunk]) => n + chunk.length, 0)).toBe(text.length);
   });
+
+  it("a settled component whose message streams on is not printed or compared again on each frame", async () => {
+    const model = { get: (k) => ({ component_specs: [{ name: "Table", kind: "builtin", builtin: "table" }] })[k], on() {}, off() {} };
+    const components = createComponentContext({ model, send: vi.fn() });
+    const { append, frame, live } = streamStore(
+      toolCall({ tool_name: "show_component_Table", component: "Table", ui: { component: "Table", component_id: "call_1" } }),
+    );
+    const card = createToolCard({ send: vi.fn(), notify: vi.fn(), isHuman: () => false, components, standardParams: () => HIDDEN });
+    append(rowsText(30));
+    frame([{ op: "set", part: 0, field: "args_complete", value: true }]);
+    card.update(live(), { canAct: false });
+    await new Promise((r) => setTimeout(r, 0)); // the built-in mounts
+    card.update(live(), { canAct: false });
+    expect(card.el.querySelectorAll("tbody tr")).toHaveLength(30);
+    const stringify = vi.spyOn(JSON, "stringify");
+    for (let i = 0; i < 10; i++) card.update(live(), { canAct: false }); // frames of the text after the call
+    expect(stringify).not.toHaveBeenCalled();
+  });
 });
