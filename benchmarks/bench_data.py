@@ -35,6 +35,7 @@ JUMPS = 40
 
 SETUP = f"""
 import numpy as np, pandas as pd
+from ipygenui.testing import ScriptedCall, ScriptedModel
 rng = np.random.default_rng(7)
 BIG = pd.DataFrame({{
     "id": np.arange({ROWS}),
@@ -45,7 +46,7 @@ BIG = pd.DataFrame({{
 """
 
 SHOW = """
-model = gu.ScriptedModel([gu.ScriptedCall("show_component_Table", {"data": "big"}, id="t1"), "ok"])
+model = ScriptedModel([ScriptedCall("show_component_Table", {"data": "big"}, id="t1"), "ok"])
 chat = gu.Chat(model=model, components=[gu.Table], data={"big": BIG})
 display(chat)
 chat.send("show it")

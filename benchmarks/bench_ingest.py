@@ -53,8 +53,8 @@ from ipygenui.components.builtins import TableComponent
 from ipygenui.messages import Message
 from ipygenui.models.base import ModelDelta, ModelRequest, delta_batches
 from ipygenui.models.openai import OpenAIModel
-from ipygenui.models.scripted import ScriptedCall, ScriptedModel
 from ipygenui.runtime import Runtime
+from ipygenui.testing import ScriptedCall, ScriptedModel
 from openai_server import table_args
 
 SIZES = (10, 100, 1_000, 10_000)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
+from ipygenui.testing import ScriptedModel
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 HOSTILE_SERVER = str(Path(__file__).with_name("mcp_hostile_server.py"))
@@ -85,9 +86,9 @@ def alive(pid: int) -> bool:
     return status.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def mcp_runtime(tools: gu.MCPTools, *replies: object) -> tuple[gu.Runtime, gu.ScriptedModel]:
+def mcp_runtime(tools: gu.MCPTools, *replies: object) -> tuple[gu.Runtime, ScriptedModel]:
     """A runtime with ``tools`` whose scripted model says ``replies``, then "done"."""
-    model = gu.ScriptedModel([*replies, "done"])  # type: ignore[list-item]
+    model = ScriptedModel([*replies, "done"])  # type: ignore[list-item]
     return gu.Runtime(model=model, tools=[tools]), model
 
 

@@ -7,15 +7,15 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-import ipygenui as gu
 from ipygenui._loop.history import check_openai_history
 from ipygenui.models.base import ModelDelta, ModelRequest, TextDelta, ToolCallDelta
+from ipygenui.testing import ScriptedCall, ScriptedModel
 
 
 def call(
     name: str, args: dict[str, Any] | str | None = None, id: str | None = None
-) -> gu.ScriptedCall:
-    return gu.ScriptedCall(name, {} if args is None else args, id=id)
+) -> ScriptedCall:
+    return ScriptedCall(name, {} if args is None else args, id=id)
 
 
 def tool_messages(request: ModelRequest) -> dict[str, Any]:
@@ -30,7 +30,7 @@ def tool_messages(request: ModelRequest) -> dict[str, Any]:
     return out
 
 
-def assert_valid(model: gu.ScriptedModel) -> None:
+def assert_valid(model: ScriptedModel) -> None:
     for request in model.requests:
         check_openai_history(request.messages)
 

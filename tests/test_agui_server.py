@@ -27,6 +27,7 @@ from pydantic import TypeAdapter
 import ipygenui as gu
 from ipygenui.agui._sequence import check_sequence
 from ipygenui.messages import Incomplete
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import call
 
 
@@ -71,7 +72,7 @@ def ask(question: str) -> str:
 
 
 async def test_a_client_runs_the_runtime_and_reads_a_valid_stream() -> None:
-    model = gu.ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
+    model = ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
     rt = gu.Runtime(model=model, tools=[add])
     response = await post(rt.ag_ui_app(), run_input(UserMessage(id="u1", content="2+3?")))
     assert response.status_code == 200
@@ -87,7 +88,7 @@ async def test_a_client_runs_the_runtime_and_reads_a_valid_stream() -> None:
 
 
 async def test_a_clients_tool_answer_resumes_the_waiting_run() -> None:
-    model = gu.ScriptedModel([call("ask", {"question": "colour?"}, id="h1"), "Blue it is."])
+    model = ScriptedModel([call("ask", {"question": "colour?"}, id="h1"), "Blue it is."])
     rt = gu.Runtime(model=model, tools=[ask])
     app = rt.ag_ui_app()
     first = parse_sse((await post(app, run_input(UserMessage(id="u1", content="pick")))).text)
@@ -102,7 +103,7 @@ async def test_a_clients_tool_answer_resumes_the_waiting_run() -> None:
 
 
 async def test_bad_inputs_get_readable_http_errors() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["hi"]))
+    rt = gu.Runtime(model=ScriptedModel(["hi"]))
     app = rt.ag_ui_app()
     bad = await post(app, {"hello": "world"})
     assert bad.status_code == 422 and "not a RunAgentInput" in bad.json()["error"]
@@ -115,7 +116,7 @@ async def test_served_from_another_thread_the_runtime_runs_on_its_own_loop() -> 
     """uvicorn in a background thread (as in a notebook), the runtime on this loop."""
     from agui_agents import serve
 
-    model = gu.ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
+    model = ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
     rt = gu.Runtime(model=model, tools=[add])
     seen_on: list[Any] = []
     rt.subscribe(lambda e: seen_on.append(asyncio.get_running_loop()))
@@ -136,7 +137,7 @@ async def test_another_runtimes_agui_agent_passes_the_token_in_its_headers() -> 
     AG-UI agent, here pointed at a runtime served with its token."""
     from agui_agents import serve
 
-    served = gu.Runtime(model=gu.ScriptedModel(["Hello from the served runtime."]))
+    served = gu.Runtime(model=ScriptedModel(["Hello from the served runtime."]))
     app = served.ag_ui_app()
     with serve(app) as url:
         headers = {"Authorization": f"Bearer {app.token}"}

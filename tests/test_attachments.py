@@ -29,6 +29,7 @@ import pytest
 import ipygenui as gu
 from ipygenui._attachments import FileAttachment
 from ipygenui.persistence import load_thread
+from ipygenui.testing import ScriptedModel
 from openai_helpers import ModelFactory
 from openai_server import OpenAIServer, Reply
 
@@ -102,7 +103,7 @@ async def test_a_model_refusing_images_says_so_readably(
 async def test_unsupported_attachment_is_refused_before_anything_is_sent(
     item: Any, named: str
 ) -> None:
-    model = gu.ScriptedModel(["never"])
+    model = ScriptedModel(["never"])
     rt = gu.Runtime(model=model)
     with pytest.raises(TypeError, match=named.replace(".", r"\.")):
         rt.send("hi", attachments=[PNG, item])
@@ -113,7 +114,7 @@ async def test_unsupported_attachment_is_refused_before_anything_is_sent(
 async def test_csv_becomes_a_dataframe_reference(tmp_path: Path) -> None:
     path = tmp_path / "sales 2024.csv"
     pd.DataFrame({"region": ["n", "s"] * 100, "units": range(200)}).to_csv(path, index=False)
-    model = gu.ScriptedModel(["Got it."])
+    model = ScriptedModel(["Got it."])
     rt = gu.Runtime(model=model)
     message = await rt.send("summarize", attachments=[path])
     assert message.text == "Got it."
@@ -128,7 +129,7 @@ async def test_csv_becomes_a_dataframe_reference(tmp_path: Path) -> None:
 
 
 async def test_dataframe_attachment_keeps_its_name_and_a_free_one() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a", "b"]))
+    rt = gu.Runtime(model=ScriptedModel(["a", "b"]))
     rt.data["sales"] = pd.DataFrame({"x": [1]})
     frame = pd.DataFrame({"y": range(1000)})
     await rt.send("one", attachments=[frame])
@@ -140,7 +141,7 @@ async def test_dataframe_attachment_keeps_its_name_and_a_free_one() -> None:
 
 
 async def test_long_text_is_cut_with_a_notice() -> None:
-    model = gu.ScriptedModel(["ok"])
+    model = ScriptedModel(["ok"])
     rt = gu.Runtime(model=model)
     await rt.send("read", attachments=[FileAttachment("log.txt", b"x" * 50_000)])
     part = rt.thread.messages[0].attachments[0]
@@ -158,7 +159,7 @@ async def test_pil_image_and_figure_are_sent_as_png() -> None:
 
     figure, axes = plt.subplots()
     axes.plot([1, 2])
-    model = gu.ScriptedModel(["ok"])
+    model = ScriptedModel(["ok"])
     rt = gu.Runtime(model=model)
     await rt.send("see", attachments=[Image.new("RGB", (4, 4), "red"), figure])
     plt.close(figure)
@@ -169,7 +170,7 @@ async def test_pil_image_and_figure_are_sent_as_png() -> None:
 
 async def test_persisted_images_live_beside_the_thread_file(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=path)
     await rt.send("see", attachments=[PNG])
     raw = path.read_text()
     assert base64.b64encode(PNG).decode() not in raw  # not inline
@@ -178,7 +179,7 @@ async def test_persisted_images_live_beside_the_thread_file(tmp_path: Path) -> N
 
     loaded = load_thread(path)
     assert loaded.messages[0].attachments[0].data == PNG
-    model = gu.ScriptedModel(["again"])
+    model = ScriptedModel(["again"])
     again = gu.Runtime(model=model, persist=path)
     await again.send("and now?")
     first_user = model.requests[0].messages[1]["content"]
@@ -227,7 +228,7 @@ def test_chips_data_is_in_the_wire_form_without_bytes() -> None:
 async def test_a_csv_chip_names_the_file_and_its_reference(tmp_path: Path) -> None:
     path = tmp_path / "q3.csv"
     path.write_text("a\n1\n")
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]))
+    rt = gu.Runtime(model=ScriptedModel(["ok"]))
     await rt.send("x", attachments=[path])
     part = rt.thread.messages[0].attachments[0]
     assert (part.name, part.ref) == ("q3.csv", "q3")

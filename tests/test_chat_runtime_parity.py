@@ -22,6 +22,7 @@ import pytest
 from comm.base_comm import BaseComm
 
 import ipygenui as gu
+from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 
 RUNTIME_ONLY = {
@@ -91,7 +92,7 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
 def test_every_public_runtime_method_is_on_chat_with_the_same_signature(wire: Any) -> None:
     runtime_methods = public_methods(gu.Runtime)
     assert {"send", "approve", "add_tool_result", "run_sync"} <= set(runtime_methods)
-    chat = Chat(model=gu.ScriptedModel(["ok"]))
+    chat = Chat(model=ScriptedModel(["ok"]))
     for name, method in runtime_methods.items():
         if name in RUNTIME_ONLY:
             continue
@@ -138,7 +139,7 @@ def ask_user(question: str) -> str:
 
 async def test_chat_add_tool_result_can_answer_with_an_error(wire: Any) -> None:
     chat = Chat(
-        model=gu.ScriptedModel([gu.ScriptedCall("ask_user", {"question": "sure?"}), "Fine."]),
+        model=ScriptedModel([ScriptedCall("ask_user", {"question": "sure?"}), "Fine."]),
         tools=[ask_user],
     )
     waiting = await chat.send("go")
@@ -158,7 +159,7 @@ async def test_chat_send_has_a_str_form_and_a_dict_form(wire: Any) -> None:
     hints = typing.get_type_hints(dict_form)
     assert typing.get_origin(hints["content"]) is dict and hints["return"] is type(None)
 
-    chat = Chat(model=gu.ScriptedModel(["ok"]))
+    chat = Chat(model=ScriptedModel(["ok"]))
     assert chat.send({"type": "custom"}) is None
     assert {"method": "custom", "content": {"type": "custom"}} in wire
     run = chat.send("hi")

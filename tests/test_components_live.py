@@ -13,7 +13,7 @@ import ipygenui as gu
 from ipygenui.components._live import ComponentHost, ComponentOutput, LiveRender
 from ipygenui.components.builtins import TableComponent
 from ipygenui.components.python_component import partial_props, to_mimebundle
-from ipygenui.models.scripted import ScriptedCall, ScriptedModel
+from ipygenui.testing import ScriptedCall, ScriptedModel
 
 
 class SeriesProps(BaseModel):

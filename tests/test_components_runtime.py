@@ -11,7 +11,7 @@ from pydantic import BaseModel
 import ipygenui as gu
 from ipygenui._loop.history import check_openai_history
 from ipygenui.components.shown import shown_components
-from ipygenui.models.scripted import ScriptedCall, ScriptedModel, ScriptedReply
+from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 from ipygenui.tools._ui import component_id
 
 ESM = "export function render({ props, el }) { el.textContent = props.city; }"

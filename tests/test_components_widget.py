@@ -12,7 +12,7 @@ from comm.base_comm import BaseComm
 from pydantic import BaseModel
 
 import ipygenui as gu
-from ipygenui.models.scripted import ScriptedCall, ScriptedModel
+from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.tools._ui import component_id
 from ipygenui.widget.chat import Chat
 

@@ -16,6 +16,7 @@ import ipygenui as gu
 from ipygenui._loop.history import check_openai_history
 from ipygenui.events import ActivePathChanged, MessageAdded, ThreadEvent
 from ipygenui.messages import Incomplete
+from ipygenui.testing import ScriptedModel
 from openai_server import OpenAIServer, Reply, ToolCall
 from runtime_helpers import BlockingModel, TextDelta, call
 
@@ -121,7 +122,7 @@ async def test_regenerate_makes_a_new_branch_of_the_reply(
 
 
 async def test_a_nested_branch_comes_back_as_it_was() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1", "a2", "a2 again", "a1 edited"]))
+    rt = gu.Runtime(model=ScriptedModel(["a1", "a2", "a2 again", "a1 edited"]))
     await rt.send("q1")
     await rt.send("q2")
     await rt.regenerate()  # a fork inside the first version of q1
@@ -143,7 +144,7 @@ async def test_edit_while_a_reply_streams_cancels_it_first() -> None:
     run = rt.send("slow question")
     await model.reached.wait()
     question = rt.thread.messages[0]
-    rt.model = gu.ScriptedModel(["fast answer"])
+    rt.model = ScriptedModel(["fast answer"])
     edited = rt.edit(question.id, "better question")
     stopped = await run
     assert isinstance(stopped.status, Incomplete) and stopped.status.reason == "cancelled"
@@ -158,7 +159,7 @@ async def test_regenerating_the_reply_that_streams_stops_it_and_keeps_it() -> No
     rt = gu.Runtime(model=model)
     run = rt.send("question")
     await model.reached.wait()
-    rt.model = gu.ScriptedModel(["a whole answer"])
+    rt.model = ScriptedModel(["a whole answer"])
     again = rt.regenerate(run.message_id)
     stopped = await run
     assert isinstance(stopped.status, Incomplete) and stopped.text == "half an ans"
@@ -171,7 +172,7 @@ async def test_regenerating_the_reply_that_streams_stops_it_and_keeps_it() -> No
 
 async def test_regenerate_while_waiting_for_approval_answers_the_call_first() -> None:
     replies = [call("deploy", {"env": "prod"}), "Not deploying then.", "ok"]
-    model = gu.ScriptedModel(replies, record=True)
+    model = ScriptedModel(replies, record=True)
     rt = gu.Runtime(model=model, tools=[deploy])
     waiting = await rt.send("deploy please")
     (part,) = waiting.tool_calls
@@ -188,7 +189,7 @@ async def test_regenerate_while_waiting_for_approval_answers_the_call_first() ->
 
 
 async def test_switching_while_a_reply_streams_cancels_it() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["one", "two"]))
+    rt = gu.Runtime(model=ScriptedModel(["one", "two"]))
     await rt.send("q")
     await rt.regenerate()
     reply = rt.thread.messages[-1]
@@ -204,7 +205,7 @@ async def test_switching_while_a_reply_streams_cancels_it() -> None:
 
 
 async def test_views_hear_which_messages_to_show() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1", "a2", "a3"]))
+    rt = gu.Runtime(model=ScriptedModel(["a1", "a2", "a3"]))
     events: list[ThreadEvent] = []
     rt.subscribe(events.append)
     await rt.send("q1")
@@ -228,7 +229,7 @@ async def test_views_hear_which_messages_to_show() -> None:
 
 
 def test_edit_with_no_event_loop_runs_when_awaited() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1", "a1 again"]))
+    rt = gu.Runtime(model=ScriptedModel(["a1", "a1 again"]))
     rt.run_sync("q1")
     run = rt.edit(rt.thread.messages[0].id, "q1 again")
     assert texts(rt) == ["q1 again"]  # the text is kept at once
@@ -240,7 +241,7 @@ def test_edit_with_no_event_loop_runs_when_awaited() -> None:
 
 
 async def test_bad_edits_say_what_is_wrong_and_change_nothing() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1", "a1 again"]))
+    rt = gu.Runtime(model=ScriptedModel(["a1", "a1 again"]))
     await rt.send("q1")
     reply = rt.thread.messages[1]
     before = rt.thread.model_dump()
@@ -269,7 +270,7 @@ async def test_bad_edits_say_what_is_wrong_and_change_nothing() -> None:
 
 
 async def test_a_branch_index_out_of_range_names_the_valid_range() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a", "b", "c"]))
+    rt = gu.Runtime(model=ScriptedModel(["a", "b", "c"]))
     await rt.send("q")
     reply = rt.thread.messages[1]
     wanted = r"branch 1 is out of range: .* has 1 branch \(0 to 0\)"
@@ -290,6 +291,6 @@ async def test_a_branch_index_out_of_range_names_the_valid_range() -> None:
 
 
 async def test_regenerate_in_an_empty_thread_says_there_is_nothing() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel([]))
+    rt = gu.Runtime(model=ScriptedModel([]))
     with pytest.raises(gu.BranchError, match="nothing to regenerate"):
         rt.regenerate()

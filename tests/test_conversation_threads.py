@@ -11,6 +11,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.events import FeedbackChanged, ThreadEvent, ThreadsChanged
 from ipygenui.persistence import PersistenceConflictError
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import call
 
 
@@ -26,7 +27,7 @@ def lookup(q: str) -> str:
 async def test_feedback_rows_are_ready_for_a_dataframe(tmp_path: Path) -> None:
     pandas = pytest.importorskip("pandas")
     path = tmp_path / "t.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1", "a2", "a2 again"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["a1", "a2", "a2 again"]), persist=path)
     events: list[ThreadEvent] = []
     rt.subscribe(events.append)
     first = await rt.send("q1")
@@ -60,7 +61,7 @@ async def test_feedback_rows_are_ready_for_a_dataframe(tmp_path: Path) -> None:
 
 
 async def test_a_rating_can_be_changed_and_taken_back() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1"]))
+    rt = gu.Runtime(model=ScriptedModel(["a1"]))
     reply = await rt.send("q1")
     rt.feedback(reply.id, "up")
     rt.feedback(reply.id, "down", "wrong")
@@ -71,7 +72,7 @@ async def test_a_rating_can_be_changed_and_taken_back() -> None:
 
 
 async def test_bad_feedback_says_what_is_wrong_and_changes_nothing() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1"]))
+    rt = gu.Runtime(model=ScriptedModel(["a1"]))
     reply = await rt.send("q1")
     before = rt.thread.model_dump()
     with pytest.raises(ValueError, match='a rating is "up", "down" or None, got 5'):
@@ -91,7 +92,7 @@ async def test_bad_feedback_says_what_is_wrong_and_changes_nothing() -> None:
 async def test_threads_in_a_folder_are_each_saved_and_come_back(tmp_path: Path) -> None:
     folder = tmp_path / "chats"
     folder.mkdir()
-    model = gu.ScriptedModel(["about cats", "about dogs", "more cats"])
+    model = ScriptedModel(["about cats", "about dogs", "more cats"])
     rt = gu.Runtime(model=model, persist=folder)
     assert rt.persist == folder
     first_id = rt.thread.id
@@ -113,7 +114,7 @@ async def test_threads_in_a_folder_are_each_saved_and_come_back(tmp_path: Path) 
     rt.rename_thread(second_id, "  Dogs   only ")
     assert {t.id: t.title for t in rt.threads}[second_id] == "Dogs only"
 
-    again = gu.Runtime(model=gu.ScriptedModel([]), persist=folder)
+    again = gu.Runtime(model=ScriptedModel([]), persist=folder)
     assert again.thread.id == first_id  # the thread saved last
     assert [m.text for m in again.thread.messages][-1] == "more cats"
     assert {t.id: t.title for t in again.threads} == {
@@ -130,7 +131,7 @@ async def test_threads_in_a_folder_are_each_saved_and_come_back(tmp_path: Path) 
 
 
 async def test_a_path_ending_in_a_slash_is_a_folder(tmp_path: Path) -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["hi"]), persist=f"{tmp_path}/new-folder/")
+    rt = gu.Runtime(model=ScriptedModel(["hi"]), persist=f"{tmp_path}/new-folder/")
     await rt.send("hello")
     (saved,) = (tmp_path / "new-folder").glob("*.json")
     assert json.loads(saved.read_text())["thread"]["id"] == rt.thread.id
@@ -143,7 +144,7 @@ async def test_switching_threads_cancels_a_run_and_keeps_a_waiting_reply() -> No
         return f"deployed to {env}"
 
     rt = gu.Runtime(
-        model=gu.ScriptedModel([call("deploy", {"env": "prod"}), "Deployed."]), tools=[deploy]
+        model=ScriptedModel([call("deploy", {"env": "prod"}), "Deployed."]), tools=[deploy]
     )
     waiting = await rt.send("deploy")
     first = rt.thread.id
@@ -159,7 +160,7 @@ async def test_switching_threads_cancels_a_run_and_keeps_a_waiting_reply() -> No
 
 
 async def test_views_hear_the_thread_list() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a"]))
+    rt = gu.Runtime(model=ScriptedModel(["a"]))
     events: list[ThreadEvent] = []
     rt.subscribe(events.append)
     await rt.send("Plan a trip to Lisbon in May")
@@ -171,7 +172,7 @@ async def test_views_hear_the_thread_list() -> None:
 
 
 def test_a_long_first_message_makes_a_short_one_line_title() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]))
+    rt = gu.Runtime(model=ScriptedModel(["ok"]))
     rt.run_sync("word " * 40 + "\nsecond line")
     (summary,) = rt.threads
     assert len(summary.title) == 60 and summary.title.endswith("…")
@@ -179,7 +180,7 @@ def test_a_long_first_message_makes_a_short_one_line_title() -> None:
 
 
 async def test_bad_thread_requests_say_what_is_wrong(tmp_path: Path) -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel([]), persist=tmp_path / "one.json")
+    rt = gu.Runtime(model=ScriptedModel([]), persist=tmp_path / "one.json")
     with pytest.raises(ValueError, match="give persist= a folder to keep several threads"):
         rt.new_thread()
     with pytest.raises(KeyError, match="no thread 'thread_nope' in this chat"):
@@ -195,11 +196,11 @@ async def test_bad_thread_requests_say_what_is_wrong(tmp_path: Path) -> None:
 
 
 def test_starters_are_given_or_the_models_own() -> None:
-    assert gu.Runtime(model=gu.ScriptedModel([]), starters=["Hi", "Help"]).starters == [
+    assert gu.Runtime(model=ScriptedModel([]), starters=["Hi", "Help"]).starters == [
         "Hi",
         "Help",
     ]
-    assert gu.Runtime(model=gu.ScriptedModel([])).starters == []
+    assert gu.Runtime(model=ScriptedModel([])).starters == []
     demo = gu.Runtime(model=gu.DemoModel())
     assert demo.starters and all(isinstance(s, str) and s for s in demo.starters)
     assert gu.Runtime(model=gu.DemoModel(), starters=[]).starters == []
@@ -215,7 +216,7 @@ def test_starters_are_given_or_the_models_own() -> None:
 )
 def test_bad_starters_are_refused(starters: Any, error: str) -> None:
     with pytest.raises(TypeError, match=error):
-        gu.Runtime(model=gu.ScriptedModel([]), starters=starters)
+        gu.Runtime(model=ScriptedModel([]), starters=starters)
 
 
 async def test_demo_starters_get_demo_answers() -> None:
@@ -230,7 +231,7 @@ async def test_demo_starters_get_demo_answers() -> None:
 
 async def test_the_transcript_is_the_active_branch_with_tool_calls_summarized() -> None:
     rt = gu.Runtime(
-        model=gu.ScriptedModel(
+        model=ScriptedModel(
             [
                 call("lookup", {"q": "x" * 300}),
                 "Here is **what** I found.",
@@ -256,9 +257,7 @@ async def test_the_transcript_is_the_active_branch_with_tool_calls_summarized() 
 
 
 async def test_backticks_in_a_tool_call_keep_the_transcript_line_whole() -> None:
-    rt = gu.Runtime(
-        model=gu.ScriptedModel([call("lookup", {"q": "a `b` c"}), "done"]), tools=[lookup]
-    )
+    rt = gu.Runtime(model=ScriptedModel([call("lookup", {"q": "a `b` c"}), "done"]), tools=[lookup])
     await rt.send("go")
     line = next(x for x in rt.to_markdown().splitlines() if x.startswith("> 🔧"))
     assert line == '> 🔧 ``lookup({"q": "a `b` c"})`` → ``found a `b` c``'
@@ -270,17 +269,17 @@ async def test_a_thread_id_that_is_no_plain_name_is_saved_inside_the_folder(
     folder = tmp_path / "chats"
     folder.mkdir()
     odd = gu.Thread(id="../../escaped")
-    rt = gu.Runtime(model=gu.ScriptedModel(["a"]), persist=folder, thread=odd)
+    rt = gu.Runtime(model=ScriptedModel(["a"]), persist=folder, thread=odd)
     await rt.send("q")
     assert not list(tmp_path.glob("*.json")) and not (tmp_path.parent / "escaped.json").exists()
     (saved,) = folder.glob("*.json")
     assert json.loads(saved.read_text())["thread"]["id"] == "../../escaped"
-    again = gu.Runtime(model=gu.ScriptedModel([]), persist=folder)
+    again = gu.Runtime(model=ScriptedModel([]), persist=folder)
     assert again.thread.id == "../../escaped"
 
 
 def test_an_unknown_thread_error_reads_plainly() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel([]))
+    rt = gu.Runtime(model=ScriptedModel([]))
     with pytest.raises(KeyError) as info:
         rt.switch_thread("thread_nope")
     known = f"'{rt.thread.id}'"

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 import ipygenui as gu
 from comm_helpers import click, customs, settle
 from ipygenui.models.base import TextDelta
-from ipygenui.models.scripted import ScriptedCall
+from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 
 
@@ -25,7 +25,7 @@ def branch_of(chat: Chat, index: int) -> Any:
 
 
 async def test_an_edit_shows_the_new_branch_and_its_position(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["a1", "a2", "a2 again"]))
+    chat = Chat(model=ScriptedModel(["a1", "a2", "a2 again"]))
     await chat.send("q1")
     await chat.send("q2")
     await settle(chat)
@@ -64,7 +64,7 @@ async def test_a_view_that_says_hello_mid_stream_gets_the_branch_position(
         def stream(self, request: Any) -> Any:
             return slow(request)
 
-    chat = Chat(model=gu.ScriptedModel(["first"]))
+    chat = Chat(model=ScriptedModel(["first"]))
     await chat.send("q")
     chat.runtime.model = Slow()
     run = chat.regenerate()
@@ -81,7 +81,7 @@ async def test_a_view_that_says_hello_mid_stream_gets_the_branch_position(
 
 
 async def test_threads_and_starters_are_traits(wire: list[Any], tmp_path: Path) -> None:
-    chat = Chat(model=gu.ScriptedModel(["a1", "a2"]), persist=tmp_path, starters=["Say hi"])
+    chat = Chat(model=ScriptedModel(["a1", "a2"]), persist=tmp_path, starters=["Say hi"])
     assert chat.starters == ["Say hi"]
     first = chat.thread_id
     assert first == chat.thread.id
@@ -127,14 +127,14 @@ async def test_a_thread_switched_to_gets_its_python_components_rendered(
     wire: list[Any], tmp_path: Path
 ) -> None:
     note = ScriptedCall("show_component_Note", {"text": "hi"}, id="n1")
-    model = gu.ScriptedModel([note, "ok", "b"])
+    model = ScriptedModel([note, "ok", "b"])
     rt = gu.Runtime(model=model, components=[Note], persist=tmp_path)
     await rt.send("a note please")
     with_note = rt.thread.id
     rt.new_thread()
     await rt.send("no note here")  # saved last: a chat on the folder opens it
 
-    chat = Chat(model=gu.ScriptedModel([]), components=[Note], persist=tmp_path)
+    chat = Chat(model=ScriptedModel([]), components=[Note], persist=tmp_path)
     assert chat.thread_id != with_note
     chat.switch_thread(with_note)
     for _ in range(50):

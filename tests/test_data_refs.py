@@ -13,6 +13,7 @@ import pytest
 
 import ipygenui as gu
 from comm_helpers import click, customs, settle
+from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 from openai_server import OpenAIServer, Reply, ToolCall
 
@@ -119,9 +120,7 @@ async def test_the_catalogue_rides_on_the_turns_user_message(
 
 async def test_a_large_table_is_paged_and_sorted_by_the_kernel(wire: Any) -> None:
     frame = pd.DataFrame({"n": np.arange(5_000), "k": np.arange(5_000)[::-1] % 97})
-    model = gu.ScriptedModel(
-        [gu.ScriptedCall("show_component_Table", {"data": "big"}, id="t1"), "ok"]
-    )
+    model = ScriptedModel([ScriptedCall("show_component_Table", {"data": "big"}, id="t1"), "ok"])
     chat = Chat(model=model, components=[gu.Table], data={"big": frame})
     await chat.send("show")
     await settle(chat)
@@ -170,13 +169,13 @@ async def test_value_is_the_object_and_a_loaded_thread_keeps_the_summary(
         return value
 
     path = tmp_path / "t.json"
-    model = gu.ScriptedModel([gu.ScriptedCall("make", {}, id="m1"), "ok"])
+    model = ScriptedModel([ScriptedCall("make", {}, id="m1"), "ok"])
     rt = gu.Runtime(model=model, tools=[make], persist=path)
     await rt.send("go")
     part = rt.thread.messages[-1].tool_calls[0]
     assert part.value is value
     assert part.result["ref"] in rt.data
-    loaded = gu.Runtime(model=gu.ScriptedModel(["x"]), persist=path)
+    loaded = gu.Runtime(model=ScriptedModel(["x"]), persist=path)
     again = loaded.thread.messages[-1].tool_calls[0]
     assert again.value is None and again.result == part.result
     # the kernel-side object is not the call's data: the thread read back equals it
@@ -193,14 +192,14 @@ async def test_data_tools_query_by_structured_arguments_and_return_references() 
         "sort": [{"column": "total", "descending": True}],
         "limit": 3,
     }
-    model = gu.ScriptedModel(
+    model = ScriptedModel(
         [
             [
-                gu.ScriptedCall("describe_data", {"name": "sales"}, id="d1"),
-                gu.ScriptedCall("preview_rows", {"name": "sales", "limit": 500}, id="p1"),
-                gu.ScriptedCall("query_data", query, id="q1"),
-                gu.ScriptedCall("query_data", {"name": "sales; import os"}, id="bad"),
-                gu.ScriptedCall(
+                ScriptedCall("describe_data", {"name": "sales"}, id="d1"),
+                ScriptedCall("preview_rows", {"name": "sales", "limit": 500}, id="p1"),
+                ScriptedCall("query_data", query, id="q1"),
+                ScriptedCall("query_data", {"name": "sales; import os"}, id="bad"),
+                ScriptedCall(
                     "query_data",
                     {"name": "sales", "filters": [{"column": "nope", "op": "==", "value": 1}]},
                     id="col",
@@ -247,11 +246,11 @@ async def test_chart_plots_columns_of_a_reference(wire: Any) -> None:
     )
     props = {"data": "monthly", "x_column": "month", "y_columns": ["sales", "cost"]}
     bad = {"data": "monthly", "x_column": "month", "y_columns": ["profit"]}
-    model = gu.ScriptedModel(
+    model = ScriptedModel(
         [
             [
-                gu.ScriptedCall("show_component_Chart", props, id="c1"),
-                gu.ScriptedCall("show_component_Chart", bad, id="c2"),
+                ScriptedCall("show_component_Chart", props, id="c1"),
+                ScriptedCall("show_component_Chart", bad, id="c2"),
             ],
             "ok",
         ]

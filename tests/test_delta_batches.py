@@ -32,6 +32,7 @@ from ipygenui.models.base import (
     delta_batches,
 )
 from ipygenui.models.openai import _READ_PAUSE, OpenAIModel
+from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 from openai_server import OpenAIServer, Reply, ToolCall, table_args
 
 HI = [{"role": "user", "content": "hi"}]
@@ -132,7 +133,7 @@ async def test_a_given_client_is_used_as_it_is(openai_server: OpenAIServer) -> N
     assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == "given"
 
 
-class _OneByOne(gu.ScriptedModel):
+class _OneByOne(ScriptedModel):
     """Overrides ``stream``: the loop must read it, not the batches beneath."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
@@ -142,9 +143,9 @@ class _OneByOne(gu.ScriptedModel):
 
 async def test_the_loop_reads_a_scripted_burst_as_batches() -> None:
     args = {"title": "T", "rows": [{"x": i} for i in range(50)]}
-    script = [gu.ScriptedReply(tool_calls=[gu.ScriptedCall("plot", args)]), "done"]
+    script = [ScriptedReply(tool_calls=[ScriptedCall("plot", args)]), "done"]
     counts = {}
-    for kind in (gu.ScriptedModel, _OneByOne):
+    for kind in (ScriptedModel, _OneByOne):
         rt = gu.Runtime(model=kind(list(script)), tools=[plot])
         patches: list[MessagePatched] = []
         rt.subscribe(lambda e, patches=patches: isinstance(e, MessagePatched) and patches.append(e))
@@ -155,7 +156,7 @@ async def test_the_loop_reads_a_scripted_burst_as_batches() -> None:
         assert all(len(a) <= 1 for a in appends)
     chunks = len(json.dumps(args)) // 4
     assert counts[_OneByOne] > chunks  # one patch per delta
-    assert counts[gu.ScriptedModel] < chunks / 8  # one per burst of 16
+    assert counts[ScriptedModel] < chunks / 8  # one per burst of 16
 
 
 async def test_a_paced_trickle_is_read_in_batches(openai_server: OpenAIServer) -> None:

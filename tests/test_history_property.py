@@ -16,6 +16,7 @@ import ipygenui as gu
 from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.models.base import ModelRequest
 from ipygenui.persistence import decode_thread, encode_thread
+from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 
 KINDS = ("safe", "gated", "human", "unknown", "bad")
 step_plans = st.lists(
@@ -77,24 +78,24 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
     def human(question: str) -> str:
         raise AssertionError("never called")
 
-    def respond(request: ModelRequest) -> gu.ScriptedReply:
+    def respond(request: ModelRequest) -> ScriptedReply:
         step = plan[model.request_count % len(plan)]
         if step == "text":
-            return gu.ScriptedReply(text="All done here.")
+            return ScriptedReply(text="All done here.")
         calls = []
         for kind in step:
             n = next(counter)
             if kind == "human":
-                calls.append(gu.ScriptedCall("human", {"question": f"q{n}"}))
+                calls.append(ScriptedCall("human", {"question": f"q{n}"}))
             elif kind == "unknown":
-                calls.append(gu.ScriptedCall("missing", {"n": n}))
+                calls.append(ScriptedCall("missing", {"n": n}))
             elif kind == "bad":
-                calls.append(gu.ScriptedCall("safe", '{"n": '))
+                calls.append(ScriptedCall("safe", '{"n": '))
             else:
-                calls.append(gu.ScriptedCall(kind, {"n": n}))
-        return gu.ScriptedReply(text="Working.", tool_calls=calls)
+                calls.append(ScriptedCall(kind, {"n": n}))
+        return ScriptedReply(text="Working.", tool_calls=calls)
 
-    model = gu.ScriptedModel(respond, chunk_size=5, record=True)  # every request is checked
+    model = ScriptedModel(respond, chunk_size=5, record=True)  # every request is checked
     rt = gu.Runtime(model=model, tools=[safe, gated, human], max_steps=4)
     run: gu.Run | None = None
 

@@ -21,6 +21,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.messages import Complete, RequiresAction
+from ipygenui.testing import ScriptedModel
 from mcp_helpers import SERVER, alive, mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
 
@@ -29,7 +30,7 @@ DEMO_SERVER = Path(__file__).parents[1] / "notebooks" / "mcp_demo_server.py"
 
 async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(files) -> None:
     mcp = files.tools()
-    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    runtime = gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
     tools = runtime.tools
     assert set(tools) == {
         "lookup",
@@ -108,12 +109,12 @@ async def test_a_rejected_write_tool_never_runs(files) -> None:
 
 async def test_approval_can_be_overridden_by_names_and_by_a_rule(files) -> None:
     by_name = gu.Runtime(
-        model=gu.ScriptedModel(["hi"]), tools=[files.tools(requires_approval={"lookup"})]
+        model=ScriptedModel(["hi"]), tools=[files.tools(requires_approval={"lookup"})]
     )
     assert by_name.tools["lookup"].needs_approval({"key": "a"})
     assert not by_name.tools["write_note"].needs_approval({"text": "a"})
     everything = gu.Runtime(
-        model=gu.ScriptedModel(["hi"]), tools=[files.tools(requires_approval=True)]
+        model=ScriptedModel(["hi"]), tools=[files.tools(requires_approval=True)]
     )
     assert all(t.needs_approval({}) for t in everything.tools.values())
     seen: list[tuple[str, dict]] = []
@@ -122,7 +123,7 @@ async def test_approval_can_be_overridden_by_names_and_by_a_rule(files) -> None:
         seen.append((name, annotations))
         return name == "picture"
 
-    ruled = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[files.tools(requires_approval=rule)])
+    ruled = gu.Runtime(model=ScriptedModel(["hi"]), tools=[files.tools(requires_approval=rule)])
     assert [n for n, t in ruled.tools.items() if t.needs_approval({})] == ["picture"]
     assert ("lookup", {"read_only_hint": True}) in seen
     for runtime in (by_name, everything, ruled):
@@ -181,7 +182,7 @@ async def test_connect_lists_the_tools_without_blocking_the_loop(files) -> None:
     ticker.cancel()
     assert mcp.connected
     assert ticks > 1  # the loop ran other work while the server started
-    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    runtime = gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
     assert "lookup" in runtime.tools
     runtime.close()
 
@@ -204,7 +205,7 @@ async def test_close_ends_the_server_process_and_later_calls_say_so(files) -> No
 
 def test_chat_close_closes_the_servers(files) -> None:
     mcp = files.tools()
-    chat = gu.Chat(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    chat = gu.Chat(model=ScriptedModel(["hi"]), tools=[mcp])
     pid = files.pid()
     chat.close()
     assert not alive(pid)

@@ -7,6 +7,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.models.base import ModelError, ModelRequest, TextDelta, ToolCallDelta
 from ipygenui.models.select import resolve_model
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import call
 
 
@@ -56,13 +57,13 @@ async def test_demo_calls_get_weather_when_registered() -> None:
     assert "get_weather" in reply.text and not reply.tool_calls
 
 
-async def collect(model: gu.ScriptedModel, user: str = "hi") -> list:
+async def collect(model: ScriptedModel, user: str = "hi") -> list:
     request = ModelRequest(messages=[{"role": "user", "content": user}])
     return [d async for d in model.stream(request)]
 
 
 async def test_scripted_mapping_picks_by_the_last_user_message() -> None:
-    model = gu.ScriptedModel({"weather": "sunny", "hello": "hi there"}, default="what?")
+    model = ScriptedModel({"weather": "sunny", "hello": "hi there"}, default="what?")
     assert (
         "".join(d.text for d in await collect(model, "Hello!") if isinstance(d, TextDelta))
         == "hi there"
@@ -76,7 +77,7 @@ async def test_scripted_mapping_picks_by_the_last_user_message() -> None:
 
 
 async def test_scripted_calls_stream_arguments_in_chunks_and_run_out_clearly() -> None:
-    model = gu.ScriptedModel(
+    model = ScriptedModel(
         [[call("a", {"x": "long value"}, id="1"), call("b", {}, id="2")]], chunk_size=3
     )
     deltas = await collect(model)

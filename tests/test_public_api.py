@@ -1,10 +1,18 @@
 """The public names (``ipygenui.__all__``, what the README documents) exist,
-load lazily, and stay in sync."""
+load lazily, and stay in sync: one grouped table (``_API``), from which
+``__all__`` and the lazy loader are derived, and the ``TYPE_CHECKING`` imports
+for static checkers, which must name exactly the same things."""
 
+import ast
+import inspect
 import subprocess
 import sys
+import warnings
+
+import pytest
 
 import ipygenui as gu
+import ipygenui.testing
 
 
 def test_every_listed_name_imports():
@@ -14,6 +22,94 @@ def test_every_listed_name_imports():
 
 def test_all_and_lazy_table_agree():
     assert set(gu.__all__) - {"__version__"} == set(gu._EXPORTS)
+
+
+def test_the_names_come_in_groups_each_listed_once():
+    assert list(gu._API) == [
+        "runtime",
+        "thread and messages",
+        "tools",
+        "components",
+        "models",
+        "events",
+        "errors",
+        "data",
+        "agents and servers",
+    ]
+    listed = [name for modules in gu._API.values() for names in modules.values() for name in names]
+    assert len(listed) == len(set(listed))  # a name in two groups would hide one
+    assert gu.__all__ == ["__version__", *listed]
+    assert "should_continue" in gu._API["runtime"]["_loop.continuation"]
+
+
+def _type_checking_imports() -> set[tuple[str, str]]:
+    tree = ast.parse(inspect.getsource(gu))
+    blocks = [
+        n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"
+    ]
+    assert len(blocks) == 1
+    found = set()
+    for node in blocks[0].body:
+        assert isinstance(node, ast.ImportFrom) and node.level == 1, ast.unparse(node)
+        for alias in node.names:
+            # "X as X" marks a re-export for mypy (no_implicit_reexport) and pyright
+            assert alias.asname == alias.name, ast.unparse(node)
+            found.add((node.module or "", alias.name))
+    return found
+
+
+def test_static_checkers_see_exactly_the_table():
+    assert {(m, n) for n, m in gu._EXPORTS.items()} == _type_checking_imports()
+
+
+def test_types_in_public_signatures_are_exported():
+    for name in [
+        "ThreadSummary",
+        "MessageAdded",
+        "MessagePatched",
+        "RunStarted",
+        "RunEnded",
+        "ThreadEvent",
+        "Running",
+        "RequiresAction",
+        "Complete",
+        "Incomplete",
+        "TextDelta",
+        "ToolCallDelta",
+        "FinishDelta",
+        "ModelDelta",
+        "AGUIApp",
+        "AttachmentError",
+        "MCPConnectionError",
+    ]:
+        assert name in gu.__all__, name
+        assert getattr(gu, name) is not None
+
+
+def test_test_doubles_moved_to_ipygenui_testing_with_a_warning():
+    for name in ["ScriptedModel", "ScriptedReply", "ScriptedCall"]:
+        assert name not in gu.__all__
+        assert name not in dir(gu)
+        with pytest.warns(DeprecationWarning, match=f"from ipygenui.testing import {name}"):
+            old = getattr(gu, name)
+        assert old is getattr(ipygenui.testing, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = ipygenui.testing.ScriptedModel(["hi"])
+    assert isinstance(model, gu.Model)
+
+
+def test_internal_modules_are_underscored():
+    import ipygenui.components as components
+    import ipygenui.tools as tools
+
+    for old in ["threads", "transcript", "attachments", "ui_tools", "code_tool", "mcp_tools"]:
+        with pytest.raises(ModuleNotFoundError):
+            __import__(f"ipygenui.{old}")
+    assert "_live" not in components.__all__
+    assert {"Tool", "tool", "ToolError", "ToolArgumentsError", "ToolDefinitionError"} <= set(
+        tools.__all__
+    )
 
 
 def test_design_names_are_public():
@@ -26,7 +122,6 @@ def test_design_names_are_public():
         "component",
         "Registry",
         "OpenAIModel",
-        "ScriptedModel",
         "should_continue",
         "Thread",
         "Message",

@@ -25,15 +25,16 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
+from ipygenui.testing import ScriptedModel, ScriptedReply
 from ipygenui.tools.code import run_code
 from runtime_helpers import call, tool_messages
 
 
-def _script(code: str) -> gu.ScriptedModel:
-    return gu.ScriptedModel(
+def _script(code: str) -> ScriptedModel:
+    return ScriptedModel(
         [
-            gu.ScriptedReply(tool_calls=[call("run_python", {"code": code}, id="c1")]),
-            gu.ScriptedReply(text="done"),
+            ScriptedReply(tool_calls=[call("run_python", {"code": code}, id="c1")]),
+            ScriptedReply(text="done"),
         ]
     )
 

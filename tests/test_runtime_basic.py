@@ -6,11 +6,12 @@ import ipygenui as gu
 from ipygenui._loop.history import check_openai_history
 from ipygenui.events import MessageAdded, MessagePatched, MessageReplaced, RunChanged
 from ipygenui.messages import Complete, Running
+from ipygenui.testing import ScriptedModel, ScriptedReply
 
 
 async def test_text_reply_streams_into_an_optimistic_running_message() -> None:
     # paced: one delta per read (unpaced, a burst of deltas is one batch)
-    model = gu.ScriptedModel(["Hello **world**, nice to meet you."], chunk_size=3, delay=0.001)
+    model = ScriptedModel(["Hello **world**, nice to meet you."], chunk_size=3, delay=0.001)
     rt = gu.Runtime(model=model)
     events: list[object] = []
     rt.subscribe(events.append)
@@ -48,7 +49,7 @@ async def test_text_reply_streams_into_an_optimistic_running_message() -> None:
 
 
 async def test_second_turn_sees_the_first_reply() -> None:
-    model = gu.ScriptedModel(["one", "two"])
+    model = ScriptedModel(["one", "two"])
     rt = gu.Runtime(model=model)
     await rt.send("a")
     await rt.send("b")
@@ -58,7 +59,7 @@ async def test_second_turn_sees_the_first_reply() -> None:
 
 
 async def test_usage_and_timing_are_recorded_per_step_and_run() -> None:
-    model = gu.ScriptedModel([gu.ScriptedReply(text="ok", usage=(12, 3))])
+    model = ScriptedModel([ScriptedReply(text="ok", usage=(12, 3))])
     rt = gu.Runtime(model=model)
     message = await rt.send("x")
     assert message.metadata["usage"] == {"input_tokens": 12, "output_tokens": 3}

@@ -14,6 +14,7 @@ from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui._loop.suggestions import parse_suggestions
 from ipygenui.events import SuggestionsChanged
 from ipygenui.messages import Complete, Incomplete, RequiresAction
+from ipygenui.testing import ScriptedModel, ScriptedReply
 from runtime_helpers import BlockingModel, TextDelta, ToolCallDelta, assert_valid, call
 
 
@@ -58,7 +59,7 @@ async def test_cancel_mid_tool_stops_the_tool_and_the_next_request_is_valid() ->
             stopped.set()
         return "never"
 
-    model = gu.ScriptedModel([call("slow", id="s"), "next answer"])
+    model = ScriptedModel([call("slow", id="s"), "next answer"])
     rt = gu.Runtime(model=model, tools=[slow])
     run = rt.send("go")
     await started.wait()
@@ -76,7 +77,7 @@ async def test_cancel_mid_tool_stops_the_tool_and_the_next_request_is_valid() ->
 
 
 async def test_cancel_when_idle_does_nothing_and_when_waiting_closes_calls() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["hi"]))
+    rt = gu.Runtime(model=ScriptedModel(["hi"]))
     rt.cancel()
     await rt.send("x")
     before = rt.thread.model_dump()
@@ -84,7 +85,7 @@ async def test_cancel_when_idle_does_nothing_and_when_waiting_closes_calls() -> 
     assert rt.thread.model_dump() == before
 
     gated = gu.tool(requires_approval=True, name="gated")(lambda: 1)
-    rt2 = gu.Runtime(model=gu.ScriptedModel([call("gated", id="g")]), tools=[gated])
+    rt2 = gu.Runtime(model=ScriptedModel([call("gated", id="g")]), tools=[gated])
     message = await rt2.send("x")
     assert message.status == RequiresAction()
     rt2.cancel()
@@ -108,8 +109,8 @@ async def test_send_while_running_cancels_the_active_run() -> None:
 
 
 async def test_model_error_mid_stream_keeps_text_and_reports_error() -> None:
-    reply = gu.ScriptedReply(text="abcdefghijkl", error="provider exploded", error_after=2)
-    model = gu.ScriptedModel([reply, "recovered"], chunk_size=4)
+    reply = ScriptedReply(text="abcdefghijkl", error="provider exploded", error_after=2)
+    model = ScriptedModel([reply, "recovered"], chunk_size=4)
     rt = gu.Runtime(model=model)
     message = await rt.send("x")
     assert message.status == Incomplete(reason="error", error="provider exploded")
@@ -129,14 +130,12 @@ async def test_save_load_continue_with_a_pending_approval(tmp_path: Path) -> Non
         ran.append(env)
         return f"deployed {env}"
 
-    rt = gu.Runtime(
-        model=gu.ScriptedModel([call("deploy", {"env": "prod"}, id="d")]), tools=[deploy]
-    )
+    rt = gu.Runtime(model=ScriptedModel([call("deploy", {"env": "prod"}, id="d")]), tools=[deploy])
     await rt.send("ship it")
     path = tmp_path / "thread.json"
     rt.save(path)
 
-    model = gu.ScriptedModel(["Shipped.", "You're welcome."])
+    model = ScriptedModel(["Shipped.", "You're welcome."])
     loaded = gu.Runtime.load(path, model=model, tools=[deploy])
     assert loaded.thread == rt.thread
     final = await loaded.approve("d")  # type: ignore[misc]
@@ -148,17 +147,17 @@ async def test_save_load_continue_with_a_pending_approval(tmp_path: Path) -> Non
 
 async def test_persist_autosaves_atomically_and_resumes(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "chat.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["saved"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["saved"]), persist=path)
     await rt.send("hello")
     data = json.loads(path.read_text())
     assert data["format"] == "ipygenui.thread"
     assert data["thread"]["messages"][1]["parts"][0]["text"] == "saved"
     # no temp files left; the lock file holds the writers' claim on the path
     assert sorted(p.name for p in path.parent.iterdir()) == [".chat.json.lock", "chat.json"]
-    resumed = gu.Runtime(model=gu.ScriptedModel(["more"]), persist=path)
+    resumed = gu.Runtime(model=ScriptedModel(["more"]), persist=path)
     assert resumed.thread == rt.thread
     await resumed.send("again")
-    assert len(gu.Runtime(model=gu.ScriptedModel([]), persist=path).thread.messages) == 4
+    assert len(gu.Runtime(model=ScriptedModel([]), persist=path).thread.messages) == 4
 
 
 def test_a_thread_saved_mid_run_loads_as_cancelled(tmp_path: Path) -> None:
@@ -175,8 +174,8 @@ def test_a_thread_saved_mid_run_loads_as_cancelled(tmp_path: Path) -> None:
         ]
     )
     path = tmp_path / "t.json"
-    gu.Runtime(model=gu.ScriptedModel([]), thread=thread).save(path)
-    loaded = gu.Runtime.load(path, model=gu.ScriptedModel([]))
+    gu.Runtime(model=ScriptedModel([]), thread=thread).save(path)
+    loaded = gu.Runtime.load(path, model=ScriptedModel([]))
     last = loaded.thread.messages[-1]
     assert isinstance(last.status, Incomplete) and last.status.reason == "cancelled"
     check_openai_history(to_openai_messages(loaded.thread))
@@ -186,11 +185,11 @@ def test_loading_a_bad_file_fails_clearly(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"format": "ipygenui.thread", "version": 99, "thread": {}}))
     with pytest.raises(ValueError, match="version"):
-        gu.Runtime.load(path, model=gu.ScriptedModel([]))
+        gu.Runtime.load(path, model=ScriptedModel([]))
 
 
 async def test_suggestions_after_a_complete_reply_and_cleared_by_a_new_send() -> None:
-    model = gu.ScriptedModel(["Answer.", '["Tell me more", "Why?", "How?", "Extra"]', "Second."])
+    model = ScriptedModel(["Answer.", '["Tell me more", "Why?", "How?", "Extra"]', "Second."])
     rt = gu.Runtime(model=model, suggestions=True)
     got = asyncio.Event()
     seen: list[list[str]] = []
@@ -227,11 +226,9 @@ async def test_agui_events_validate_and_follow_the_run() -> None:
     def add(a: int, b: int) -> int:
         return a + b
 
-    model = gu.ScriptedModel(
+    model = ScriptedModel(
         [
-            gu.ScriptedReply(
-                text="Let me add.", tool_calls=[call("add", {"a": 1, "b": 2}, id="t")]
-            ),
+            ScriptedReply(text="Let me add.", tool_calls=[call("add", {"a": 1, "b": 2}, id="t")]),
             "3",
         ]
     )
@@ -284,7 +281,7 @@ async def test_agui_events_validate_and_follow_the_run() -> None:
 async def test_agui_reports_interrupts_and_errors() -> None:
     gated = gu.tool(requires_approval=True, name="gated")(lambda: 1)
     rt = gu.Runtime(
-        model=gu.ScriptedModel([call("gated", id="g"), gu.ScriptedReply(error="boom")]),
+        model=ScriptedModel([call("gated", id="g"), ScriptedReply(error="boom")]),
         tools=[gated],
     )
     events: list = []

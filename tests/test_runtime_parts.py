@@ -16,6 +16,7 @@ from ipygenui._loop.suggestions import ask_for_suggestions
 from ipygenui._loop.tool_runner import identical_calls_before
 from ipygenui.events import MessageReplaced, ThreadEvent
 from ipygenui.messages import Approval, Incomplete, Message, TextPart, Thread, ToolCallPart
+from ipygenui.testing import ScriptedModel, ScriptedReply
 
 
 def _call(call_id: str, name: str = "t", args: dict[str, Any] | None = None) -> ToolCallPart:
@@ -70,7 +71,7 @@ def test_openai_schema_with_standard_parameters_leaves_the_tool_schema_alone() -
 async def test_failing_suggestions_give_none_and_a_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    model = gu.ScriptedModel([gu.ScriptedReply(error="provider down")])
+    model = ScriptedModel([ScriptedReply(error="provider down")])
     thread = Thread(messages=[Message(role="user", parts=[TextPart(text="hi")])])
     with caplog.at_level(logging.WARNING, logger="ipygenui"):
         assert await ask_for_suggestions(model, thread, None) is None

@@ -12,6 +12,7 @@ from typing import Any
 
 import ipygenui as gu
 from ipygenui.events import MessagePatched
+from ipygenui.testing import ScriptedCall, ScriptedModel
 
 
 def streamed_text(events: list[Any], message_id: str) -> str:
@@ -33,7 +34,7 @@ async def wait_for_text(rt: gu.Runtime, events: list[Any], message_id: str, size
 
 async def test_thread_read_mid_stream_is_exact_and_cancel_keeps_every_character() -> None:
     text = "".join(f"w{i} " for i in range(3000))
-    rt = gu.Runtime(model=gu.ScriptedModel([text], chunk_size=3, delay=0.0005))
+    rt = gu.Runtime(model=ScriptedModel([text], chunk_size=3, delay=0.0005))
     events: list[Any] = []
     rt.subscribe(events.append)
     run = rt.send("go")
@@ -51,14 +52,14 @@ async def test_thread_read_mid_stream_is_exact_and_cancel_keeps_every_character(
 
 
 async def test_tool_arguments_are_whole_when_a_model_fails_mid_call() -> None:
-    class Failing(gu.ScriptedModel):
+    class Failing(ScriptedModel):
         async def stream(self, request: gu.ModelRequest):  # type: ignore[override]
             async for delta in super().stream(request):
                 yield delta
             raise gu.ModelError("connection dropped")
 
     args = {"rows": [{"id": i} for i in range(300)]}
-    model = Failing([gu.ScriptedCall("plot", args)], chunk_size=4)
+    model = Failing([ScriptedCall("plot", args)], chunk_size=4)
     rt = gu.Runtime(model=model)
     message = await rt.send("plot")
     assert message.status.type == "incomplete" and "connection dropped" in (

@@ -10,6 +10,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.events import RunChanged
 from ipygenui.messages import Complete, Incomplete, RequiresAction
+from ipygenui.testing import ScriptedModel, ScriptedReply
 from runtime_helpers import assert_valid, call, tool_messages
 
 RAN: list[tuple[str, dict]] = []
@@ -40,8 +41,8 @@ def _reset() -> None:
     RAN.clear()
 
 
-def runtime(script: list, **kwargs) -> tuple[gu.Runtime, gu.ScriptedModel]:
-    model = gu.ScriptedModel(script)
+def runtime(script: list, **kwargs) -> tuple[gu.Runtime, ScriptedModel]:
+    model = ScriptedModel(script)
     tools = kwargs.pop("tools", [get_weather, drop_table, ask_user])
     return gu.Runtime(model=model, tools=tools, **kwargs), model
 
@@ -200,7 +201,7 @@ async def test_max_steps_ends_the_run_incomplete() -> None:
     def respond(request):
         return call("get_weather", {"city": f"c{next(counter)}"})
 
-    model = gu.ScriptedModel(respond)
+    model = ScriptedModel(respond)
     rt = gu.Runtime(model=model, tools=[get_weather], max_steps=3)
     message = await rt.send("loop")
     assert isinstance(message.status, Incomplete) and message.status.reason == "other"
@@ -210,7 +211,7 @@ async def test_max_steps_ends_the_run_incomplete() -> None:
 
 
 async def test_identical_call_limit_stops_the_run() -> None:
-    model = gu.ScriptedModel(default=call("get_weather", {"city": "Paris"}))
+    model = ScriptedModel(default=call("get_weather", {"city": "Paris"}))
     rt = gu.Runtime(model=model, tools=[get_weather])
     message = await rt.send("loop")
     assert isinstance(message.status, Incomplete) and message.status.reason == "other"
@@ -317,9 +318,7 @@ async def test_sending_while_calls_wait_answers_them_so_history_stays_valid() ->
 
 
 async def test_length_finish_answers_truncated_calls() -> None:
-    reply = gu.ScriptedReply(
-        tool_calls=[call("get_weather", '{"city": "Os', id="t")], finish="length"
-    )
+    reply = ScriptedReply(tool_calls=[call("get_weather", '{"city": "Os', id="t")], finish="length")
     rt, model = runtime([reply, "next"])
     message = await rt.send("x")
     assert message.status == Incomplete(reason="length")

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
+from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
 from runtime_helpers import assert_valid, call
 
@@ -36,6 +37,7 @@ SCRIPT = textwrap.dedent(
     """
     import asyncio, json
     import ipygenui as gu
+    from ipygenui.testing import ScriptedCall, ScriptedModel
 
     @gu.tool
     def add(a: int, b: int) -> int:
@@ -52,13 +54,13 @@ SCRIPT = textwrap.dedent(
     again = asyncio.run(demo.send("hi"))  # a second loop, the same runtime
 
     scripted = gu.Runtime(
-        model=gu.ScriptedModel([gu.ScriptedCall("add", {"a": 2, "b": 3}), "The sum is 5."]),
+        model=ScriptedModel([ScriptedCall("add", {"a": 2, "b": 3}), "The sum is 5."]),
         tools=[add],
     )
     summed = scripted.run_sync("add 2 and 3")
 
     gated = gu.Runtime(
-        model=gu.ScriptedModel([gu.ScriptedCall("drop_table", {"name": "t"}), "Dropped."]),
+        model=ScriptedModel([ScriptedCall("drop_table", {"name": "t"}), "Dropped."]),
         tools=[drop_table],
     )
     waiting = gated.run_sync("drop t")
@@ -99,7 +101,7 @@ def test_a_plain_script_runs_the_runtime_with_asyncio_run_and_run_sync(tmp_path:
 
 
 def test_send_with_no_loop_records_the_text_and_starts_when_awaited(tmp_path: Path) -> None:
-    model = gu.ScriptedModel(["hello"])
+    model = ScriptedModel(["hello"])
     rt = gu.Runtime(model=model, persist=tmp_path / "chat.json")
     run = rt.send("hi")
     assert [m.text for m in rt.thread.messages] == ["hi"]  # the user's text, kept at once
@@ -124,7 +126,7 @@ def test_send_with_no_loop_records_the_text_and_starts_when_awaited(tmp_path: Pa
 
 
 def test_a_second_send_with_no_loop_ends_the_first_run_cancelled() -> None:
-    model = gu.ScriptedModel(["two"])
+    model = ScriptedModel(["two"])
     rt = gu.Runtime(model=model)
     first = rt.send("one")
     second = rt.send("two")
@@ -147,7 +149,7 @@ def test_a_second_send_with_no_loop_ends_the_first_run_cancelled() -> None:
 
 
 def test_cancel_of_a_run_not_yet_started_resolves_it() -> None:
-    model = gu.ScriptedModel(["never"])
+    model = ScriptedModel(["never"])
     rt = gu.Runtime(model=model)
     run = rt.send("hi")
     rt.cancel()
@@ -161,7 +163,7 @@ def test_cancel_of_a_run_not_yet_started_resolves_it() -> None:
 
 
 def test_retry_with_no_loop_changes_nothing_until_awaited() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["first", "second"]))
+    rt = gu.Runtime(model=ScriptedModel(["first", "second"]))
     answer = asyncio.run(rt.send("hi"))
     run = rt.retry()
     assert answer.text == "first" and answer.status.type == "complete"  # untouched so far
@@ -188,7 +190,7 @@ def ask_user(question: str) -> str:
 def test_decisions_with_no_loop_resume_when_awaited(decision: str) -> None:
     drop_table.calls = []  # type: ignore[attr-defined]
     tool = "ask_user" if decision == "add_tool_result" else "drop_table"
-    model = gu.ScriptedModel([call(tool, {"name": "t", "question": "sure?"}), "Done."])
+    model = ScriptedModel([call(tool, {"name": "t", "question": "sure?"}), "Done."])
     rt = gu.Runtime(model=model, tools=[drop_table, ask_user])
     waiting = rt.run_sync("go")
     assert waiting.status.type == "requires-action"
@@ -213,7 +215,7 @@ def test_decisions_with_no_loop_resume_when_awaited(decision: str) -> None:
 
 def test_cancel_of_a_decision_not_yet_resumed_answers_the_call_cancelled() -> None:
     drop_table.calls = []  # type: ignore[attr-defined]
-    model = gu.ScriptedModel([call("drop_table", {"name": "t"}), "never"])
+    model = ScriptedModel([call("drop_table", {"name": "t"}), "never"])
     rt = gu.Runtime(model=model, tools=[drop_table])
     waiting = rt.run_sync("go")
     run = rt.approve(waiting.tool_calls[0].tool_call_id)
@@ -227,7 +229,7 @@ def test_cancel_of_a_decision_not_yet_resumed_answers_the_call_cancelled() -> No
 
 
 async def test_with_a_loop_running_send_still_starts_at_once() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["hello"]))
+    rt = gu.Runtime(model=ScriptedModel(["hello"]))
     run = rt.send("hi")
     assert rt.running and "running" in repr(run)  # the notebook cell returns right away
     assert [m.role for m in rt.thread.messages] == ["user", "assistant"]
@@ -235,7 +237,7 @@ async def test_with_a_loop_running_send_still_starts_at_once() -> None:
 
 
 async def test_run_sync_inside_a_running_loop_says_to_await_and_records_nothing() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["hello"]))
+    rt = gu.Runtime(model=ScriptedModel(["hello"]))
     with pytest.raises(RuntimeError, match=r"await chat\.send"):
         rt.run_sync("hi")
     assert rt.thread.messages == []
@@ -253,7 +255,7 @@ def test_run_sync_returns_the_final_message_and_the_suggestions() -> None:
 def test_a_click_on_a_chat_with_no_loop_is_refused_not_left_pending(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    chat = Chat(model=gu.ScriptedModel(["ok"]))
+    chat = Chat(model=ScriptedModel(["ok"]))
     errors: list[str] = []
     monkeypatch.setattr(chat, "_error", lambda text, content: errors.append(text))
     chat._on_comm_msg(chat, {"type": "send", "text": "hi"}, None)

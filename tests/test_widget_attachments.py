@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-import ipygenui as gu
 from comm_helpers import customs, settle
+from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
 
 CSV = b"region,units\nnorth,3\nsouth,5\n"
@@ -40,7 +40,7 @@ def send_msg(text: str, ref: str, attachments: list[dict[str, Any]]) -> dict[str
 
 
 async def test_dropped_csv_arrives_as_a_dataframe_reference(wire: list[Any]) -> None:
-    model = gu.ScriptedModel(["Read it."])
+    model = ScriptedModel(["Read it."])
     chat = Chat(model=model)
     upload = {
         "kind": "file",
@@ -62,7 +62,7 @@ async def test_dropped_csv_arrives_as_a_dataframe_reference(wire: list[Any]) -> 
 
 
 async def test_a_truncated_or_missing_buffer_is_refused_and_the_text_kept(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["never"]))
+    chat = Chat(model=ScriptedModel(["never"]))
     upload = {"kind": "file", "name": "sales.csv", "mime": "text/csv", "size": 999, "buffer": 0}
     from_browser(chat, send_msg("hi", "v-1", [upload]), [CSV])
     from_browser(chat, send_msg("hi", "v-2", [{**upload, "size": len(CSV), "buffer": 1}]), [CSV])
@@ -76,7 +76,7 @@ async def test_a_truncated_or_missing_buffer_is_refused_and_the_text_kept(wire: 
 
 
 async def test_unsupported_file_and_unknown_pick_say_why(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["never"]))
+    chat = Chat(model=ScriptedModel(["never"]))
     chat.runtime.data["sales"] = pd.DataFrame({"x": [1]})
     zip_upload = {
         "kind": "file",
@@ -97,7 +97,7 @@ async def test_unsupported_file_and_unknown_pick_say_why(wire: list[Any]) -> Non
 
 
 async def test_a_data_pick_attaches_its_summary(wire: list[Any]) -> None:
-    model = gu.ScriptedModel(["ok"])
+    model = ScriptedModel(["ok"])
     chat = Chat(model=model)
     chat.runtime.data["sales"] = pd.DataFrame({"units": range(100)})
     from_browser(chat, send_msg("", "v-1", [{"kind": "data", "name": "sales"}]), [])

@@ -13,6 +13,7 @@ from typing import Any
 
 import ipygenui as gu
 from comm_helpers import click, customs, nbytes, settle
+from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 from ipygenui.widget.message_model import MessageModel
 
@@ -29,13 +30,13 @@ DROPPED: list[str] = []
 
 def approval_chat() -> Chat:
     DROPPED.clear()
-    model = gu.ScriptedModel([gu.ScriptedCall("drop_table", {"name": "sales"}), "All done."])
+    model = ScriptedModel([ScriptedCall("drop_table", {"name": "sales"}), "All done."])
     return Chat(model=model, tools=[drop_table])
 
 
 async def test_stream_is_coalesced_into_few_frames_and_few_bytes(wire: list[Any]) -> None:
     text = "".join(f"tok{i} " for i in range(2000))
-    chat = Chat(model=gu.ScriptedModel([text], chunk_size=8, delay=0.0005))
+    chat = Chat(model=ScriptedModel([text], chunk_size=8, delay=0.0005))
     loop = asyncio.get_running_loop()
     start = loop.time()
     message = await chat.send("go")
@@ -68,7 +69,7 @@ async def test_stream_is_coalesced_into_few_frames_and_few_bytes(wire: list[Any]
 
 
 async def test_final_state_lands_in_the_message_models(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["Hello **there**"]))
+    chat = Chat(model=ScriptedModel(["Hello **there**"]))
     await chat.send("hi")
     await settle(chat)
     assert [m.message for m in chat.messages] == [
@@ -81,7 +82,7 @@ async def test_final_state_lands_in_the_message_models(wire: list[Any]) -> None:
 
 async def test_a_boundary_costs_the_message_not_the_thread(wire: list[Any]) -> None:
     history = [gu.Message(role="user", parts=[gu.TextPart(text="old " * 2000)]) for _ in range(30)]
-    chat = Chat(model=gu.ScriptedModel(["short"]), thread=gu.Thread(messages=history))
+    chat = Chat(model=ScriptedModel(["short"]), thread=gu.Thread(messages=history))
     wire.clear()
     await chat.send("hi")
     await settle(chat)
@@ -189,7 +190,7 @@ async def test_edited_args_and_always_allow(wire: list[Any]) -> None:
 
 
 async def test_send_click_from_another_thread_runs_on_the_loop(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["threaded"]))
+    chat = Chat(model=ScriptedModel(["threaded"]))
     thread = threading.Thread(target=click, args=(chat, {"type": "send", "text": "hi"}))
     thread.start()
     thread.join()
@@ -202,7 +203,7 @@ async def test_send_click_from_another_thread_runs_on_the_loop(wire: list[Any]) 
 
 
 async def test_send_while_streaming_is_refused_and_stop_cancels(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["x " * 2000], chunk_size=2, delay=0.001))
+    chat = Chat(model=ScriptedModel(["x " * 2000], chunk_size=2, delay=0.001))
     chat.send("first")
     await asyncio.sleep(0.02)
     click(chat, {"type": "send", "text": "second"})
@@ -217,7 +218,7 @@ async def test_send_while_streaming_is_refused_and_stop_cancels(wire: list[Any])
 
 
 async def test_suggestion_click_sends_an_offered_suggestion(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["answer"]))
+    chat = Chat(model=ScriptedModel(["answer"]))
     await chat.send("hi")
     await settle(chat)
     chat.suggestions = ["Tell me more"]
@@ -229,8 +230,8 @@ async def test_suggestion_click_sends_an_offered_suggestion(wire: list[Any]) -> 
 
 
 async def test_two_chats_do_not_share_state(wire: list[Any]) -> None:
-    a = Chat(model=gu.ScriptedModel(["from a"]))
-    b = Chat(model=gu.ScriptedModel(["from b"]))
+    a = Chat(model=ScriptedModel(["from a"]))
+    b = Chat(model=ScriptedModel(["from b"]))
     await asyncio.gather(a.send("1"), b.send("2"))
     await settle(a)
     await settle(b)
@@ -242,21 +243,21 @@ async def test_two_chats_do_not_share_state(wire: list[Any]) -> None:
 
 
 async def test_save_and_load_show_the_same_thread(wire: list[Any], tmp_path: Any) -> None:
-    chat = Chat(model=gu.ScriptedModel(["saved reply"]))
+    chat = Chat(model=ScriptedModel(["saved reply"]))
     await chat.send("hi")
     await settle(chat)
     path = tmp_path / "t.json"
     chat.save(path)
-    again = Chat.load(path, model=gu.ScriptedModel([]))
+    again = Chat.load(path, model=ScriptedModel([]))
     assert [m.message for m in again.messages] == [m.message for m in chat.messages]
     assert "messages=2" in repr(again)
     # the widget's own keywords go to the widget, the rest to the runtime
-    sized = Chat.load(path, model=gu.ScriptedModel([]), layout={"height": "300px"})
+    sized = Chat.load(path, model=ScriptedModel([]), layout={"height": "300px"})
     assert sized.layout.height == "300px" and len(sized.thread.messages) == 2
 
 
 async def test_anywidget_rpc_messages_are_left_to_anywidget(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel([]))
+    chat = Chat(model=ScriptedModel([]))
     wire.clear()
     click(chat, {"id": "1", "kind": "anywidget-command", "name": "_x", "msg": None})
     await asyncio.sleep(0)
@@ -271,7 +272,7 @@ def plot_rows(rows: list[dict[str, Any]]) -> str:
 
 async def test_large_tool_arguments_cross_the_wire_about_once(wire: list[Any]) -> None:
     rows = [{"id": i, "name": f"row {i:04d}", "value": i * 1.5} for i in range(1000)]
-    model = gu.ScriptedModel([gu.ScriptedCall("plot_rows", {"rows": rows}), "Plotted."])
+    model = ScriptedModel([ScriptedCall("plot_rows", {"rows": rows}), "Plotted."])
     chat = Chat(model=model, tools=[plot_rows])
     wire.clear()
     message = await chat.send("plot")
@@ -293,7 +294,7 @@ async def test_large_tool_arguments_cross_the_wire_about_once(wire: list[Any]) -
 async def test_args_the_browser_cannot_derive_are_synced(wire: list[Any]) -> None:
     # the model sent a name the tool does not declare: the kernel drops it from
     # args, so parsing args_text in the browser would show it: keep args then
-    model = gu.ScriptedModel([gu.ScriptedCall("plot_rows", {"rows": [], "junk": 1}), "ok"])
+    model = ScriptedModel([ScriptedCall("plot_rows", {"rows": [], "junk": 1}), "ok"])
     chat = Chat(model=model, tools=[plot_rows])
     await chat.send("plot")
     await settle(chat)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import ipygenui as gu
 from comm_helpers import click, customs, settle
-from ipygenui.models.scripted import last_user_text
+from ipygenui.testing import ScriptedModel, last_user_text
 from ipygenui.widget.chat import Chat
 
 REPLIES: list[str] = []
@@ -35,7 +34,7 @@ def wire_branch(chat: Chat, index: int) -> Any:
 
 async def two_turns(**kwargs: Any) -> Chat:
     REPLIES.clear()
-    chat = Chat(model=gu.ScriptedModel(echo), **kwargs)
+    chat = Chat(model=ScriptedModel(echo), **kwargs)
     await chat.send("first")
     await chat.send("second")
     await settle(chat)
@@ -151,5 +150,5 @@ async def test_transcript_goes_to_the_view_that_asked(wire: list[Any]) -> None:
 
 
 async def test_starters_are_synced(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(echo), starters=["Plot sales", "Explain this"])
+    chat = Chat(model=ScriptedModel(echo), starters=["Plot sales", "Explain this"])
     assert chat.starters == ["Plot sales", "Explain this"]

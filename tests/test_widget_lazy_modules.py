@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-import ipygenui as gu
 from comm_helpers import click, customs, settle
+from ipygenui.testing import ScriptedModel
 from ipygenui.widget import static_files
 from ipygenui.widget.chat import Chat
 
@@ -34,7 +34,7 @@ def test_the_bundle_leaves_the_highlighter_out() -> None:
 
 
 async def test_the_kernel_sends_the_highlighter_on_request(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["hi"]))
+    chat = Chat(model=ScriptedModel(["hi"]))
     click(chat, {"type": "load_module", "name": "highlight"})
     await settle(chat)
     [answer] = customs(wire, "module")
@@ -45,7 +45,7 @@ async def test_the_kernel_sends_the_highlighter_on_request(wire: list[Any]) -> N
 
 
 def test_it_answers_without_a_running_loop(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["hi"]))
+    chat = Chat(model=ScriptedModel(["hi"]))
     click(chat, {"type": "load_module", "name": "highlight"})
     [answer] = customs(wire, "module")
     assert answer["source"].startswith(HIGHLIGHT.read_text("utf-8")[:200])
@@ -57,7 +57,7 @@ def test_a_missing_file_answers_an_error_not_a_notice(
     monkeypatch.setattr(static_files, "STATIC", tmp_path)
     static_files.lazy_module_source.cache_clear()
     try:
-        chat = Chat(model=gu.ScriptedModel(["hi"]))
+        chat = Chat(model=ScriptedModel(["hi"]))
         click(chat, {"type": "load_module", "name": "highlight"})
     finally:
         static_files.lazy_module_source.cache_clear()
@@ -69,7 +69,7 @@ def test_a_missing_file_answers_an_error_not_a_notice(
 
 @pytest.mark.parametrize("name", ["../../etc/passwd", "widget", "", None])
 def test_only_listed_modules_are_served(wire: list[Any], name: Any) -> None:
-    chat = Chat(model=gu.ScriptedModel(["hi"]))
+    chat = Chat(model=ScriptedModel(["hi"]))
     click(chat, {"type": "load_module", "name": name})
     assert customs(wire, "module") == []
     [error] = customs(wire, "error")

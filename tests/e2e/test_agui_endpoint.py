@@ -26,6 +26,7 @@ from playwright.sync_api import Browser, Page
 
 import ipygenui as gu
 from agui_agents import serve
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import call
 
 pytestmark = pytest.mark.e2e
@@ -40,7 +41,7 @@ def add(a: int, b: int) -> int:
 
 
 def adding_runtime() -> gu.Runtime:
-    model = gu.ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
+    model = ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
     return gu.Runtime(model=model, tools=[add])
 
 
@@ -150,7 +151,7 @@ def test_a_page_of_another_origin_runs_nothing_in_the_runtime(page: Page) -> Non
     }
     assert ran == [] and rt.thread.messages == [] and not rt.running
     model = rt.model
-    assert isinstance(model, gu.ScriptedModel) and not model.requests
+    assert isinstance(model, ScriptedModel) and not model.requests
     # every attempt reached the endpoint and was refused there, before the runtime
     assert logged.answers == [("POST", 403), ("POST", 403), ("OPTIONS", 403), ("OPTIONS", 403)]
 

@@ -240,6 +240,7 @@ def test_a_fixed_height_thread_keeps_the_newest_content_in_view(page: LabPage) -
 DATA_SETUP = '''
 import numpy as np
 import pandas as pd
+from ipygenui.testing import ScriptedCall, ScriptedModel
 
 ORDERS = pd.DataFrame({
     "order": np.arange(500),
@@ -269,7 +270,7 @@ BIG = pd.DataFrame({"n": np.arange(200_000), "k": (np.arange(200_000) * 7919) % 
 
 
 def make_big_chat():
-    model = gu.ScriptedModel([gu.ScriptedCall("show_component_Table", {"data": "big"}), "ok"])
+    model = ScriptedModel([ScriptedCall("show_component_Table", {"data": "big"}), "ok"])
     return gu.Chat(model=model, components=[gu.Table], data={"big": BIG})
 '''
 

@@ -41,6 +41,7 @@ import ipygenui as gu
 from agui_verifier import StreamVerifier
 from ipygenui.agui._sequence import SequenceError, check_sequence
 from ipygenui.models.base import TextDelta, ToolCallDelta
+from ipygenui.testing import ScriptedModel, ScriptedReply
 from runtime_helpers import BlockingModel, call
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -95,7 +96,7 @@ async def cancel_mid_text() -> StreamVerifier:
 
 
 async def reject_between_runs() -> StreamVerifier:
-    rt, v = verified(gu.ScriptedModel([call("drop", {"name": "t"}, id="d"), "ok"]))
+    rt, v = verified(ScriptedModel([call("drop", {"name": "t"}, id="d"), "ok"]))
     await rt.send("x")
     run = rt.reject("d", "no")
     assert run is not None
@@ -108,7 +109,7 @@ async def reject_between_runs() -> StreamVerifier:
 
 
 async def answer_between_runs() -> StreamVerifier:
-    rt, v = verified(gu.ScriptedModel([call("ask", {"question": "?"}, id="h"), "ok"]))
+    rt, v = verified(ScriptedModel([call("ask", {"question": "?"}, id="h"), "ok"]))
     await rt.send("x")
     run = rt.add_tool_result("h", "yes")
     assert run is not None
@@ -117,14 +118,14 @@ async def answer_between_runs() -> StreamVerifier:
 
 
 async def send_while_waiting() -> StreamVerifier:
-    rt, v = verified(gu.ScriptedModel([call("drop", {"name": "t"}, id="d"), "ok"]))
+    rt, v = verified(ScriptedModel([call("drop", {"name": "t"}, id="d"), "ok"]))
     await rt.send("x")
     await rt.send("never mind")
     return v
 
 
 async def retry_after_error() -> StreamVerifier:
-    rt, v = verified(gu.ScriptedModel([gu.ScriptedReply(text="par", error="boom"), "fine"]))
+    rt, v = verified(ScriptedModel([ScriptedReply(text="par", error="boom"), "fine"]))
     await rt.send("x")
     assert v.events[-1].type == EventType.RUN_ERROR
     await rt.retry()
@@ -133,8 +134,8 @@ async def retry_after_error() -> StreamVerifier:
 
 
 async def text_then_call() -> StreamVerifier:
-    reply = gu.ScriptedReply(text="Adding.", tool_calls=[call("add", {"a": 1, "b": 2}, id="t")])
-    rt, v = verified(gu.ScriptedModel([reply, "3"]))
+    reply = ScriptedReply(text="Adding.", tool_calls=[call("add", {"a": 1, "b": 2}, id="t")])
+    rt, v = verified(ScriptedModel([reply, "3"]))
     await rt.send("x")
     start = next(e for e in v.events if e.type == EventType.TOOL_CALL_START)
     texts = {e.message_id for e in v.events if e.type == EventType.TEXT_MESSAGE_START}
@@ -143,7 +144,7 @@ async def text_then_call() -> StreamVerifier:
 
 
 async def call_without_text() -> StreamVerifier:
-    rt, v = verified(gu.ScriptedModel([call("add", {"a": 1, "b": 2}, id="t"), "3"]))
+    rt, v = verified(ScriptedModel([call("add", {"a": 1, "b": 2}, id="t"), "3"]))
     await rt.send("x")
     start = next(e for e in v.events if e.type == EventType.TOOL_CALL_START)
     assert start.parent_message_id is None
@@ -152,7 +153,7 @@ async def call_without_text() -> StreamVerifier:
 
 async def approve_always() -> StreamVerifier:
     script = [call("drop", {"name": "a"}, id="d1"), call("drop", {"name": "b"}, id="d2"), "ok"]
-    rt, v = verified(gu.ScriptedModel(script))
+    rt, v = verified(ScriptedModel(script))
     await rt.send("x")
     run = rt.approve("d1", always=True)
     assert run is not None
@@ -162,8 +163,8 @@ async def approve_always() -> StreamVerifier:
 
 
 async def approve_then_error() -> StreamVerifier:
-    script = [call("drop", {"name": "a"}, id="d"), gu.ScriptedReply(error="boom")]
-    rt, v = verified(gu.ScriptedModel(script))
+    script = [call("drop", {"name": "a"}, id="d"), ScriptedReply(error="boom")]
+    rt, v = verified(ScriptedModel(script))
     await rt.send("x")
     assert v.events[-1].outcome.interrupts[0].tool_call_id == "d"
     await rt.approve("d")  # type: ignore[misc]
@@ -171,7 +172,7 @@ async def approve_then_error() -> StreamVerifier:
 
 
 async def suggestions() -> StreamVerifier:
-    rt, v = verified(gu.ScriptedModel(["hi", '["more"]']), suggestions=True)
+    rt, v = verified(ScriptedModel(["hi", '["more"]']), suggestions=True)
     await rt.send("x")
     await asyncio.sleep(0.05)
     await rt.send("more")
@@ -180,7 +181,7 @@ async def suggestions() -> StreamVerifier:
 
 async def component_state() -> StreamVerifier:
     form = {"fields": [{"name": "city"}]}
-    model = gu.ScriptedModel([call("show_component_Form", form, id="f1"), "Fill it in.", "ok"])
+    model = ScriptedModel([call("show_component_Form", form, id="f1"), "Fill it in.", "ok"])
     rt = gu.Runtime(model=model, components=[gu.Form])
     v = StreamVerifier(rt)
     await rt.send("plan")
@@ -216,7 +217,7 @@ async def test_scenario_streams_pass_the_sequence_rules(name: str) -> None:
 
 
 async def test_retry_after_an_error_starts_a_new_stream() -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel([gu.ScriptedReply(error="boom"), "fine", "again"]))
+    rt = gu.Runtime(model=ScriptedModel([ScriptedReply(error="boom"), "fine", "again"]))
     first: list[Any] = []
     rt.subscribe_agui(first.append)
     await rt.send("x")
@@ -278,8 +279,9 @@ def test_the_verifier_catches_each_broken_rule(name: str) -> None:
 def test_a_chat_that_never_uses_agui_does_not_import_it() -> None:
     code = (
         "import sys, ipygenui as gu\n"
-        "chat = gu.Chat(model=gu.ScriptedModel(['hi']))\n"
-        "rt = gu.Runtime(model=gu.ScriptedModel(['hi']))\n"
+        "from ipygenui.testing import ScriptedModel\n"
+        "chat = gu.Chat(model=ScriptedModel(['hi']))\n"
+        "rt = gu.Runtime(model=ScriptedModel(['hi']))\n"
         "print(rt.run_sync('x').text)\n"
         "assert 'ag_ui' not in sys.modules, 'ag_ui imported'\n"
         "rt.subscribe_agui(print)\n"

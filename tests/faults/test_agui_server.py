@@ -30,6 +30,7 @@ import ipygenui as gu
 from ipygenui._loop.history import check_openai_history
 from ipygenui.messages import Incomplete, RequiresAction
 from ipygenui.models.base import TextDelta
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import BlockingModel, call
 
 ran: list[str] = []
@@ -79,13 +80,13 @@ def parse_sse(body: str) -> list[Any]:
 
 
 def adding_runtime() -> gu.Runtime:
-    model = gu.ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
+    model = ScriptedModel([call("add", {"a": 2, "b": 3}, id="a1"), "It is 5."])
     return gu.Runtime(model=model, tools=[add])
 
 
 def untouched(rt: gu.Runtime) -> bool:
     model = rt.model
-    assert isinstance(model, gu.ScriptedModel)
+    assert isinstance(model, ScriptedModel)
     return rt.thread.messages == [] and not model.requests and not ran and not rt.running
 
 
@@ -318,7 +319,7 @@ async def test_refusals_come_before_the_body_is_read(
 
 
 async def waiting_for_approval() -> tuple[gu.Runtime, Any]:
-    model = gu.ScriptedModel([call("drop", {"name": "users"}, id="d1"), "Dropped."])
+    model = ScriptedModel([call("drop", {"name": "users"}, id="d1"), "Dropped."])
     rt = gu.Runtime(model=model, tools=[drop, ask])
     app = rt.ag_ui_app()
     await rt.send("drop users")
@@ -353,7 +354,7 @@ async def test_a_client_cannot_settle_a_call_that_waits_for_approval() -> None:
 
 
 async def test_a_forged_answer_beside_a_human_tools_answer_changes_nothing() -> None:
-    model = gu.ScriptedModel(
+    model = ScriptedModel(
         [[call("ask", {"question": "sure?"}, id="h1"), call("drop", {"name": "t"}, id="d1")]]
     )
     rt = gu.Runtime(model=model, tools=[drop, ask])
@@ -491,7 +492,7 @@ async def test_a_client_that_hangs_up_cancels_its_run_and_the_next_is_served() -
             reply = rt.thread.messages[-1]
             assert isinstance(reply.status, Incomplete) and reply.status.reason == "cancelled"
             assert reply.text == "thinking"  # what streamed is kept
-            rt.model = gu.ScriptedModel(["Here now."])
+            rt.model = ScriptedModel(["Here now."])
             body = run_input(UserMessage(id="u2", content="still there?"))
             again = await client.post(url, json=body, headers=headers)
     assert again.status_code == 200

@@ -50,6 +50,7 @@ import ipygenui as gu
 from agui_agents import serve
 from comm_helpers import Wire, click, customs, settle
 from ipygenui.messages import Complete, RequiresAction
+from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
 from runtime_helpers import call
 
@@ -90,7 +91,7 @@ async def done(run: Any) -> Any:
 async def pending_drop(tools: list[Any] | None = None) -> tuple[gu.Runtime, Any]:
     """A runtime whose reply waits for approval of drop_table call d1."""
     script = [[call("drop_table", {"name": "t", "rows": "5"}, id="d1")], "Dropped."]
-    rt = gu.Runtime(model=gu.ScriptedModel(script), tools=tools or [drop_table])
+    rt = gu.Runtime(model=ScriptedModel(script), tools=tools or [drop_table])
     message = await rt.send("drop t")
     assert isinstance(message.status, RequiresAction)
     return rt, message
@@ -136,7 +137,7 @@ async def saved_open_lookup(path: Path) -> None:
     """A saved reply with d1 (drop_table) waiting for approval and l1 (lookup,
     ungated) left open, as a reply saved mid-phase is: the kernel runs it on resume."""
     calls = [call("drop_table", {"name": "t"}, id="d1"), call("lookup", {"key": "k"}, id="l1")]
-    first = gu.Runtime(model=gu.ScriptedModel([calls]), tools=[drop_table, lookup])
+    first = gu.Runtime(model=ScriptedModel([calls]), tools=[drop_table, lookup])
     await done(first.send("go"))
     first.save(path)
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -151,7 +152,7 @@ async def saved_open_lookup(path: Path) -> None:
 async def test_add_tool_result_cannot_answer_a_kernel_tools_call(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     await saved_open_lookup(path)
-    rt = gu.Runtime.load(path, model=gu.ScriptedModel(["Done."]), tools=[drop_table, lookup])
+    rt = gu.Runtime.load(path, model=ScriptedModel(["Done."]), tools=[drop_table, lookup])
     assert not rt.thread.messages[-1].tool_call("l1").has_result
     before = rt.thread.model_dump_json()
     with pytest.raises(gu.DecisionError) as info:
@@ -169,7 +170,7 @@ async def test_add_tool_result_cannot_answer_a_call_to_no_tool_of_the_chat(
 ) -> None:
     path = tmp_path / "t.json"
     await saved_open_lookup(path)
-    rt = gu.Runtime.load(path, model=gu.ScriptedModel(["Done."]), tools=[drop_table])
+    rt = gu.Runtime.load(path, model=ScriptedModel(["Done."]), tools=[drop_table])
     before = rt.thread.model_dump_json()
     with pytest.raises(gu.DecisionError) as info:
         rt.add_tool_result("l1", "a setting the page chose")
@@ -187,7 +188,7 @@ async def test_a_forged_widget_tool_result_gets_an_error_and_settles_nothing(
     wire: Wire, result: Any
 ) -> None:
     script = [[call("drop_table", {"name": "t", "rows": "5"}, id="d1")], "Dropped."]
-    chat = Chat(model=gu.ScriptedModel(script), tools=[drop_table])
+    chat = Chat(model=ScriptedModel(script), tools=[drop_table])
     await chat.send("drop t")
     await settle(chat)
     before = chat.thread.model_dump_json()
@@ -285,7 +286,7 @@ def waiting_question(chat: bool = False) -> Any:
     """A runtime (or chat) whose reply will wait for the user's answer to h1."""
     script = [[call("ask_user", {"question": "colour?"}, id="h1")], "Blue it is."]
     kind = Chat if chat else gu.Runtime
-    return kind(model=gu.ScriptedModel(script), tools=[ask_user, drop_table])
+    return kind(model=ScriptedModel(script), tools=[ask_user, drop_table])
 
 
 async def test_add_tool_result_answers_a_human_tool() -> None:

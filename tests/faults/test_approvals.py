@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 import ipygenui as gu
 from ipygenui.messages import Complete, RequiresAction
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import assert_valid, call
 
 DEPLOYS: list[tuple[str, Any]] = []
@@ -47,7 +48,7 @@ def _reset() -> None:
 
 
 def _runtime(script: list[Any], tools: list[Any] | None = None) -> tuple[gu.Runtime, Any]:
-    model = gu.ScriptedModel(script)
+    model = ScriptedModel(script)
     return gu.Runtime(model=model, tools=tools or [deploy]), model
 
 

@@ -27,7 +27,7 @@ import pytest
 
 import ipygenui as gu
 from comm_helpers import Wire, click, customs, settle
-from ipygenui.models.scripted import ScriptedCall, ScriptedModel
+from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 from ipygenui.widget.protocol import MAX_TEXT, ApproveMsg, ProtocolError, parse_client_message
 
@@ -106,7 +106,7 @@ def test_long_tool_call_ids_parse(length: int) -> None:
     ],
 )
 async def test_forged_clicks_change_nothing_and_get_an_error(wire: Wire, content: Any) -> None:
-    chat = Chat(model=gu.ScriptedModel(["ok"]))
+    chat = Chat(model=ScriptedModel(["ok"]))
     await chat.send("hi")
     await settle(chat)
     before = chat.thread.model_dump_json()
@@ -183,7 +183,7 @@ async def test_component_state_for_a_long_id_is_taken(wire: Wire) -> None:
 
 
 async def test_a_message_taken_is_acknowledged_with_its_ref(wire: Wire) -> None:
-    chat = Chat(model=gu.ScriptedModel(["ok"]))
+    chat = Chat(model=ScriptedModel(["ok"]))
     long = "y" * 150_000  # over the old 100,000 limit: a pasted log is a message
     click(chat, {"type": "send", "text": long, "ref": "view1-1"})
     await settle(chat)
@@ -192,7 +192,7 @@ async def test_a_message_taken_is_acknowledged_with_its_ref(wire: Wire) -> None:
 
 
 async def test_an_over_limit_message_is_refused_with_its_ref_and_reason(wire: Wire) -> None:
-    chat = Chat(model=gu.ScriptedModel(["ok"]))
+    chat = Chat(model=ScriptedModel(["ok"]))
     click(chat, {"type": "send", "text": "z" * (MAX_TEXT + 1), "ref": "view1-2"})
     await asyncio.sleep(0)
     [error] = customs(wire, "error")
@@ -203,7 +203,7 @@ async def test_an_over_limit_message_is_refused_with_its_ref_and_reason(wire: Wi
 
 
 async def test_a_send_while_streaming_is_refused_with_its_ref(wire: Wire) -> None:
-    chat = Chat(model=gu.ScriptedModel(["x " * 2000], chunk_size=2, delay=0.001))
+    chat = Chat(model=ScriptedModel(["x " * 2000], chunk_size=2, delay=0.001))
     chat.send("first")
     await asyncio.sleep(0.02)
     click(chat, {"type": "send", "text": "second", "ref": "view1-3"})

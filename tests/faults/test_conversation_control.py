@@ -29,6 +29,7 @@ import ipygenui as gu
 from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.messages import Complete, Incomplete
 from ipygenui.persistence import ThreadFileError, encode_thread
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import call
 
 
@@ -40,7 +41,7 @@ def deploy(env: str) -> str:
 
 async def saved_with_branches(path: Path) -> dict[str, Any]:
     """A thread with an edited first message, saved; returns its JSON."""
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1", "a2", "a1 again"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["a1", "a2", "a1 again"]), persist=path)
     await rt.send("q1")
     await rt.send("q2")
     await rt.edit(rt.thread.messages[0].id, "q1 edited")
@@ -54,12 +55,12 @@ def write(path: Path, data: dict[str, Any]) -> None:
 
 async def test_a_version_1_file_loads(tmp_path: Path) -> None:
     path = tmp_path / "old.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1"]))
+    rt = gu.Runtime(model=ScriptedModel(["a1"]))
     await rt.send("q1")
     thread = rt.thread.model_dump(mode="json")
     del thread["forks"], thread["title"]  # what version 1 wrote
     write(path, {"format": "ipygenui.thread", "version": 1, "thread": thread})
-    loaded = gu.Runtime.load(path, model=gu.ScriptedModel(["a1 again"]))
+    loaded = gu.Runtime.load(path, model=ScriptedModel(["a1 again"]))
     assert [m.text for m in loaded.thread.messages] == ["q1", "a1"]
     await loaded.regenerate()
     assert json.loads(path.read_text())["version"] == 1  # Runtime.load never writes back
@@ -136,7 +137,7 @@ async def test_a_corrupt_branch_structure_fails_to_load_clearly(
 
 async def test_a_stashed_version_left_running_or_waiting_loads_ended(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    rt = gu.Runtime(model=gu.ScriptedModel([call("deploy", {"env": "prod"})]), tools=[deploy])
+    rt = gu.Runtime(model=ScriptedModel([call("deploy", {"env": "prod"})]), tools=[deploy])
     waiting = await rt.send("deploy")
     thread = rt.thread.model_copy(deep=True)
     # by hand: the waiting reply stashed as a version, a new one shown instead
@@ -159,7 +160,7 @@ async def test_a_stashed_version_left_running_or_waiting_loads_ended(tmp_path: P
     }
     write(path, data)
 
-    loaded = gu.Runtime.load(path, tools=[deploy], model=gu.ScriptedModel(["fine"]))
+    loaded = gu.Runtime.load(path, tools=[deploy], model=ScriptedModel(["fine"]))
     for version in (0, 1, 2):
         loaded.switch_branch(loaded.thread.messages[1].id, version)
         reply = loaded.thread.messages[1]
@@ -172,7 +173,7 @@ async def test_a_stashed_version_left_running_or_waiting_loads_ended(tmp_path: P
 
 async def test_a_rating_edited_into_nonsense_is_no_rating(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["a1"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["a1"]), persist=path)
     reply = await rt.send("q1")
     rt.feedback(reply.id, "up")
     data = json.loads(path.read_text())
@@ -186,7 +187,7 @@ async def test_a_rating_edited_into_nonsense_is_no_rating(tmp_path: Path) -> Non
 
 
 async def test_an_unreadable_file_in_a_folder_is_named(tmp_path: Path) -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a"]), persist=tmp_path)
+    rt = gu.Runtime(model=ScriptedModel(["a"]), persist=tmp_path)
     await rt.send("q")
     (tmp_path / "broken.json").write_text('{"format": "ipygenui.thread", "ver')
     with pytest.raises(ThreadFileError, match=r"broken\.json: not a thread file: invalid JSON"):
@@ -194,7 +195,7 @@ async def test_an_unreadable_file_in_a_folder_is_named(tmp_path: Path) -> None:
 
 
 async def test_two_files_holding_one_thread_are_named(tmp_path: Path) -> None:
-    rt = gu.Runtime(model=gu.ScriptedModel(["a"]), persist=tmp_path)
+    rt = gu.Runtime(model=ScriptedModel(["a"]), persist=tmp_path)
     await rt.send("q")
     (original,) = tmp_path.glob("*.json")
     (tmp_path / "copy.json").write_bytes(original.read_bytes())

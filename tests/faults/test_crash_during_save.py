@@ -20,19 +20,21 @@ from pathlib import Path
 import pytest
 
 import ipygenui as gu
+from ipygenui.testing import ScriptedModel
 
 KILLS = 20
 
 CHILD = """
 import asyncio, sys
 import ipygenui as gu
+from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 
 @gu.tool
 def step(n: int) -> dict:
     return {"n": n, "padding": "x" * 20_000}  # a save takes a little while
 
-calls = [gu.ScriptedReply(tool_calls=[gu.ScriptedCall("step", {"n": i})]) for i in range(400)]
-rt = gu.Runtime(model=gu.ScriptedModel(calls + ["done"]), tools=[step],
+calls = [ScriptedReply(tool_calls=[ScriptedCall("step", {"n": i})]) for i in range(400)]
+rt = gu.Runtime(model=ScriptedModel(calls + ["done"]), tools=[step],
                 persist=sys.argv[1], max_steps=1000)
 print("ready", flush=True)
 asyncio.run(rt.send("go"))
@@ -62,19 +64,17 @@ def test_a_kill_during_autosave_never_leaves_a_file_that_cannot_load(tmp_path: P
         child.wait(timeout=30)
         if not path.exists():
             continue  # killed before its first save
-        thread = gu.Runtime.load(path, model=gu.ScriptedModel([])).thread  # never torn
+        thread = gu.Runtime.load(path, model=ScriptedModel([])).thread  # never torn
         sizes.append(len(thread.messages))
         assert [m.role for m in thread.messages[:2]] == ["user", "assistant"]
     assert sizes, "no kill landed after a save: the test proved nothing"
 
     # A new writer opens the path: leftovers of the killed ones are cleaned up,
     # the interrupted reply ends as cancelled, and the chat goes on.
-    rt = gu.Runtime(model=gu.ScriptedModel(["still here"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["still here"]), persist=path)
     assert not list(tmp_path.glob(".chat.json.*.tmp"))
     interrupted = rt.thread.messages[1]
     assert interrupted.status.type == "incomplete"
     message = rt.run_sync("and now?")
     assert message.text == "still here"
-    assert gu.Runtime.load(path, model=gu.ScriptedModel([])).thread.messages[-1].text == (
-        "still here"
-    )
+    assert gu.Runtime.load(path, model=ScriptedModel([])).thread.messages[-1].text == ("still here")

@@ -21,6 +21,7 @@ import pytest
 
 import ipygenui as gu
 from comm_helpers import click, customs, settle
+from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 
 
@@ -38,7 +39,7 @@ async def test_an_object_that_cannot_be_summarized_is_said_so() -> None:
         """Returns an odd object."""
         return Unprintable()
 
-    model = gu.ScriptedModel([gu.ScriptedCall("odd", {}, id="o1"), "ok"])
+    model = ScriptedModel([ScriptedCall("odd", {}, id="o1"), "ok"])
     rt = gu.Runtime(model=model, tools=[odd])
     message = await rt.send("go")
     part = message.tool_calls[0]
@@ -52,9 +53,7 @@ async def test_an_object_that_cannot_be_summarized_is_said_so() -> None:
     ("name", "expected"), [("nope", "the names you may use: frame, text"), ("text", "not a table")]
 )
 async def test_a_bad_reference_in_props_is_an_error_result(name: str, expected: str) -> None:
-    model = gu.ScriptedModel(
-        [gu.ScriptedCall("show_component_Table", {"data": name}, id="t1"), "ok"]
-    )
+    model = ScriptedModel([ScriptedCall("show_component_Table", {"data": name}, id="t1"), "ok"])
     data = {"frame": pd.DataFrame({"a": [1]}), "text": "hello"}
     rt = gu.Runtime(model=model, components=[gu.Table], data=data)
     message = await rt.send("show")
@@ -74,7 +73,7 @@ async def test_a_bad_reference_in_props_is_an_error_result(name: str, expected: 
 async def test_forged_window_requests_are_refused(
     wire: Any, content: dict[str, Any], expected: str
 ) -> None:
-    chat = Chat(model=gu.ScriptedModel(["ok"]), components=[gu.Table])
+    chat = Chat(model=ScriptedModel(["ok"]), components=[gu.Table])
     click(chat, {"type": "data_window", **content})
     await settle(chat)
     assert expected in customs(wire, "error")[-1]["message"]
@@ -83,11 +82,11 @@ async def test_forged_window_requests_are_refused(
 
 
 async def test_windows_of_calls_without_kernel_data_answer_an_error(wire: Any) -> None:
-    model = gu.ScriptedModel(
+    model = ScriptedModel(
         [
             [
-                gu.ScriptedCall("show_component_Table", {"rows": [{"a": 1}]}, id="lit"),
-                gu.ScriptedCall("show_component_Table", {"data": "big"}, id="big"),
+                ScriptedCall("show_component_Table", {"rows": [{"a": 1}]}, id="lit"),
+                ScriptedCall("show_component_Table", {"data": "big"}, id="big"),
             ],
             "ok",
         ]
@@ -121,6 +120,6 @@ async def test_windows_of_calls_without_kernel_data_answer_an_error(wire: Any) -
 
 def test_bad_data_arguments_are_refused_at_construction() -> None:
     with pytest.raises(ValueError, match="data name 'a b'"):
-        gu.Runtime(model=gu.ScriptedModel(["x"]), data={"a b": 1})
+        gu.Runtime(model=ScriptedModel(["x"]), data={"a b": 1})
     with pytest.raises(TypeError, match=r"Runtime\(data=...\) must be a dict"):
-        gu.Runtime(model=gu.ScriptedModel(["x"]), data=[1, 2])  # type: ignore[arg-type]
+        gu.Runtime(model=ScriptedModel(["x"]), data=[1, 2])  # type: ignore[arg-type]

@@ -42,6 +42,7 @@ import pydantic
 import pytest
 
 import ipygenui as gu
+from ipygenui.testing import ScriptedModel
 from ipygenui.tools import ToolArgumentsError, ToolDefinitionError, to_jsonable
 from ipygenui.tools._ui import UI_TOOL_PREFIX, UPDATE_PREFIX
 from runtime_helpers import call, tool_messages
@@ -89,7 +90,7 @@ def test_builtins_are_refused_with_a_tool_definition_error(builtin: Any, paramet
     assert "def " in str(raised.value)  # says how to fix it: wrap it in a def
     # the same through the runtime, which makes plain functions tools
     with pytest.raises(ToolDefinitionError, match=rf"tool '{name}'"):
-        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[builtin])
+        gu.Runtime(model=ScriptedModel(["hi"]), tools=[builtin])
 
 
 def test_private_parameter_is_refused() -> None:
@@ -244,7 +245,7 @@ async def test_an_aliased_parameter_reaches_the_tool() -> None:
         return region
 
     assert list(deploy.parameters_schema["properties"]) == ["Region"]
-    model = gu.ScriptedModel([call("deploy", {"Region": "us"}, id="c1"), "Done."])
+    model = ScriptedModel([call("deploy", {"Region": "us"}, id="c1"), "Done."])
     message = await gu.Runtime(model=model, tools=[deploy]).send("deploy")
     assert seen == ["us"] and message.tool_call("c1").result == "us"
 
@@ -335,12 +336,12 @@ def test_user_tool_with_a_component_prefix_is_refused() -> None:
     with pytest.raises(ToolDefinitionError, match="reserved for components"):
         gu.tool(show_component_Weather)
     with pytest.raises(ToolDefinitionError, match="reserved for components"):
-        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[show_component_Weather])
+        gu.Runtime(model=ScriptedModel(["hi"]), tools=[show_component_Weather])
 
 
 async def test_component_tools_keep_their_prefixes() -> None:
     weather = gu.Component("Weather", props=Props, esm="export function render() {}")
-    model = gu.ScriptedModel([call("show_component_Weather", {"city": "Oslo"}, id="c1"), "Shown."])
+    model = ScriptedModel([call("show_component_Weather", {"city": "Oslo"}, id="c1"), "Shown."])
     rt = gu.Runtime(model=model, components=[weather])
     message = await rt.send("weather")
     assert message.tool_call("c1").result == "Component Weather was rendered"
@@ -404,18 +405,18 @@ def test_runtime_arguments_are_type_checked(
     kwargs: dict[str, Any], error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error) as raised:
-        gu.Runtime(**{"model": gu.ScriptedModel(["hi"]), **kwargs})
+        gu.Runtime(**{"model": ScriptedModel(["hi"]), **kwargs})
     assert message in str(raised.value)
 
 
 def test_a_single_function_in_tools_gets_a_hint() -> None:
     with pytest.raises(TypeError, match=r"tools=\[some_tool\]"):
-        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=some_tool)
+        gu.Runtime(model=ScriptedModel(["hi"]), tools=some_tool)
 
 
 def test_good_runtime_arguments_still_work(tmp_path: Path) -> None:
     rt = gu.Runtime(
-        model=gu.ScriptedModel(["hi"]),
+        model=ScriptedModel(["hi"]),
         tools=(t for t in [some_tool]),  # any iterable of tools
         components=(WEATHER,),
         instructions="Be brief.",
@@ -426,7 +427,7 @@ def test_good_runtime_arguments_still_work(tmp_path: Path) -> None:
         tool_choice="some_tool",
     )
     assert set(rt.tools) == {"some_tool", "show_component_Weather"}
-    assert gu.Runtime(model=gu.ScriptedModel(["hi"]), persist=str(tmp_path / "u.json")).persist
+    assert gu.Runtime(model=ScriptedModel(["hi"]), persist=str(tmp_path / "u.json")).persist
 
 
 @pytest.mark.parametrize(
@@ -444,7 +445,7 @@ def test_chat_arguments_are_checked_in_its_own_name(kwargs: dict[str, Any], mess
     from ipygenui.widget.chat import Chat
 
     with pytest.raises(TypeError) as raised:
-        Chat(model=gu.ScriptedModel(["hi"]) if "runtime" not in kwargs else None, **kwargs)
+        Chat(model=ScriptedModel(["hi"]) if "runtime" not in kwargs else None, **kwargs)
     assert message in str(raised.value)
 
 
@@ -504,7 +505,7 @@ async def test_tool_returning_bytes_reaches_the_model() -> None:
     def read_file(path: str) -> bytes:
         return BLOB
 
-    model = gu.ScriptedModel([call("read_file", {"path": "a.bin"}, id="c1"), "Done."])
+    model = ScriptedModel([call("read_file", {"path": "a.bin"}, id="c1"), "Done."])
     rt = gu.Runtime(model=model, tools=[read_file])
     message = await rt.send("read it")
     part = message.tool_call("c1")

@@ -44,6 +44,7 @@ import ipygenui as gu
 from ipygenui._attachments import AttachmentError
 from ipygenui.messages import Complete, RequiresAction
 from ipygenui.persistence import ThreadFileError, load_thread
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import assert_valid, call, tool_messages
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(24)
@@ -82,7 +83,7 @@ def everything_under(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*")}
 
 
-def sent_text(model: gu.ScriptedModel) -> str:
+def sent_text(model: ScriptedModel) -> str:
     return json.dumps([request.messages for request in model.requests])
 
 
@@ -102,7 +103,7 @@ async def test_an_attachment_id_from_a_file_never_writes_outside_its_folder(
     path = chats / "t.json"
     # inline bytes (which a file never needs) that start as a GIF does
     thread_file(path, image(id="../../escaped/owned", data="GIF89a owned"))
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=path)
     await done(rt.send("and now?"))  # the autosave after each step
     assert rt.save_error is None
     assert not (tmp_path / "nest" / "escaped").exists()
@@ -122,14 +123,14 @@ async def test_an_attachment_id_made_in_memory_is_never_a_path(tmp_path: Path) -
         )
 
     path = tmp_path / "chats" / "t.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=path)
     with pytest.raises(AttachmentError, match="is not a plain name"):
         rt.send("see", attachments=[owned()])
     assert rt.thread.messages == []
 
     given = gu.Thread(messages=[gu.Message(role="user", parts=[gu.TextPart(text="x"), owned()])])
     other = tmp_path / "chats" / "u.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]), persist=other, thread=given)
+    rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=other, thread=given)
     await done(rt.send("and now?"))
     assert rt.save_error is not None and "../../escaped/owned" in rt.save_error
     assert "not saved" in rt.save_error
@@ -160,7 +161,7 @@ async def test_a_link_to_a_private_key_is_never_read(tmp_path: Path, where: str)
     part = loaded.messages[0].attachments[0]
     assert part.data is None
     assert part.notice is not None and "symbolic link" in part.notice
-    model = gu.ScriptedModel(["ok"])
+    model = ScriptedModel(["ok"])
     rt = gu.Runtime(model=model, persist=path)
     await done(rt.send("and now?"))
     assert "OPENSSH" not in sent_text(model) and "image_url" not in sent_text(model)
@@ -226,7 +227,7 @@ async def test_a_png_that_is_no_image_is_not_sent_as_one(tmp_path: Path) -> None
     (tmp_path / "t.json.files" / "att_0123456789abcdef.png").write_bytes(KEY)
     path = tmp_path / "t.json"
     thread_file(path, image(file="t.json.files/att_0123456789abcdef.png"))
-    model = gu.ScriptedModel(["ok"])
+    model = ScriptedModel(["ok"])
     rt = gu.Runtime(model=model, persist=path)
     part = rt.thread.messages[0].attachments[0]
     assert part.data is None and part.notice is not None and "not a PNG" in part.notice
@@ -240,7 +241,7 @@ async def test_a_new_image_is_never_written_through_a_linked_folder(tmp_path: Pa
     elsewhere.mkdir()
     chats = tmp_path / "chats"
     path = chats / "t.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=path)
     (chats / "t.json.files").symlink_to(elsewhere, target_is_directory=True)
     await done(rt.send("see", attachments=[PNG]))
     assert list(elsewhere.iterdir()) == []
@@ -278,7 +279,7 @@ def _open_writer(fifo: Path) -> None:
 def test_a_fifo_given_by_path_is_refused_without_waiting(tmp_path: Path) -> None:
     fifo = tmp_path / "notes.txt"
     os.mkfifo(fifo)
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]))
+    rt = gu.Runtime(model=ScriptedModel(["ok"]))
     outcome = in_a_thread(lambda: rt.send("see", attachments=[fifo]), lambda: _open_writer(fifo))
     assert isinstance(outcome, AttachmentError), outcome
     assert "notes.txt" in str(outcome) and "not a regular file" in str(outcome)
@@ -295,7 +296,7 @@ def test_a_file_whose_size_says_zero_is_read_no_further_than_the_cap(
     link = tmp_path / "maps.txt"  # /proc/self/maps: a regular file of size 0, longer than 64
     link.symlink_to("/proc/self/maps")
     assert link.stat().st_size == 0
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]))
+    rt = gu.Runtime(model=ScriptedModel(["ok"]))
     with pytest.raises(AttachmentError, match=r"maps\.txt.*larger than"):
         rt.send("see", attachments=[link])
     assert rt.thread.messages == []
@@ -326,7 +327,7 @@ def test_a_linked_lock_file_is_refused_and_its_target_untouched(
     linked(kind, bashrc, chats / ".t.json.lock")
     where = chats / "t.json" if persist == "a file" else f"{chats}{os.sep}"
     with pytest.raises(ThreadFileError) as info:
-        gu.Runtime(model=gu.ScriptedModel(["ok"]), persist=where)
+        gu.Runtime(model=ScriptedModel(["ok"]), persist=where)
     assert str(chats / ".t.json.lock") in str(info.value)
     assert bashrc.read_bytes() == BASHRC
 
@@ -340,7 +341,7 @@ async def test_a_lock_file_linked_while_the_chat_runs_stops_saves_not_the_run(
     bashrc.parent.mkdir()
     bashrc.write_bytes(BASHRC)
     path = tmp_path / "chats" / "t.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["ok"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=path)
     lock = tmp_path / "chats" / ".t.json.lock"
     lock.unlink()
     linked(kind, bashrc, lock)
@@ -353,7 +354,7 @@ async def test_a_lock_file_linked_while_the_chat_runs_stops_saves_not_the_run(
 @needs_links
 async def test_a_thread_file_that_is_a_link_is_neither_read_nor_replaced(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere.json"
-    first = gu.Runtime(model=gu.ScriptedModel(["a"]))
+    first = gu.Runtime(model=ScriptedModel(["a"]))
     await done(first.send("one"))
     first.save(elsewhere)
     original = elsewhere.read_bytes()
@@ -361,9 +362,9 @@ async def test_a_thread_file_that_is_a_link_is_neither_read_nor_replaced(tmp_pat
     link.parent.mkdir()
     link.symlink_to(elsewhere)
     for load in (
-        lambda: gu.Runtime.load(link, model=gu.ScriptedModel([])),
-        lambda: gu.Runtime(model=gu.ScriptedModel([]), persist=link),
-        lambda: gu.Runtime(model=gu.ScriptedModel([]), persist=f"{link.parent}{os.sep}"),
+        lambda: gu.Runtime.load(link, model=ScriptedModel([])),
+        lambda: gu.Runtime(model=ScriptedModel([]), persist=link),
+        lambda: gu.Runtime(model=ScriptedModel([]), persist=f"{link.parent}{os.sep}"),
     ):
         with pytest.raises(ThreadFileError, match="symbolic link") as info:
             load()
@@ -391,12 +392,12 @@ async def test_two_calls_sharing_an_id_in_a_file_are_each_decided(tmp_path: Path
     path = tmp_path / "t.json"
     ran: list[str] = []
     calls = [call("deploy", {"env": "a"}, id="c1"), call("deploy", {"env": "b"}, id="c2")]
-    first = gu.Runtime(model=gu.ScriptedModel([calls]), tools=[deploy_tool(ran)])
+    first = gu.Runtime(model=ScriptedModel([calls]), tools=[deploy_tool(ran)])
     await done(first.send("ship both"))
     first.save(path)
     path.write_text(path.read_text().replace('"c2"', '"c1"'))  # both calls now say "c1"
 
-    model = gu.ScriptedModel(["Deployed both."])
+    model = ScriptedModel(["Deployed both."])
     tools = [deploy_tool(ran)]
     if how == "Runtime.load":
         rt = gu.Runtime.load(path, model=model, tools=tools)

@@ -21,6 +21,7 @@ from ipygenui._loop.ending import CANCELLED
 from ipygenui.messages import Approval, Incomplete, Message, RequiresAction, TextPart, ToolCallPart
 from ipygenui.models.base import ModelRequest
 from ipygenui.models.demo import demo_reply
+from ipygenui.testing import ScriptedModel
 
 from ..runtime_helpers import assert_valid, call
 
@@ -70,7 +71,7 @@ def waiting_thread(human_approval: str | None) -> gu.Thread:
 
 
 async def test_a_human_call_with_an_approval_still_waits_for_its_answer() -> None:
-    model = gu.ScriptedModel(["Done."])
+    model = ScriptedModel(["Done."])
     rt = gu.Runtime(model=model, tools=[ask, delete], thread=waiting_thread("approved"))
     run = rt.approve("d1")
     assert run is not None  # should_continue: the human call has a decision
@@ -86,7 +87,7 @@ async def test_a_human_call_with_an_approval_still_waits_for_its_answer() -> Non
 
 async def test_send_ends_a_waiting_reply_and_saves_it(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
-    model = gu.ScriptedModel(["Hello."])
+    model = ScriptedModel(["Hello."])
     rt = gu.Runtime(model=model, tools=[ask, delete], thread=waiting_thread(None), persist=path)
     waiting = rt.thread.messages[-1]
     reply = await rt.send("never mind")
@@ -102,7 +103,7 @@ async def test_send_ends_a_waiting_reply_and_saves_it(tmp_path: Path) -> None:
 
 async def test_cancel_ends_a_waiting_reply_saves_it_and_goes_idle(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
-    model = gu.ScriptedModel([call("delete", {"name": "a.txt"}, id="d1")])
+    model = ScriptedModel([call("delete", {"name": "a.txt"}, id="d1")])
     rt = gu.Runtime(model=model, tools=[delete], persist=path)
     waiting = await rt.send("clean up")
     assert isinstance(waiting.status, RequiresAction) and rt.phase == "waiting"
@@ -125,7 +126,7 @@ class Note(pydantic.BaseModel):
 
 async def test_update_tools_are_chosen_before_each_step() -> None:
     note = gu.Component("Note", props=Note, esm="export function render() {}")
-    model = gu.ScriptedModel(
+    model = ScriptedModel(
         [
             # shown and updated in one step: the update tool is not offered yet
             [
@@ -148,7 +149,7 @@ async def test_update_tools_are_chosen_before_each_step() -> None:
 
 
 async def test_the_suggestions_request_says_what_it_is_for() -> None:
-    model = gu.ScriptedModel(["Hello.", '["Tell me more"]'])
+    model = ScriptedModel(["Hello.", '["Tell me more"]'])
     rt = gu.Runtime(model=model, suggestions=True)
     await rt.send("hi")
     assert rt._suggest_task is not None

@@ -54,6 +54,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.mcp import MCPConnectionError
 from ipygenui.messages import Complete, Incomplete, RequiresAction
+from ipygenui.testing import ScriptedModel
 from ipygenui.tools import _json_schema as json_schema_check
 from mcp_helpers import HostileServer, alive, listed_tool, mcp_runtime
 from runtime_helpers import call, tool_messages
@@ -65,7 +66,7 @@ def test_a_command_that_does_not_exist_is_named() -> None:
     mcp = gu.MCPTools.stdio("/no/such/mcp-server", ["--flag"])
     try:
         with pytest.raises(MCPConnectionError) as caught:
-            gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+            gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
     finally:
         mcp.close()
     text = str(caught.value)
@@ -195,7 +196,7 @@ async def test_a_server_that_cannot_restart_gives_a_clear_error_and_the_chat_goe
 def test_requires_approval_naming_an_unknown_tool_is_refused(files) -> None:
     mcp = files.tools(requires_approval={"write_notes"})  # a typo of write_note
     with pytest.raises(ValueError, match="does not offer: write_notes"):
-        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+        gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
     assert not mcp.connected  # the failed chat closed what it opened
 
 
@@ -249,7 +250,7 @@ async def test_a_tools_own_tool_error_is_its_error_result() -> None:
         raise gu.ToolError({"error": "quota exceeded", "retry_after": 60})
 
     tool = gu.Tool.from_json_schema("refuse", {"type": "object"}, refuse)
-    runtime = gu.Runtime(model=gu.ScriptedModel([call("refuse", {}, id="r1"), "ok"]), tools=[tool])
+    runtime = gu.Runtime(model=ScriptedModel([call("refuse", {}, id="r1"), "ok"]), tools=[tool])
     message = await runtime.send("go")
     part = message.tool_calls[0]
     assert part.is_error
@@ -258,10 +259,10 @@ async def test_a_tools_own_tool_error_is_its_error_result() -> None:
 
 def test_a_closed_server_is_not_handed_to_a_new_chat(files) -> None:
     mcp = files.tools()
-    first = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    first = gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
     first.close()
     with pytest.raises(MCPConnectionError, match="was closed with its chat"):
-        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+        gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
 
 
 # --- a hostile server (tests/mcp_hostile_server.py) ----------------------------------
@@ -298,15 +299,15 @@ async def test_a_read_only_mark_is_obeyed_only_for_a_trusted_server(hostile) -> 
         listed_tool("peek", annotations={"readOnlyHint": True}),
         listed_tool("look", annotations={"readOnlyHint": True, "destructiveHint": False}),
     ]
-    untrusted = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[hostile.tools(listed)])
+    untrusted = gu.Runtime(model=ScriptedModel(["hi"]), tools=[hostile.tools(listed)])
     assert all(tool.needs_approval({}) for tool in untrusted.tools.values())
     assert untrusted.tools["peek"].approval_note == "The server says: read-only (not verified)."
     trusted = gu.Runtime(
-        model=gu.ScriptedModel(["hi"]), tools=[hostile.tools(listed, trust_annotations=True)]
+        model=ScriptedModel(["hi"]), tools=[hostile.tools(listed, trust_annotations=True)]
     )
     assert not any(tool.needs_approval({}) for tool in trusted.tools.values())
     by_name = gu.Runtime(
-        model=gu.ScriptedModel(["hi"]), tools=[hostile.tools(listed, trust_annotations={"look"})]
+        model=ScriptedModel(["hi"]), tools=[hostile.tools(listed, trust_annotations={"look"})]
     )
     assert by_name.tools["peek"].needs_approval({})
     assert not by_name.tools["look"].needs_approval({})
@@ -317,7 +318,7 @@ async def test_a_read_only_mark_is_obeyed_only_for_a_trusted_server(hostile) -> 
 def test_trust_annotations_naming_an_unknown_tool_or_of_a_wrong_type_is_refused(hostile) -> None:
     mcp = hostile.tools([listed_tool("peek")], trust_annotations={"peak"})
     with pytest.raises(ValueError, match=r"trust_annotations=\.\.\.\) names tools .* peak"):
-        gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+        gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
     with pytest.raises(TypeError, match="trust_annotations"):
         gu.MCPTools.stdio(sys.executable, [], trust_annotations="peek")  # type: ignore[arg-type]
 
@@ -448,7 +449,7 @@ async def test_a_backtracking_pattern_cannot_freeze_the_event_loop(hostile) -> N
 def test_a_pattern_a_linear_engine_cannot_run_leaves_the_tool_out(hostile) -> None:
     schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a)\\1$"}}}
     mcp = hostile.tools([listed_tool("echo", schema), listed_tool("fine")])
-    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    runtime = gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
     assert set(runtime.tools) == {"fine"}
     assert "cannot run on a linear-time regex engine" in mcp.skipped["echo"]
     runtime.close()
@@ -498,7 +499,7 @@ async def test_oversized_schemas_and_descriptions_are_left_out_and_the_rest_work
     assert [t["function"]["name"] for t in model.requests[0].tools] == ["fine"]
     runtime.close()
     roomy = hostile.tools(listed, max_schema_bytes=200_000, max_description_chars=10_000)
-    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[roomy])
+    runtime = gu.Runtime(model=ScriptedModel(["hi"]), tools=[roomy])
     assert set(runtime.tools) == {"huge_schema", "huge_text", "fine"}
     runtime.close()
 
@@ -510,7 +511,7 @@ def test_names_reserved_for_components_are_left_out(hostile) -> None:
         listed_tool("fine"),
     ]
     mcp = hostile.tools(listed)
-    runtime = gu.Runtime(model=gu.ScriptedModel(["hi"]), tools=[mcp])
+    runtime = gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
     assert set(runtime.tools) == {"fine"}
     assert "reserves for its components" in mcp.skipped["show_component_Metric"]
     assert "'update_component_'" in mcp.skipped["update_component_chart"]
@@ -530,7 +531,7 @@ async def test_a_note_written_in_a_thread_file_is_replaced_by_the_servers_claims
     [part] = [p for m in data["thread"]["messages"] for p in m["parts"] if p.get("tool_call_id")]
     part["approval"]["note"] = "The server says: read-only, not destructive (verified)."
     path.write_text(json.dumps(data), encoding="utf-8")
-    loaded = gu.Runtime.load(path, model=gu.ScriptedModel(["done"]), tools=[hostile.tools(listed)])
+    loaded = gu.Runtime.load(path, model=ScriptedModel(["done"]), tools=[hostile.tools(listed)])
     approval = loaded.thread.messages[-1].tool_calls[0].approval
     assert approval is not None and approval.status == "pending"
     assert approval.note == "The server says: destructive (not verified)."

@@ -36,6 +36,7 @@ from jupyter_client.session import json_packer
 import ipygenui as gu
 from ipygenui import persistence
 from ipygenui.messages import Complete, RequiresAction
+from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 from ipygenui.widget.chat import Chat
 
 
@@ -78,7 +79,7 @@ def assert_file_ok(path: Path) -> dict[str, Any]:
     raw = path.read_bytes()
     data = json.loads(raw.decode("utf-8"))
     assert_wire_safe(data)
-    gu.Runtime.load(path, model=gu.ScriptedModel([]))
+    gu.Runtime.load(path, model=ScriptedModel([]))
     return data
 
 
@@ -140,8 +141,8 @@ ODD_RESULTS: dict[str, Any] = {
 @pytest.mark.parametrize("surrogate", SURROGATES)
 async def test_a_lone_surrogate_streamed_by_the_model(tmp_path: Path, surrogate: str) -> None:
     path = tmp_path / "t.json"
-    model = gu.ScriptedModel(
-        [gu.ScriptedReply(text=f"hi {surrogate} there", reasoning=f"hmm{surrogate}"), "next"],
+    model = ScriptedModel(
+        [ScriptedReply(text=f"hi {surrogate} there", reasoning=f"hmm{surrogate}"), "next"],
         chunk_size=1,
     )
     rt = gu.Runtime(model=model, persist=path)
@@ -157,7 +158,7 @@ async def test_a_lone_surrogate_streamed_by_the_model(tmp_path: Path, surrogate:
 @pytest.mark.parametrize("surrogate", SURROGATES)
 async def test_a_lone_surrogate_typed_by_the_user(tmp_path: Path, surrogate: str) -> None:
     path = tmp_path / "t.json"
-    model = gu.ScriptedModel(["ok", "ok2"])
+    model = ScriptedModel(["ok", "ok2"])
     rt = gu.Runtime(model=model, persist=path)
     final = await done(rt.send(f"typed {surrogate}!"))
     assert final.text == "ok"
@@ -172,7 +173,7 @@ def test_a_surrogate_pair_split_across_deltas_is_kept() -> None:
     """Two halves of one emoji in two deltas are one character, not two U+FFFD."""
 
     async def main() -> str:
-        model = gu.ScriptedModel(["a\ud83d\ude00b"], chunk_size=2)  # "a\ud83d" + "\ude00b"
+        model = ScriptedModel(["a\ud83d\ude00b"], chunk_size=2)  # "a\ud83d" + "\ude00b"
         return (await done(gu.Runtime(model=model).send("x"))).text
 
     assert asyncio.run(main()) == "a\U0001f600b"
@@ -189,7 +190,7 @@ async def test_a_lone_surrogate_in_tool_arguments(tmp_path: Path) -> None:
         return "noted"
 
     args_text = '{"text": "x\\ud83dy"}'  # the escape a model writes in JSON
-    model = gu.ScriptedModel([gu.ScriptedCall("note", args_text, id="n"), "done", "again"])
+    model = ScriptedModel([ScriptedCall("note", args_text, id="n"), "done", "again"])
     rt = gu.Runtime(model=model, tools=[note], persist=path)
     final = await done(rt.send("note it"))
     assert final.text == "done" and len(seen) == 1
@@ -202,7 +203,7 @@ async def test_a_lone_surrogate_in_tool_arguments(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", list(ODD_RESULTS))
 async def test_an_odd_tool_result(tmp_path: Path, kind: str) -> None:
     path = tmp_path / "t.json"
-    model = gu.ScriptedModel([gu.ScriptedCall("produce", {"kind": kind}, id="c"), "done", "again"])
+    model = ScriptedModel([ScriptedCall("produce", {"kind": kind}, id="c"), "done", "again"])
     rt = gu.Runtime(model=model, tools=[echo_tool(ODD_RESULTS)], persist=path)
     final = await done(rt.send("go"))
     assert isinstance(final.status, Complete) and final.text == "done"
@@ -218,11 +219,11 @@ async def test_an_odd_tool_result(tmp_path: Path, kind: str) -> None:
 
 
 async def test_big_integers_keep_their_digits_as_text() -> None:
-    model = gu.ScriptedModel([gu.ScriptedCall("produce", {"kind": "factorial-1000"}), "done"])
+    model = ScriptedModel([ScriptedCall("produce", {"kind": "factorial-1000"}), "done"])
     rt = gu.Runtime(model=model, tools=[echo_tool(ODD_RESULTS)])
     await done(rt.send("go"))
     assert rt.thread.messages[-1].tool_calls[0].result == str(math.factorial(1000))
-    model = gu.ScriptedModel([gu.ScriptedCall("produce", {"kind": "huge"}), "done"])
+    model = ScriptedModel([ScriptedCall("produce", {"kind": "huge"}), "done"])
     rt = gu.Runtime(model=model, tools=[echo_tool(ODD_RESULTS)])
     await done(rt.send("go"))
     text = rt.thread.messages[-1].tool_calls[0].result
@@ -240,7 +241,7 @@ async def test_a_huge_integer_in_streamed_arguments_is_answered_not_fatal() -> N
         return "noted"
 
     args_text = '{"text": "a", "n": ' + "7" * 5000 + "}"
-    model = gu.ScriptedModel([gu.ScriptedCall("note", args_text, id="n"), "done"])
+    model = ScriptedModel([ScriptedCall("note", args_text, id="n"), "done"])
     rt = gu.Runtime(model=model, tools=[note])
     final = await done(rt.send("note it"))
     assert isinstance(final.status, Complete) and final.text == "done" and seen == []
@@ -263,12 +264,12 @@ async def test_a_lone_surrogate_in_a_reject_reason_and_a_human_answer(tmp_path: 
         raise AssertionError("a human tool's body never runs")
 
     script = [
-        gu.ScriptedCall("deploy", {"env": "p"}, id="d"),
+        ScriptedCall("deploy", {"env": "p"}, id="d"),
         "ok",
-        gu.ScriptedCall("ask_user", {"question": "?"}, id="h"),
+        ScriptedCall("ask_user", {"question": "?"}, id="h"),
         "ok2",
     ]
-    rt = gu.Runtime(model=gu.ScriptedModel(script), tools=[deploy, ask_user], persist=path)
+    rt = gu.Runtime(model=ScriptedModel(script), tools=[deploy, ask_user], persist=path)
     waiting = await done(rt.send("ship"))
     assert isinstance(waiting.status, RequiresAction)
     final = await done(rt.reject("d", "no \ud83d way"))
@@ -284,7 +285,7 @@ async def test_a_lone_surrogate_in_a_reject_reason_and_a_human_answer(tmp_path: 
 
 async def test_a_value_put_in_the_thread_directly_does_not_stop_saving(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["a", "b"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["a", "b"]), persist=path)
     rt.thread.metadata["mine"] = ["\ud83d", HUGE, float("nan"), {1, 2}]
     await done(rt.send("x"))
     assert rt.save_error is None
@@ -308,7 +309,7 @@ async def test_any_save_failure_is_reported_and_the_loop_goes_on(
         real(src, dst)
 
     monkeypatch.setattr(persistence.os, "replace", replace)
-    rt = gu.Runtime(model=gu.ScriptedModel(["a", "b"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["a", "b"]), persist=path)
     final = await done(rt.send("x"))
     assert final.text == "a"
     assert rt.save_error is not None and "disk said no" in rt.save_error
@@ -336,7 +337,7 @@ async def test_the_widget_shows_a_save_failure_and_clears_it(
         real(src, dst)
 
     monkeypatch.setattr(persistence.os, "replace", replace)
-    chat = Chat(model=gu.ScriptedModel(["a", "b"]), persist=path)
+    chat = Chat(model=ScriptedModel(["a", "b"]), persist=path)
     await done(chat.send("x"))
     await settle(chat)
     assert "no space" in chat.save_error and str(path) in chat.save_error
@@ -353,9 +354,9 @@ async def test_the_widget_shows_a_save_failure_and_clears_it(
 
 async def test_a_new_chat_shows_a_failure_already_known(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    a = gu.Runtime(model=gu.ScriptedModel(["a", "a2"]), persist=path)
+    a = gu.Runtime(model=ScriptedModel(["a", "a2"]), persist=path)
     await done(a.send("one"))
-    gu.Runtime(model=gu.ScriptedModel([]), persist=path)  # takes the path over
+    gu.Runtime(model=ScriptedModel([]), persist=path)  # takes the path over
     await done(a.send("two"))
     assert a.save_error
     assert Chat(runtime=a).save_error == a.save_error
@@ -368,18 +369,16 @@ async def test_widget_sync_survives_odd_values(
     path = tmp_path / "t.json"
     values = {**ODD_RESULTS, "surrogate": f"bad {surrogate} text"}
     script = [
-        gu.ScriptedReply(
+        ScriptedReply(
             text=f"look {surrogate}",
             tool_calls=[
-                gu.ScriptedCall("produce", {"kind": k}, id=f"c{i}") for i, k in enumerate(values)
+                ScriptedCall("produce", {"kind": k}, id=f"c{i}") for i, k in enumerate(values)
             ],
         ),
         f"done {surrogate}",
         "again",
     ]
-    chat = Chat(
-        model=gu.ScriptedModel(script, chunk_size=1), tools=[echo_tool(values)], persist=path
-    )
+    chat = Chat(model=ScriptedModel(script, chunk_size=1), tools=[echo_tool(values)], persist=path)
     chat.thread.metadata["mine"] = [surrogate, HUGE]  # behind the runtime's back
     await done(chat.send(f"go {surrogate}"))
     await settle(chat)
@@ -400,7 +399,7 @@ async def test_widget_sync_survives_odd_values(
 
 
 async def test_widget_sync_survives_a_value_behind_the_runtimes_back(wire: list[Any]) -> None:
-    chat = Chat(model=gu.ScriptedModel(["a", "b"]))
+    chat = Chat(model=ScriptedModel(["a", "b"]))
     await done(chat.send("x"))
     await settle(chat)
     message = chat.thread.messages[-1]
@@ -418,7 +417,7 @@ async def test_widget_sync_survives_a_value_behind_the_runtimes_back(wire: list[
 async def test_a_frame_with_an_odd_value_is_sent_cleaned(wire: list[Any]) -> None:
     """Mid-stream, parsed arguments may hold what an escape in the model's JSON
     decoded to; the frame carrying them must still go out."""
-    chat = Chat(model=gu.ScriptedModel([]))
+    chat = Chat(model=ScriptedModel([]))
     wire.clear()
     frame = {"type": "frame", "seq": 1, "patches": [{"id": "m", "ops": [{"value": "\ud83d"}]}]}
     chat._send_frame(frame)

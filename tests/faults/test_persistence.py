@@ -34,6 +34,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.messages import Complete, Incomplete, RequiresAction
 from ipygenui.persistence import PersistenceConflictError, ThreadFileError
+from ipygenui.testing import ScriptedCall, ScriptedModel
 
 # --- helpers ------------------------------------------------------------------
 
@@ -44,8 +45,8 @@ async def done(run: Any) -> Any:
     return await asyncio.wait_for(asyncio.shield(run._future), 30)
 
 
-def call(name: str, args: dict[str, Any], id: str) -> gu.ScriptedCall:
-    return gu.ScriptedCall(name, args, id=id)
+def call(name: str, args: dict[str, Any], id: str) -> ScriptedCall:
+    return ScriptedCall(name, args, id=id)
 
 
 def gated(ran: list[str]) -> gu.Tool:
@@ -62,7 +63,7 @@ async def saved_pending(path: Path, *ids: str) -> None:
     """A thread whose last reply waits for approval of deploy calls ``ids``."""
     ran: list[str] = []
     calls = [call("deploy", {"env": f"test-{i}"}, id=i) for i in ids]
-    rt = gu.Runtime(model=gu.ScriptedModel([calls]), tools=[gated(ran)])
+    rt = gu.Runtime(model=ScriptedModel([calls]), tools=[gated(ran)])
     await done(rt.send("ship it"))
     assert isinstance(rt.thread.messages[-1].status, RequiresAction) and ran == []
     rt.save(path)
@@ -92,7 +93,7 @@ def approve_with(tool_call_id: str, env: str) -> Any:
     return change
 
 
-def loaders(path: Path, ran: list[str], model: gu.ScriptedModel) -> list[Any]:
+def loaders(path: Path, ran: list[str], model: ScriptedModel) -> list[Any]:
     return [
         lambda: gu.Runtime.load(path, model=model, tools=[gated(ran)]),
         lambda: gu.Chat.load(path, model=model, tools=[gated(ran)]).runtime,
@@ -109,7 +110,7 @@ async def test_a_call_approved_in_the_file_asks_again(tmp_path: Path, how: str) 
     await saved_pending(path, "d1", "d2")
     edit(path, approve_with("d1", "prod"))
     ran: list[str] = []
-    model = gu.ScriptedModel(["Done.", "Later."])
+    model = ScriptedModel(["Done.", "Later."])
     index = ["Runtime.load", "Chat.load", "persist="].index(how)
     rt = loaders(path, ran, model)[index]()
 
@@ -141,7 +142,7 @@ async def test_a_call_approved_in_the_file_runs_with_the_files_args_once_approve
     await saved_pending(path, "d1")
     edit(path, approve_with("d1", "staging"))
     ran: list[str] = []
-    rt = gu.Runtime.load(path, model=gu.ScriptedModel(["Done."]), tools=[gated(ran)])
+    rt = gu.Runtime.load(path, model=ScriptedModel(["Done."]), tools=[gated(ran)])
     await done(rt.approve("d1"))
     assert ran == ["staging"]
 
@@ -160,7 +161,7 @@ async def test_args_in_the_file_that_differ_from_its_args_text_are_not_shown(
 
     edit(path, change)
     ran: list[str] = []
-    rt = gu.Runtime.load(path, model=gu.ScriptedModel(["Done."]), tools=[gated(ran)])
+    rt = gu.Runtime.load(path, model=ScriptedModel(["Done."]), tools=[gated(ran)])
     assert rt.thread.messages[-1].tool_call("d1").args == {"env": "prod"}  # type: ignore[union-attr]
 
 
@@ -174,7 +175,7 @@ async def test_always_approved_in_the_file_is_not_restored(tmp_path: Path, how: 
 
     edit(path, grant)
     ran: list[str] = []
-    model = gu.ScriptedModel([call("deploy", {"env": "prod"}, id="d9"), "Done."])
+    model = ScriptedModel([call("deploy", {"env": "prod"}, id="d9"), "Done."])
     index = ["Runtime.load", "Chat.load", "persist="].index(how)
     rt = loaders(path, ran, model)[index]()
     assert rt.always_approved == frozenset()
@@ -198,7 +199,7 @@ async def test_always_approved_is_restored_on_explicit_opt_in(tmp_path: Path) ->
         ),
     ]:
         ran: list[str] = []
-        model = gu.ScriptedModel([call("deploy", {"env": "prod"}, id="d9"), "Done."])
+        model = ScriptedModel([call("deploy", {"env": "prod"}, id="d9"), "Done."])
         rt = load(ran, model)
         assert rt.always_approved == {"deploy"}
         await done(rt.send("deploy prod"))
@@ -212,7 +213,7 @@ async def test_a_rejection_without_result_in_the_file_does_not_strand_the_call(
     await saved_pending(path, "d1")
     edit(path, lambda t: call_part(t, "d1").update(approval={"status": "rejected"}))
     ran: list[str] = []
-    rt = gu.Runtime.load(path, model=gu.ScriptedModel(["Ok."]), tools=[gated(ran)])
+    rt = gu.Runtime.load(path, model=ScriptedModel(["Ok."]), tools=[gated(ran)])
     final = await done(rt.reject("d1", "no"))
     assert ran == [] and isinstance(final.status, Complete)
 
@@ -220,7 +221,7 @@ async def test_a_rejection_without_result_in_the_file_does_not_strand_the_call(
 async def test_an_open_call_in_an_earlier_reply_of_the_file_never_runs(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     await saved_pending(path, "d1")
-    rt = gu.Runtime.load(path, model=gu.ScriptedModel(["Hi."]), tools=[gated([])])
+    rt = gu.Runtime.load(path, model=ScriptedModel(["Hi."]), tools=[gated([])])
     await done(rt.send("something else"))  # d1 ends rejected; the thread now has a later reply
     rt.save(path)
 
@@ -230,7 +231,7 @@ async def test_an_open_call_in_an_earlier_reply_of_the_file_never_runs(tmp_path:
 
     edit(path, reopen)
     ran: list[str] = []
-    loaded = gu.Runtime.load(path, model=gu.ScriptedModel(["Again."]), tools=[gated(ran)])
+    loaded = gu.Runtime.load(path, model=ScriptedModel(["Again."]), tools=[gated(ran)])
     first = loaded.thread.messages[1]
     assert first.tool_call("d1").has_result  # type: ignore[union-attr]
     assert isinstance(first.status, Incomplete | Complete)
@@ -253,9 +254,9 @@ def texts(path: Path) -> list[str]:
 
 async def test_two_runtimes_on_one_path_the_earlier_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    a = gu.Runtime(model=gu.ScriptedModel(["from a", "a again"]), persist=path)
+    a = gu.Runtime(model=ScriptedModel(["from a", "a again"]), persist=path)
     await done(a.send("one"))
-    b = gu.Runtime(model=gu.ScriptedModel(["from b"]), persist=path)  # resumes a's thread
+    b = gu.Runtime(model=ScriptedModel(["from b"]), persist=path)  # resumes a's thread
     await done(b.send("two"))
     assert b.save_error is None
     final = await done(a.send("three"))  # the run still ends; the loop goes on
@@ -271,9 +272,9 @@ async def test_two_runtimes_on_one_path_the_earlier_is_refused(tmp_path: Path) -
 
 async def test_rerunning_the_cell_the_new_chat_wins(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    old = gu.Chat(model=gu.ScriptedModel(["old reply", "old again"]), persist=path)
+    old = gu.Chat(model=ScriptedModel(["old reply", "old again"]), persist=path)
     await done(old.send("first"))
-    new = gu.Chat(model=gu.ScriptedModel(["new reply"]), persist=path)  # the cell ran again
+    new = gu.Chat(model=ScriptedModel(["new reply"]), persist=path)  # the cell ran again
     await done(old.send("late"))  # the old object saves after the new one exists
     assert old.save_error and str(path) in old.save_error
     assert old.runtime.save_error == old.save_error
@@ -285,12 +286,13 @@ async def test_rerunning_the_cell_the_new_chat_wins(tmp_path: Path) -> None:
 
 async def test_another_process_taking_the_path_is_detected(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    here = gu.Runtime(model=gu.ScriptedModel(["here", "here again"]), persist=path)
+    here = gu.Runtime(model=ScriptedModel(["here", "here again"]), persist=path)
     await done(here.send("one"))
     code = (
         "import asyncio, sys, ipygenui as gu\n"
+        "from ipygenui.testing import ScriptedModel\n"
         "async def main():\n"
-        "    rt = gu.Runtime(model=gu.ScriptedModel(['there']), persist=sys.argv[1])\n"
+        "    rt = gu.Runtime(model=ScriptedModel(['there']), persist=sys.argv[1])\n"
         "    await rt.send('two')\n"
         "    assert rt.save_error is None, rt.save_error\n"
         "asyncio.run(main())\n"
@@ -304,9 +306,9 @@ async def test_another_process_taking_the_path_is_detected(tmp_path: Path) -> No
 
 async def test_a_plain_save_to_the_path_by_someone_else_is_detected(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    a = gu.Runtime(model=gu.ScriptedModel(["a", "a2"]), persist=path)
+    a = gu.Runtime(model=ScriptedModel(["a", "a2"]), persist=path)
     await done(a.send("one"))
-    other = gu.Runtime(model=gu.ScriptedModel(["b"]))
+    other = gu.Runtime(model=ScriptedModel(["b"]))
     await done(other.send("elsewhere"))
     other.save(path)  # no claim: a one-off write over a's file
     await done(a.send("two"))
@@ -316,7 +318,7 @@ async def test_a_plain_save_to_the_path_by_someone_else_is_detected(tmp_path: Pa
 
 async def test_saving_to_its_own_persist_path_is_not_a_conflict(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
-    rt = gu.Runtime(model=gu.ScriptedModel(["a", "b"]), persist=path)
+    rt = gu.Runtime(model=ScriptedModel(["a", "b"]), persist=path)
     await done(rt.send("one"))
     rt.save(path)
     rt.save(str(path))
@@ -343,7 +345,7 @@ def test_stale_temp_files_are_removed_and_a_live_writers_kept(tmp_path: Path) ->
             item.write_text("{", encoding="utf-8")
         an_hour_ago = time.time() - 3600
         os.utime(old, (an_hour_ago, an_hour_ago))
-        gu.Runtime(model=gu.ScriptedModel([]), persist=path)
+        gu.Runtime(model=ScriptedModel([]), persist=path)
         assert not dead.exists() and not old.exists()
         assert fresh_live.exists() and other_file.exists()
     finally:
@@ -374,8 +376,8 @@ def test_load_errors_name_the_file(tmp_path: Path, content: bytes, what: str) ->
     path = tmp_path / "broken thread.json"
     path.write_bytes(content)
     for load in [
-        lambda: gu.Runtime.load(path, model=gu.ScriptedModel([])),
-        lambda: gu.Runtime(model=gu.ScriptedModel([]), persist=path),
+        lambda: gu.Runtime.load(path, model=ScriptedModel([])),
+        lambda: gu.Runtime(model=ScriptedModel([]), persist=path),
     ]:
         with pytest.raises(ThreadFileError) as info:
             load()
@@ -391,7 +393,7 @@ async def test_a_folder_where_no_lock_file_can_be_made_still_loads(
     from ipygenui import persistence
 
     path = tmp_path / "t.json"
-    first = gu.Runtime(model=gu.ScriptedModel(["a"]), persist=path)
+    first = gu.Runtime(model=ScriptedModel(["a"]), persist=path)
     await done(first.send("one"))
     real_open = persistence.os.open
 
@@ -401,5 +403,5 @@ async def test_a_folder_where_no_lock_file_can_be_made_still_loads(
         return real_open(name, *args, **kwargs)
 
     monkeypatch.setattr(persistence.os, "open", no_lock)
-    again = gu.Runtime(model=gu.ScriptedModel(["b"]), persist=path)
+    again = gu.Runtime(model=ScriptedModel(["b"]), persist=path)
     assert texts(path) == [m.text for m in again.thread.messages] == ["one", "a"]

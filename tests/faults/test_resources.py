@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import ipygenui as gu
 from ipygenui.models.scripted import KEPT_REQUESTS
+from ipygenui.testing import ScriptedModel
 
 TURNS = 50
 
 
-async def _chat(model: gu.ScriptedModel, turns: int = TURNS) -> gu.Runtime:
+async def _chat(model: ScriptedModel, turns: int = TURNS) -> gu.Runtime:
     rt = gu.Runtime(model=model)
     for n in range(turns):
         await rt.send(f"turn {n}")
@@ -34,14 +35,14 @@ async def test_the_demo_model_keeps_only_the_last_requests() -> None:
 
 
 async def test_a_scripted_model_keeps_only_the_last_requests_by_default() -> None:
-    model = gu.ScriptedModel(default="ok")
+    model = ScriptedModel(default="ok")
     await _chat(model)
     assert len(model.requests) == KEPT_REQUESTS
     assert model.request_count == TURNS
 
 
 async def test_record_keeps_every_request_in_order() -> None:
-    model = gu.ScriptedModel(default="ok", record=True)
+    model = ScriptedModel(default="ok", record=True)
     await _chat(model)
     assert len(model.requests) == model.request_count == TURNS
     firsts = [r.messages[-1]["content"] for r in model.requests]

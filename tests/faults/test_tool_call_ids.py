@@ -21,6 +21,7 @@ import pytest
 import ipygenui as gu
 from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.messages import Complete, Message, RequiresAction, TextPart, Thread, ToolCallPart
+from ipygenui.testing import ScriptedModel
 from openai_server import OpenAIServer, Reply, ToolCall
 from runtime_helpers import assert_valid, call, tool_messages
 
@@ -45,8 +46,8 @@ def _reset() -> None:
     DROPPED.clear()
 
 
-def _runtime(script: list[Any]) -> tuple[gu.Runtime, gu.ScriptedModel]:
-    model = gu.ScriptedModel(script)
+def _runtime(script: list[Any]) -> tuple[gu.Runtime, ScriptedModel]:
+    model = ScriptedModel(script)
     return gu.Runtime(model=model, tools=[get_weather, drop_table]), model
 
 
@@ -180,7 +181,7 @@ async def test_a_saved_thread_with_duplicate_ids_still_sends_a_valid_history() -
     answers = [json.loads(m["content"])["city"] for m in history if m["role"] == "tool"]
     assert answers == ["Paris", "Oslo"]
 
-    model = gu.ScriptedModel(["Still sunny."])
+    model = ScriptedModel(["Still sunny."])
     rt = gu.Runtime(model=model, tools=[get_weather], thread=thread)
     message = await rt.send("and now?")
     assert message.status == Complete(reason="stop")

@@ -23,6 +23,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.messages import Complete, Incomplete
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import assert_valid, call, tool_messages
 
 # --- BaseExceptions at the tool boundary ------------------------------------------
@@ -77,7 +78,7 @@ def _make_tool(kind: str, style: str) -> gu.Tool:
 @pytest.mark.parametrize("style", ["sync", "async"])
 @pytest.mark.parametrize("kind", list(RAISERS))
 async def test_a_tool_that_exits_or_interrupts_is_a_tool_error(kind: str, style: str) -> None:
-    model = gu.ScriptedModel([call("broken", id="b"), "It failed.", "Still here."])
+    model = ScriptedModel([call("broken", id="b"), "It failed.", "Still here."])
     rt = gu.Runtime(model=model, tools=[_make_tool(kind, style)])
     message = await asyncio.wait_for(rt.send("run it"), 30)
     assert message.status == Complete(reason="stop")
@@ -104,7 +105,7 @@ async def test_a_real_cancel_still_cancels_an_async_tool() -> None:
             raise
         return "never"
 
-    rt = gu.Runtime(model=gu.ScriptedModel([call("wait_forever", id="w")]), tools=[wait_forever])
+    rt = gu.Runtime(model=ScriptedModel([call("wait_forever", id="w")]), tools=[wait_forever])
     run = rt.send("go")
     await asyncio.wait_for(started.wait(), 30)
     rt.cancel()
@@ -119,6 +120,7 @@ HEADLESS = textwrap.dedent(
     """
     import asyncio, sys
     import ipygenui as gu
+    from ipygenui.testing import ScriptedCall, ScriptedModel
 
     @gu.tool
     def exits() -> str:
@@ -129,8 +131,8 @@ HEADLESS = textwrap.dedent(
         raise KeyboardInterrupt
 
     async def main() -> str:
-        model = gu.ScriptedModel([
-            [gu.ScriptedCall("exits", {}, id="a"), gu.ScriptedCall("interrupts", {}, id="b")],
+        model = ScriptedModel([
+            [ScriptedCall("exits", {}, id="a"), ScriptedCall("interrupts", {}, id="b")],
             "done",
         ])
         rt = gu.Runtime(model=model, tools=[exits, interrupts])
@@ -184,7 +186,7 @@ async def test_cancelled_hung_sync_tools_do_not_block_new_ones() -> None:
     def quick() -> str:
         return "quick answer"
 
-    model = gu.ScriptedModel(
+    model = ScriptedModel(
         [[call("hang", {"n": i}, id=f"h{i}") for i in range(HUNG)], call("quick", id="q"), "ok"]
     )
     rt = gu.Runtime(model=model, tools=[hang, quick])
@@ -219,7 +221,7 @@ async def test_sync_tools_run_off_the_event_loop_thread() -> None:
         threads.append(threading.get_ident())
         return "ok"
 
-    rt = gu.Runtime(model=gu.ScriptedModel([call("where", id="w"), "ok"]), tools=[where])
+    rt = gu.Runtime(model=ScriptedModel([call("where", id="w"), "ok"]), tools=[where])
     message = await rt.send("go")
     assert message.tool_call("w").result == "ok"  # type: ignore[union-attr]
     assert threads and threads[0] != threading.get_ident()
@@ -238,7 +240,7 @@ def weather_station(city: str) -> str:
 async def test_a_failing_tool_keeps_its_traceback_for_the_user_not_the_model() -> None:
     from ipygenui.widget.protocol import message_for_browser
 
-    model = gu.ScriptedModel([call("weather_station", {"city": "Atlantis"}, id="w"), "Sorry."])
+    model = ScriptedModel([call("weather_station", {"city": "Atlantis"}, id="w"), "Sorry."])
     rt = gu.Runtime(model=model, tools=[weather_station])
     message = await asyncio.wait_for(rt.send("weather?"), 30)
     part = message.tool_call("w")

@@ -15,21 +15,22 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
+from ipygenui.testing import ScriptedModel
 from runtime_helpers import assert_valid, call
 
 BIG = 20_000_000
 
 
-def _big_runtime(result: Any, **kwargs: Any) -> tuple[gu.Runtime, gu.ScriptedModel]:
+def _big_runtime(result: Any, **kwargs: Any) -> tuple[gu.Runtime, ScriptedModel]:
     @gu.tool
     def dump() -> Any:
         return result
 
-    model = gu.ScriptedModel([call("dump", id="d"), "ok"])
+    model = ScriptedModel([call("dump", id="d"), "ok"])
     return gu.Runtime(model=model, tools=[dump], **kwargs), model
 
 
-def _sent_content(model: gu.ScriptedModel) -> str:
+def _sent_content(model: ScriptedModel) -> str:
     for entry in model.requests[-1].messages:
         if entry["role"] == "tool" and entry["tool_call_id"] == "d":
             return str(entry["content"])
@@ -78,11 +79,11 @@ def test_a_bad_budget_is_refused(bad: Any) -> None:
     with pytest.raises(
         (TypeError, ValueError), match=r"max_result_chars=\.\.\.\) must be a positive int"
     ):
-        gu.Runtime(model=gu.ScriptedModel([]), max_result_chars=bad)
+        gu.Runtime(model=ScriptedModel([]), max_result_chars=bad)
 
 
 def test_chat_takes_the_budget() -> None:
-    chat = gu.Chat(model=gu.ScriptedModel([]), max_result_chars=500)
+    chat = gu.Chat(model=ScriptedModel([]), max_result_chars=500)
     try:
         assert chat.runtime.max_result_chars == 500
     finally:

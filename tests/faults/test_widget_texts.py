@@ -17,6 +17,7 @@ from traitlets import TraitError
 
 import ipygenui as gu
 from ipygenui.models.openai import OpenAIModel
+from ipygenui.testing import ScriptedModel
 from openai_helpers import collect_until_error
 
 
@@ -33,7 +34,7 @@ async def test_an_unreachable_server_reads_cleanly_and_says_what_to_check() -> N
 
 
 def test_chat_height_takes_a_css_length_and_grows_by_default() -> None:
-    model = gu.ScriptedModel(lambda request: "hi")
+    model = ScriptedModel(lambda request: "hi")
     assert gu.Chat(model=model).height == ""
     chat = gu.Chat(model=model, height="30rem")
     assert chat.height == "30rem"

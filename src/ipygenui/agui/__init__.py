@@ -21,9 +21,11 @@ from ._client import AGUIAgent
 from ._convert import to_agui_messages, to_agui_tools
 from ._emitter import AGUIEmitter, AGUIListener, part_message_id
 from ._sequence import SequenceChecker, SequenceError, check_sequence
+from ._server import AGUIApp
 
 __all__ = [
     "AGUIAgent",
+    "AGUIApp",
     "AGUIEmitter",
     "AGUIListener",
     "SequenceChecker",

@@ -4,6 +4,13 @@ Each is a ``Component`` whose renderer is a small module of the widget bundle
 (``js/src/components/<id>.js``). ``Table`` can show a kernel DataFrame by
 variable name, so the data never passes through the model; ``Form`` is
 interactable: its values become the component's state.
+
+``Markdown`` and ``Image`` have the names of ``IPython.display.Markdown`` /
+``Image`` (which display in the notebook; these are offered to the model).
+Reach them through the package, ``gu.Markdown`` / ``gu.Image``, as
+``widgets.Image`` or ``pn.pane.Markdown`` are, so neither import hides the
+other; ``from ipygenui import Markdown`` next to ``from IPython.display import
+*`` keeps only the later one.
 """
 
 from __future__ import annotations
