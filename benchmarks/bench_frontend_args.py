@@ -134,7 +134,7 @@ def summary(label: str, small: dict[str, Any], large: dict[str, Any], size: str)
         f"- {label}, {size}, {large['frames']} frames: first {EDGE} frames p50 {first:.3f} ms, "
         f"last {EDGE} frames p50 {last:.3f} ms, max {max(times):.2f} ms "
         f"(target: flat): {'met' if flat else 'NOT met'}; the completing frame "
-        f"(arguments printed and highlighted once) {large['times'][-1]:.0f} ms",
+        f"(the arguments printed as a code block, once) {large['times'][-1]:.0f} ms",
         f"- {label}, total {sum(large['times']):.0f} ms against {sum(small['times']):.0f} ms for a "
         f"tenth of the props ({small['frames']} frames): {ratio:.1f}x (target at most 12x): "
         f"{'met' if ratio <= 12 else 'NOT met'}",
