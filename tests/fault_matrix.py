@@ -105,7 +105,8 @@ AREAS = (
         "odd values",
         ("test_odd_values.py",),
         "lone surrogates from the model, the user, tool arguments, results and reasons; "
-        "`factorial(2000)`, `10**100000`, NaN and inf in results; a save that raises",
+        "`factorial(2000)`, `10**100000`, NaN and inf in results; a save that raises; a "
+        "5,000-digit integer in streamed tool arguments",
     ),
     Area(
         "tools and components",
