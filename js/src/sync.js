@@ -69,7 +69,10 @@ class Entry {
   }
 }
 
-export class ThreadStore {
+// The browser's copy of a thread's messages: one Entry (snapshot + frames)
+// per message id, in the `messages` trait's order. (The kernel's folder of
+// saved threads is `ThreadStore` in `_threads.py`; this is not that.)
+export class MessageStore {
   constructor() {
     /** @type {Map<string, Entry>} */
     this.entries = new Map();

@@ -1,6 +1,6 @@
 // Entry point of the anywidget frontend for ipygenui.Chat.
 //
-// State arrives three ways and converges in a ThreadStore:
+// State arrives three ways and converges in a MessageStore:
 // - `messages` trait: references to one child model per message, whose
 //   `message` + `rev` traits are the durable snapshot (saved with the
 //   notebook, shown by a second view or after a reload);
@@ -22,7 +22,7 @@ import { highlightCodeIn } from "./markdown.js";
 import { readServerMessage, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
-import { ThreadStore } from "./sync.js";
+import { MessageStore } from "./sync.js";
 import { createThreadMenu, downloadText, readThreads } from "./thread-menu.js";
 import { createThreadView } from "./thread-view.js";
 
@@ -102,7 +102,7 @@ export class ChatView {
   constructor(model, el) {
     this.model = model;
     this.el = el;
-    this.store = new ThreadStore();
+    this.store = new MessageStore();
     /** @type {Map<string, {child: any, off: () => void}>} */
     this.children = new Map();
     this.generation = 0;

@@ -13,7 +13,7 @@ import {
   toKernel,
   updateTarget,
 } from "../src/protocol.js";
-import { ThreadStore, applyOps } from "../src/sync.js";
+import { MessageStore, applyOps } from "../src/sync.js";
 import { displayArgs } from "../src/tool-card.js";
 import WIRE from "../../tests/fixtures/wire.json";
 
@@ -31,7 +31,7 @@ describe("the fixture's stream", () => {
   });
 
   it("the frames, on top of the first snapshot, give the message as sent", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     store.setSnapshot(structuredClone(stream.message), 0);
     store.setOrder([stream.message.id]);
     for (const frame of stream.frames) {
@@ -42,7 +42,7 @@ describe("the fixture's stream", () => {
   });
 
   it("a snapshot newer than the frames wins, as the kernel stamps it", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     const snapshot = readServerMessage(WIRE.to_browser.snapshot);
     for (const frame of stream.frames) store.applyFrame(frame);
     for (const item of snapshot.messages) store.setSnapshot(item.message, item.rev);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createComponentContext } from "../src/components/slot.js";
 import { PartialJsonParser } from "../src/partial-json.js";
 import { argsCharsRead, argsStreaming } from "../src/streamed-args.js";
-import { ThreadStore } from "../src/sync.js";
+import { MessageStore } from "../src/sync.js";
 import { createToolCard, displayArgs } from "../src/tool-card.js";
 
 const ID = "m1";
@@ -34,7 +34,7 @@ const pieces = (text, size) => Array.from({ length: Math.ceil(text.length / size
 
 /** A store holding one message with one tool call, and a frame sender. */
 function streamStore(part = toolCall()) {
-  const store = new ThreadStore();
+  const store = new MessageStore();
   store.setOrder([ID]);
   store.setSnapshot(message([part]), 0);
   let seq = 0;

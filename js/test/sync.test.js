@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { argsStreaming } from "../src/streamed-args.js";
-import { ThreadStore, applyOps } from "../src/sync.js";
+import { MessageStore, applyOps } from "../src/sync.js";
 
 const msg = (id, text = "") => ({
   id,
@@ -34,9 +34,9 @@ describe("applyOps", () => {
   });
 });
 
-describe("ThreadStore", () => {
+describe("MessageStore", () => {
   it("applies frames on top of the snapshot and notifies", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     const seen = vi.fn();
     store.subscribe(seen);
     store.setSnapshot(msg("m1", "Hi"), 0);
@@ -47,14 +47,14 @@ describe("ThreadStore", () => {
   });
 
   it("ignores frames already inside a newer snapshot", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     store.setSnapshot(msg("m1", "Hello"), 5);
     store.applyFrame({ seq: 4, patches: [{ id: "m1", ops: [{ op: "append", part: 0, field: "text", value: "lo" }] }] });
     expect(store.get("m1").parts[0].text).toBe("Hello");
   });
 
   it("replays frames that arrived before their snapshot (comms reorder)", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     store.setSnapshot(msg("m1", "A"), 1);
     // frame 3 arrives before the snapshot at rev 2 that it builds on
     store.applyFrame({ seq: 3, patches: [{ id: "m1", ops: [{ op: "append", part: 0, field: "text", value: "C" }] }] });
@@ -63,14 +63,14 @@ describe("ThreadStore", () => {
   });
 
   it("keeps the newest snapshot when an older one arrives late", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     store.setSnapshot(msg("m1", "new"), 7);
     store.setSnapshot(msg("m1", "old"), 3);
     expect(store.get("m1").parts[0].text).toBe("new");
   });
 
   it("buffers frames for a message whose model has not arrived yet", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     store.applyFrame({ seq: 1, patches: [{ id: "m2", ops: [{ op: "add_part", part: 0, value: { type: "text", text: "x" } }] }] });
     expect(store.get("m2")).toBeNull();
     store.setSnapshot(msg("m2"), 0);
@@ -79,7 +79,7 @@ describe("ThreadStore", () => {
   });
 
   it("does not mutate the snapshot it was given", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     const base = msg("m1", "a");
     store.setSnapshot(base, 0);
     store.applyFrame({ seq: 1, patches: [{ id: "m1", ops: [{ op: "append", part: 0, field: "text", value: "b" }] }] });
@@ -87,7 +87,7 @@ describe("ThreadStore", () => {
   });
 
   it("a stream of many frames converges to the final text", () => {
-    const store = new ThreadStore();
+    const store = new MessageStore();
     store.setSnapshot(msg("m1"), 0);
     const words = Array.from({ length: 500 }, (_, i) => `w${i} `);
     store.applyFrame({ seq: 1, patches: [{ id: "m1", ops: [{ op: "add_part", part: 0, value: { type: "text", text: "" } }] }] });
