@@ -49,12 +49,12 @@ from ._loop.branches import check_version, show_version, start_version
 from ._loop.continuation import should_continue
 from ._loop.decisions import (
     DecisionError,
+    always_approved_tools,
     answer_call,
     approve_call,
     distrust_loaded,
     reject_call,
-    set_trusted_tools,
-    trusted_tools,
+    set_always_approved,
 )
 from ._loop.ending import CANCELLED
 from ._loop.history import DEFAULT_MAX_RESULT_CHARS
@@ -342,7 +342,7 @@ class Runtime:
             self._tools,
             self._events,
             self._commit,
-            trusted=lambda: self.always_approved,
+            always_approved=lambda: self.always_approved,
             tool_choice=self._tool_choice,
         )
         self._task: asyncio.Task[None] | None = None
@@ -377,8 +377,8 @@ class Runtime:
 
     @property
     def always_approved(self) -> frozenset[str]:
-        """Tools the user trusted with ``approve(..., always=True)`` in this chat."""
-        return trusted_tools(self.thread)
+        """Tools the user always approved with ``approve(..., always=True)`` in this chat."""
+        return always_approved_tools(self.thread)
 
     @property
     def save_error(self) -> str | None:
@@ -972,7 +972,7 @@ class Runtime:
 
     def revoke_always(self, tool_name: str) -> None:
         """Stop trusting ``tool_name``: its next calls need approval again."""
-        set_trusted_tools(self.thread, self.always_approved - {tool_name})
+        set_always_approved(self.thread, self.always_approved - {tool_name})
         self._autosave()
 
     def _decided(self, message: Message) -> Run | None:

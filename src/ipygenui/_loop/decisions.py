@@ -26,7 +26,7 @@ from .ending import Answer, end_message
 from .tool_runner import show_validated
 
 ALWAYS_APPROVED = "always_approved"
-"""Thread metadata key: the tools trusted for the rest of the chat."""
+"""Thread metadata key: the tools always approved for the rest of the chat."""
 
 
 class DecisionError(ValueError):
@@ -35,12 +35,12 @@ class DecisionError(ValueError):
     Nothing was changed."""
 
 
-def trusted_tools(thread: Thread) -> frozenset[str]:
-    """Tools the user trusted with ``approve(..., always=True)`` in this chat."""
+def always_approved_tools(thread: Thread) -> frozenset[str]:
+    """Tools the user always approved with ``approve(..., always=True)`` in this chat."""
     return frozenset(thread.metadata.get(ALWAYS_APPROVED, ()))
 
 
-def set_trusted_tools(thread: Thread, names: Collection[str]) -> None:
+def set_always_approved(thread: Thread, names: Collection[str]) -> None:
     thread.metadata[ALWAYS_APPROVED] = sorted(names)
 
 
@@ -134,7 +134,7 @@ def approve_call(
             raise DecisionError(f"edited arguments rejected: {exc}") from None
     part.approval = Approval(status="approved")
     if always:
-        set_trusted_tools(thread, trusted_tools(thread) | {part.tool_name})
+        set_always_approved(thread, always_approved_tools(thread) | {part.tool_name})
     return message
 
 

@@ -79,8 +79,8 @@ class RunLoop:
     ``tools`` are the runtime's own; before each model step the loop adds the
     shown components' update tools (``step_toolset``) and hands that toolset
     to the step's request, its accumulator and its tool phase. ``commit``
-    publishes and saves a changed message; ``trusted`` gives the tools the
-    user approved for the whole chat. ``tool_choice`` applies to the first
+    publishes and saves a changed message; ``always_approved`` gives the
+    tools the user approved for the whole chat. ``tool_choice`` applies to the first
     step of a run only, so a forced tool cannot loop.
     """
 
@@ -90,14 +90,14 @@ class RunLoop:
         tools: Mapping[str, Tool],
         events: RunEvents,
         commit: Callable[[Message], None],
-        trusted: Callable[[], Collection[str]],
+        always_approved: Callable[[], Collection[str]],
         tool_choice: str | dict[str, Any],
     ) -> None:
         self._settings = settings
         self._own_tools = tools
         self._human_tools = [t.name for t in tools.values() if t.human]
         self._tool_runner = ToolRunner(
-            events, commit, trusted, data=lambda: getattr(settings, "data", None)
+            events, commit, always_approved, data=lambda: getattr(settings, "data", None)
         )
         self._events = events
         self._commit = commit
