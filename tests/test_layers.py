@@ -9,7 +9,8 @@ adapter importing the run loop (``models/demo.py`` reading the suggestions
 prompt); a shared internal helper importing the loop, the runtime or the widget
 (``argument_checks`` importing components and tools); the tools or MCP
 packages importing the loop, the runtime or the widget; AG-UI importing the
-widget.
+widget; the core (the runtime and its parts) importing a transport (AG-UI's
+emitter kept on the runtime), MCP or the widget.
 """
 
 from __future__ import annotations
@@ -97,8 +98,8 @@ def test_the_graph_sees_lazy_and_type_checking_imports() -> None:
     assert "ipygenui.messages" in graph["ipygenui.runtime"]
     # runtime.py imports widget code nowhere, but Chat's module imports the runtime
     assert "ipygenui.runtime" in graph["ipygenui.widget.chat"]
-    # lazy: only inside Runtime.ag_ui_app
-    assert "ipygenui.agui._server" in graph["ipygenui.runtime"]
+    # lazy: only inside Runtime's AG-UI methods (see the transport rule below)
+    assert "ipygenui.agui._runtime_link" in graph["ipygenui.runtime"]
     # only under TYPE_CHECKING (the public names for static checkers)
     assert "ipygenui.widget.chat" in graph["ipygenui"]
 
@@ -163,3 +164,44 @@ def test_tools_and_mcp_import_no_loop_runtime_widget_or_transport() -> None:
 def test_agui_imports_no_widget_or_runtime() -> None:
     # the runtime attaches AG-UI; AG-UI types against what it uses (agui/_server.py)
     assert _offenders(("ipygenui.agui",), ("ipygenui.widget", "ipygenui.runtime")) == {}
+
+
+TRANSPORTS = ("ipygenui.agui", "ipygenui.mcp", "ipygenui.widget")
+OUTSIDE_THE_CORE = ("ipygenui.agui", "ipygenui.mcp", "ipygenui.widget", "ipygenui.testing")
+AGUI_FACADE = {"subscribe_agui", "agui_events", "ag_ui_app"}
+"""Runtime's public AG-UI methods: each hands the runtime to ``agui/_runtime_link.py``."""
+
+
+def _agui_import_scopes(path: Path) -> set[str]:
+    """Where ``path`` imports from ``.agui``: the function each import is in
+    ("" at module level, "TYPE_CHECKING" for the type-only block)."""
+    scopes: set[str] = set()
+
+    def visit(node: ast.AST, scope: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                inner = child.name
+            elif isinstance(child, ast.If) and ast.unparse(child.test) == "TYPE_CHECKING":
+                inner = "TYPE_CHECKING"
+            if isinstance(child, ast.ImportFrom) and (child.module or "").startswith("agui"):
+                scopes.add(scope)
+            visit(child, inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), "")
+    return scopes
+
+
+def test_the_core_imports_no_transport_mcp_or_widget() -> None:
+    # The one edge allowed, named: runtime.py's three AG-UI methods import
+    # agui/_runtime_link.py inside their bodies (and its AGUIApp for typing), so
+    # `rt.ag_ui_app()` works without importing ipygenui.agui first, and a chat
+    # that never speaks AG-UI never imports ag_ui. The AG-UI state (its emitter)
+    # lives in that module, attached through the runtime's public events.
+    graph = import_graph()
+    core = sorted(n for n in graph if n != "ipygenui" and not n.startswith(OUTSIDE_THE_CORE))
+    found = {name: sorted(m for m in graph[name] if m.startswith(TRANSPORTS)) for name in core}
+    assert {name: m for name, m in found.items() if m} == {
+        "ipygenui.runtime": ["ipygenui.agui._runtime_link"]
+    }
+    assert _agui_import_scopes(PACKAGE / "runtime.py") == AGUI_FACADE | {"TYPE_CHECKING"}

@@ -63,7 +63,9 @@ from ._loop.run_loop import RunLoop
 from ._loop.suggestions import ask_for_suggestions
 from ._loop.tool_choice import resolve_tool_choice
 from ._loop.tool_runner import MAX_IDENTICAL_CALLS
+from ._persisting import Persisting
 from ._runtime_arguments import check_runtime_arguments
+from ._thread_list import ThreadList
 from ._threads import ThreadStore, is_folder
 from ._transcript import thread_to_markdown
 from .components.component import Component
@@ -76,11 +78,9 @@ from .events import (
     RunEnded,
     RunPhase,
     RunStarted,
-    SaveStatusChanged,
     StateChanged,
     SuggestionsChanged,
     ThreadListener,
-    ThreadsChanged,
     ThreadSummary,
 )
 from .messages import (
@@ -99,20 +99,15 @@ from .messages import (
 from .models.agent import Agent
 from .models.base import Model
 from .models.select import resolve_model
-from .persistence import (
-    PersistenceConflictError,
-    ThreadFile,
-    ThreadFileError,
-    load_thread,
-    save_thread,
-)
+from .persistence import PersistenceConflictError, ThreadFileError, load_thread
 from .tools import Tool, as_tool, expand_tools
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
 
-    from .agui._emitter import AGUIEmitter, AGUIListener
-    from .agui._server import AGUIApp
+    from .agui._runtime_link import AGUIApp
+
+AGUIListener = Callable[["BaseEvent"], None]
 
 __all__ = [
     "CANCELLED",
@@ -327,7 +322,6 @@ class Runtime:
         self._store = ThreadStore(persist)
         self.persist = self._store.persist
         """The thread file, or the folder of thread files (None: not saved)."""
-        self._save_error: str | None = None
         shown = self._store.open(thread)
         for saved in self._store.threads.values():
             if saved is not thread:  # read from a file: untrusted
@@ -336,7 +330,15 @@ class Runtime:
         self.data: DataStore = conversation_data(data)
         """Every named object the conversation can reference (tool results kept by reference)."""
         self._events = RunEvents()
-        self._agui: AGUIEmitter | None = None
+        # the parts with one job each; they reach the runtime only through what is handed in
+        self._persisting = Persisting(self._store, lambda: self.thread, self._events.emit)
+        self._thread_list = ThreadList(
+            self._store,
+            lambda: self._thread,
+            self._show_thread,
+            self._persisting.save_thread,
+            self._events.emit,
+        )
         self._run_loop = RunLoop(
             self,
             self._tools,
@@ -384,7 +386,7 @@ class Runtime:
     def save_error(self) -> str | None:
         """Why the last save to ``persist`` failed (naming the file), or None
         when it succeeded (or nothing is persisted)."""
-        return self._save_error
+        return self._persisting.error
 
     @property
     def current_suggestions(self) -> list[str]:
@@ -405,11 +407,7 @@ class Runtime:
     def threads(self) -> list[ThreadSummary]:
         """This chat's threads (id, title, message count, last update): those
         read from a folder oldest first, then those made since."""
-        return list(self._store.summaries())
-
-    @property
-    def _file(self) -> ThreadFile | None:
-        return self._store.file_of(self._thread)
+        return self._thread_list.summaries()
 
     # --- listeners --------------------------------------------------------
 
@@ -421,11 +419,15 @@ class Runtime:
         """Call ``listener`` with every AG-UI event (``ag_ui.core`` models) of
         the runs from now on; returns the unsubscribe function. The stream
         ends with a RUN_ERROR, as the protocol says: subscribe again after one."""
-        return self._agui_emitter().subscribe(listener)
+        from .agui._runtime_link import subscribe_agui
+
+        return subscribe_agui(self, listener)
 
     def agui_events(self) -> AsyncIterator[BaseEvent]:
         """An async iterator of every AG-UI event from now on (ends after a RUN_ERROR)."""
-        return self._agui_emitter().events()
+        from .agui._runtime_link import agui_events
+
+        return agui_events(self)
 
     def ag_ui_app(
         self,
@@ -450,19 +452,9 @@ class Runtime:
         A client may answer only a human tool's calls; a call waiting for
         approval is decided in the notebook. A client that disconnects
         cancels its run. See ``docs/agui-server.md``."""
-        from .agui._server import ag_ui_app
+        from .agui._runtime_link import serve
 
-        return ag_ui_app(self, token, allow_origins, allow_hosts, max_body_bytes, max_depth)
-
-    def _agui_emitter(self) -> AGUIEmitter:
-        """The AG-UI emitter, made and attached as a thread listener on first use
-        (so a runtime that never speaks AG-UI never imports ``ag_ui``)."""
-        if self._agui is None:
-            from .agui._emitter import AGUIEmitter
-
-            self._agui = AGUIEmitter(self._thread.id, lambda: self.thread, lambda: self.state)
-            self._events.subscribe(self._agui)
-        return self._agui
+        return serve(self, token, allow_origins, allow_hosts, max_body_bytes, max_depth)
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Replace the shared state (sent to the agent on its next run)."""
@@ -480,27 +472,8 @@ class Runtime:
         self._autosave()
 
     def _autosave(self) -> None:
-        """Save to ``persist``; a failure of any kind is reported, never raised:
-        the run goes on and the next save tries again."""
-        if self._file is None:
-            return
-        try:
-            self._file.save(self.thread)
-        except PersistenceConflictError as exc:
-            self._set_save_error(f"Not saved: {exc}")
-        except Exception as exc:
-            self._set_save_error(f"Not saved to {self.persist}: {type(exc).__name__}: {exc}", exc)
-        else:
-            self._set_save_error(None)
-
-    def _set_save_error(self, error: str | None, exc: BaseException | None = None) -> None:
-        """Record and announce a save failure (logged once while it lasts) or its end."""
-        if error == self._save_error:
-            return
-        if error is not None:
-            logger.warning("%s", error, exc_info=exc)
-        self._save_error = error
-        self._events.emit(SaveStatusChanged(error))
+        """Save to ``persist`` (``_persisting``: a failure is reported, never raised)."""
+        self._persisting.autosave()
 
     # --- starting runs ------------------------------------------------------
 
@@ -655,41 +628,24 @@ class Runtime:
         so far is kept (``threads``, ``switch_thread``): a run streaming in it
         is cancelled first, a reply waiting for the user keeps waiting. With
         ``persist=`` a single file, ``ValueError``: give a folder to keep several."""
-        if self._store.file is not None:
-            raise ValueError(
-                f"this chat saves one thread to {self._store.file}: give persist= a folder "
-                "to keep several threads"
-            )
-        thread = Thread()
-        self._store.add(thread)
-        self._show_thread(thread)
-        return thread.id
+        return self._thread_list.new_thread()
 
     def switch_thread(self, thread_id: str) -> None:
         """Show the thread ``thread_id`` (one of ``threads``); a run streaming
         in the one shown so far is cancelled first. ``UnknownThreadError`` (a
         ``KeyError``) names the chat's threads when there is no such thread."""
-        thread = self._store.get(thread_id)
-        if thread is not self._thread:
-            self._show_thread(thread)
+        self._thread_list.switch_thread(thread_id)
 
     def rename_thread(self, thread_id: str, title: str | None) -> None:
         """Give thread ``thread_id`` a title (``None`` or blank: named by its
         first user message again)."""
-        thread = self._store.get(thread_id)
-        if title is not None and not isinstance(title, str):
-            raise TypeError(f"a title is a str or None, got {type(title).__name__}")
-        thread.title = " ".join(clean_text(title).split()) or None if title else None
-        self._threads_changed()
-        self._save_thread(thread)
+        self._thread_list.rename_thread(thread_id, title)
 
     def _show_thread(self, thread: Thread) -> None:
         self._stop_suggestions()
         if self.running or self._pending is not None:
             self.cancel()
         self._thread = thread
-        if self._agui is not None:  # AG-UI events name the thread shown
-            self._agui.thread_id = thread.id
         self._events.emit(ActivePathChanged(thread.id, 0, tuple(thread.messages)))
         self._events.emit(SuggestionsChanged(self.current_suggestions))
         waiting = thread.last_assistant
@@ -702,18 +658,7 @@ class Runtime:
         self._threads_changed()
 
     def _threads_changed(self) -> None:
-        self._events.emit(ThreadsChanged(self._store.summaries(), self._thread.id))
-
-    def _save_thread(self, thread: Thread) -> None:
-        if thread is self._thread:
-            self._autosave()
-            return
-        handle = self._store.file_of(thread)
-        if handle is not None:
-            try:
-                handle.save(thread)
-            except Exception as exc:
-                logger.warning("Not saved to %s: %s", handle.path, exc)
+        self._thread_list.changed()
 
     # --- transcript -----------------------------------------------------------------
 
@@ -1064,11 +1009,7 @@ class Runtime:
         """Write the thread to ``path`` (atomically). To the ``persist`` path this
         is an autosave that raises: ``PersistenceConflictError`` when another
         chat took the path over."""
-        if self._file is not None and self._file.same_path(path):
-            self._file.save(self.thread)
-            self._set_save_error(None)
-        else:
-            save_thread(self.thread, path)
+        self._persisting.save_as(path)
 
     @classmethod
     def load(
