@@ -12,7 +12,7 @@ import ipygenui as gu
 from ipygenui._loop.history import check_openai_history
 from ipygenui.components.shown import shown_components
 from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
-from ipygenui.tools._ui import component_id
+from ipygenui.tools._ui import component_id_of
 
 ESM = "export function render({ props, el }) { el.textContent = props.city; }"
 
@@ -79,7 +79,7 @@ async def test_update_tool_changes_a_shown_component_in_place() -> None:
         [
             ScriptedCall("show_component_Weather", {"city": "Oslo", "temperature": 3}, id="c1"),
             "Here it is.",
-            ScriptedCall(f"update_component_{component_id('c1')}", {"temperature": 5}, id="u1"),
+            ScriptedCall(f"update_component_{component_id_of('c1')}", {"temperature": 5}, id="u1"),
             "Updated.",
         ]
     )

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 import ipygenui as gu
 from ipygenui.testing import ScriptedCall, ScriptedModel
-from ipygenui.tools._ui import component_id
+from ipygenui.tools._ui import component_id_of
 from ipygenui.widget.chat import Chat
 
 
@@ -101,7 +101,7 @@ async def test_the_view_is_told_which_component_a_call_shows_and_updates(
     assert chat.standard_params == ["_status_message", "_completion_status_message"]
     await chat.send("note")
     await settle()
-    names = {"component": "Note", "component_id": component_id(long_id)}
+    names = {"component": "Note", "component_id": component_id_of(long_id)}
     added = [
         op["value"]
         for frame in customs(wire, "frame")
@@ -109,7 +109,7 @@ async def test_the_view_is_told_which_component_a_call_shows_and_updates(
         for op in patch["ops"]
         if op["op"] == "add_part" and op["value"]["type"] == "tool-call"
     ]
-    assert [part["ui"] for part in added] == [names]
+    assert [part["component_call"] for part in added] == [names]
     [part] = [p for m in chat.messages for p in m.message["parts"] if p["type"] == "tool-call"]
-    assert part["ui"] == names
+    assert part["component_call"] == names
     chat.close()

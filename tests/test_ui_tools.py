@@ -6,7 +6,7 @@ import pydantic
 import pytest
 
 from ipygenui.tools._ui import (
-    component_id,
+    component_id_of,
     component_name_of,
     is_ui_tool,
     props_json_schema,
@@ -67,14 +67,14 @@ def test_dict_props_schema_is_copied_and_checked() -> None:
 
 
 def test_component_ids_are_safe_inside_a_tool_name() -> None:
-    assert component_id("call_ab.c:d") == "call_ab_c_d"
-    assert len(component_id("x" * 80)) == 47  # update_component_<id> fits in 64
+    assert component_id_of("call_ab.c:d") == "call_ab_c_d"
+    assert len(component_id_of("x" * 80)) == 47  # update_component_<id> fits in 64
 
 
 def test_long_tool_call_ids_sharing_a_prefix_get_distinct_component_ids() -> None:
     # 47 common characters, then the ids differ: truncation alone made them one
     common = "call_" + "x" * 42
-    first, second = component_id(common + "_first"), component_id(common + "_second")
+    first, second = component_id_of(common + "_first"), component_id_of(common + "_second")
     assert first != second
     assert len(first) <= 47 and len(second) <= 47
-    assert component_id(common + "_first") == first  # stable: an update can target it
+    assert component_id_of(common + "_first") == first  # stable: an update can target it

@@ -27,6 +27,7 @@ from ipygenui.widget.protocol import (
     DataWindowMsg,
     FrameMessage,
     accepted_message,
+    component_call,
     component_output_message,
     data_window_message,
     error_message,
@@ -35,7 +36,6 @@ from ipygenui.widget.protocol import (
     ops_for_browser,
     parse_client_message,
     snapshot_message,
-    tool_call_names,
 )
 from ipygenui.widget.sync import FrameCoalescer
 
@@ -109,11 +109,11 @@ def test_the_frames_rebuild_the_message_with_its_components_names() -> None:
     expected = message.model_dump(mode="json")
     for raw in expected["parts"]:
         if raw["type"] == "tool-call":
-            names = tool_call_names(raw["tool_name"], raw["tool_call_id"])
+            names = component_call(raw["tool_name"], raw["tool_call_id"])
             if names is not None:
-                raw["ui"] = names
+                raw["component_call"] = names
     assert expected == WIRE["stream"]["result"]
-    assert any("ui" in p for p in expected["parts"])  # the fixture covers the names
+    assert any("component_call" in p for p in expected["parts"])  # the fixture covers the names
 
 
 def test_kernel_messages_are_built_as_the_fixture_holds() -> None:

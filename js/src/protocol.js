@@ -11,9 +11,9 @@
 // - Patch ops (inside frames): `append`, `set` and `add_part` on one part of
 //   one message; `isPatchOp` says whether this view can apply one.
 // - Names the kernel decides and the view reads, never derives: on a
-//   tool-call part, `ui` says which component a call shows (and its id) or
-//   which component it updates (`shownComponent`, `componentIdOf`,
-//   `updateTarget`); the `standard_params` trait lists the arguments every
+//   tool-call part, `component_call` says which component a call shows (and
+//   its `component_id`) or which component it is an `update_of`
+//   (`shownComponent`, `componentIdOf`, `updateOf`); the `standard_params` trait lists the arguments every
 //   call carries for the UI.
 
 // --- browser -> kernel ---------------------------------------------------------
@@ -140,19 +140,19 @@ export function readServerMessage(msg) {
 
 // --- names on a tool-call part -------------------------------------------------
 
-const uiName = (part, key) => {
-  const value = part?.ui?.[key];
+const componentCallField = (part, key) => {
+  const value = part?.component_call?.[key];
   return typeof value === "string" && value ? value : null;
 };
 
 /** The component a call shows, or null. */
-export const shownComponent = (part) => uiName(part, "component");
+export const shownComponent = (part) => componentCallField(part, "component");
 
 /** The id of the component a call shows, or null. */
-export const componentIdOf = (part) => uiName(part, "component_id");
+export const componentIdOf = (part) => componentCallField(part, "component_id");
 
 /** The id of the component an update call changes, or null. */
-export const updateTarget = (part) => uiName(part, "updates");
+export const updateOf = (part) => componentCallField(part, "update_of");
 
 // --- names on a message ----------------------------------------------------------
 

@@ -7,7 +7,7 @@ import { componentHook } from "./components/slot.js";
 import { h, setData, setText, show } from "./dom.js";
 import { fillMarked } from "./invisible-chars.js";
 import { renderMarkdown } from "./markdown.js";
-import { shownComponent, updateTarget } from "./protocol.js";
+import { shownComponent, updateOf } from "./protocol.js";
 import { imageElements, resultImages } from "./result-images.js";
 import { argsRevision, parsedArgs } from "./streamed-args.js";
 
@@ -154,10 +154,10 @@ export function createToolCard(ctx) {
       setText(status, statusLine(part, { human }));
       // A component stands in the thread as itself: no card, no status line
       // (only a waiting approval or a failure still speaks).
-      const ui = !!(shownComponent(part) || updateTarget(part));
-      el.classList.toggle("gu-tool-call-ui", ui);
+      const isComponentCall = !!(shownComponent(part) || updateOf(part));
+      el.classList.toggle("gu-tool-call-ui", isComponentCall);
       const state = stateOf(part);
-      show(head, !ui || state === "approval" || (state === "error" && !shownComponent(part)));
+      show(head, !isComponentCall || state === "approval" || (state === "error" && !shownComponent(part)));
       const args = displayArgs(part, ctx.standardParams?.() ?? []);
       const revision = argsRevision(part);
       component.update(part, args, revision);

@@ -28,7 +28,7 @@ const componentCall = (extra = {}) => ({
   result: "shown",
   is_error: false,
   approval: null,
-  ui: { component: "Markdown", component_id: "c1" },
+  component_call: { component: "Markdown", component_id: "c1" },
   ...extra,
 });
 
@@ -45,7 +45,7 @@ describe("a component stands as itself", () => {
 
   it("a non-UI tool keeps its status line", () => {
     const card = createToolCard(ctx());
-    card.update(componentCall({ tool_name: "get_weather", ui: undefined, completion_status_message: null }), {
+    card.update(componentCall({ tool_name: "get_weather", component_call: undefined, completion_status_message: null }), {
       canAct: false,
     });
     expect(card.el.classList.contains("gu-tool-call-ui")).toBe(false);
@@ -116,7 +116,7 @@ describe("error and result texts", () => {
   it("a failing tool shows its error message", () => {
     const part = componentCall({
       tool_name: "get_weather",
-      ui: undefined,
+      component_call: undefined,
       is_error: true,
       result: { error: "get_weather raised ValueError: no station for Atlantis" },
     });
@@ -135,7 +135,7 @@ describe("error and result texts", () => {
   it("arguments and result are formatted the same: highlighted JSON under headings", () => {
     const card = createToolCard(ctx());
     card.update(
-      componentCall({ tool_name: "get_weather", ui: undefined, args: { city: "Paris" }, result: { temp: 21 } }),
+      componentCall({ tool_name: "get_weather", component_call: undefined, args: { city: "Paris" }, result: { temp: 21 } }),
       { canAct: false },
     );
     const labels = [...card.el.querySelectorAll(".gu-tool-label")].map((l) => l.textContent);

@@ -11,7 +11,7 @@ import {
   readServerMessage,
   shownComponent,
   toKernel,
-  updateTarget,
+  updateOf,
 } from "../src/protocol.js";
 import { MessageStore, applyOps } from "../src/sync.js";
 import { displayArgs } from "../src/tool-card.js";
@@ -51,9 +51,9 @@ describe("the fixture's stream", () => {
 
   it("the view reads components' names the kernel sent, and hides its standard parameters", () => {
     const [show, update, plain] = stream.result.parts.filter((p) => p.type === "tool-call");
-    expect([shownComponent(show), componentIdOf(show), updateTarget(show)]).toEqual(["Table", "call_1", null]);
-    expect([shownComponent(update), componentIdOf(update), updateTarget(update)]).toEqual([null, null, "call_1"]);
-    expect([shownComponent(plain), updateTarget(plain)]).toEqual([null, null]);
+    expect([shownComponent(show), componentIdOf(show), updateOf(show)]).toEqual(["Table", "call_1", null]);
+    expect([shownComponent(update), componentIdOf(update), updateOf(update)]).toEqual([null, null, "call_1"]);
+    expect([shownComponent(plain), updateOf(plain)]).toEqual([null, null]);
     expect(displayArgs({ ...plain, args: {} }, WIRE.standard_params)).toEqual({ q: "x" });
     expect(displayArgs({ ...plain, args: {} })).toEqual({ _status_message: "looking up", q: "x" });
   });

@@ -116,7 +116,7 @@ describe("streamed arguments", () => {
     const model = { get: (k) => ({ component_specs: [{ name: "Table", kind: "builtin", builtin: "table" }] })[k], on() {}, off() {} };
     const components = createComponentContext({ model, send: vi.fn() });
     const { append, live } = streamStore(
-      toolCall({ tool_name: "show_component_Table", component: "Table", ui: { component: "Table", component_id: "call_1" } }),
+      toolCall({ tool_name: "show_component_Table", component: "Table", component_call: { component: "Table", component_id: "call_1" } }),
     );
     const card = createToolCard({ send: vi.fn(), notify: vi.fn(), isHuman: () => false, components, standardParams: () => HIDDEN });
     const text = rowsText(20);
@@ -131,7 +131,7 @@ describe("streamed arguments", () => {
     const model = { get: (k) => ({ component_specs: [{ name: "Table", kind: "builtin", builtin: "table" }] })[k], on() {}, off() {} };
     const components = createComponentContext({ model, send: vi.fn() });
     const { append, frame, live } = streamStore(
-      toolCall({ tool_name: "show_component_Table", component: "Table", ui: { component: "Table", component_id: "call_1" } }),
+      toolCall({ tool_name: "show_component_Table", component: "Table", component_call: { component: "Table", component_id: "call_1" } }),
     );
     const card = createToolCard({ send: vi.fn(), notify: vi.fn(), isHuman: () => false, components, standardParams: () => HIDDEN });
     append(rowsText(30));

@@ -17,7 +17,7 @@ import {
   readServerMessage,
   shownComponent,
   toKernel,
-  updateTarget,
+  updateOf,
 } from "../protocol.js";
 import { mountComponent } from "./host.js";
 import { propsStatus } from "./status.js";
@@ -97,26 +97,26 @@ export function createComponentContext({
     get updatesRevision() {
       return updatesRevision;
     },
-    updatesFor(cid) {
+    updatesFor(componentId) {
       const merged = {};
-      for (const { props } of (updates.get(cid) ?? new Map()).values()) Object.assign(merged, props);
+      for (const { props } of (updates.get(componentId) ?? new Map()).values()) Object.assign(merged, props);
       return merged;
     },
     /** An update call: once it succeeded, its props apply. */
     noteUpdate(part, args, revision) {
-      const cid = updateTarget(part);
-      if (!cid) return;
+      const componentId = updateOf(part);
+      if (!componentId) return;
       const ok = part.has_result && !part.is_error;
-      const map = updates.get(cid) ?? new Map();
+      const map = updates.get(componentId) ?? new Map();
       const had = map.has(part.tool_call_id);
       const before = map.get(part.tool_call_id);
       if (ok) map.set(part.tool_call_id, { props: { ...args }, part, revision });
       else map.delete(part.tool_call_id);
-      updates.set(cid, map);
+      updates.set(componentId, map);
       if (ok && (before?.part !== part || before?.revision !== revision || revision === undefined)) updatesRevision++;
       if (ok !== had) {
         updatesRevision++;
-        for (const slot of slots.values()) if (slot.cid === cid) slot.refresh();
+        for (const slot of slots.values()) if (slot.componentId === componentId) slot.refresh();
       }
     },
     register(toolCallId, slot) {
@@ -183,7 +183,7 @@ export function createComponentSlot(cctx) {
 
   const slot = {
     el,
-    cid: /** @type {string | null} */ (null),
+    componentId: /** @type {string | null} */ (null),
     /**
      * @param {any} part @param {any} args the call's parsed (partial) args
      * @param {number} [revision] changes whenever `args` may have (streamed-args.js):
@@ -199,17 +199,17 @@ export function createComponentSlot(cctx) {
         cctx.register(id, slot);
         registered = id;
       }
-      slot.cid = componentIdOf(part);
+      slot.componentId = componentIdOf(part);
       const spec = cctx.spec(name);
       const out = cctx.output(id);
-      const props = { ...args, ...cctx.updatesFor(slot.cid), ...(out?.props ?? {}) };
+      const props = { ...args, ...cctx.updatesFor(slot.componentId), ...(out?.props ?? {}) };
       const status = propsStatus(args, !!part.args_complete);
       const state = part.component_state ?? {};
       const invalid = errorLine(part);
       error.textContent = invalid;
       error.hidden = !invalid;
       el.dataset.component = String(name ?? "");
-      el.dataset.componentId = slot.cid ?? "";
+      el.dataset.componentId = slot.componentId ?? "";
       el.dataset.status = invalid ? "error" : status.streaming ? "streaming" : "complete";
       if (host && mountedSpec !== spec) {
         host.destroy();
@@ -275,7 +275,7 @@ export function componentHook(cctx, card, before) {
           card.insertBefore(slot.el, before);
         }
         slot.update(part, args, revision);
-      } else if (updateTarget(part)) {
+      } else if (updateOf(part)) {
         cctx.noteUpdate(part, args, revision);
       }
     },

@@ -18,7 +18,7 @@ const call = (over) => ({
   tool_call_id: "call_1",
   tool_name: "show_component_Table",
   component: "Table",
-  ui: { component: "Table", component_id: "call_1" },
+  component_call: { component: "Table", component_id: "call_1" },
   args_complete: false,
   has_result: false,
   is_error: false,
@@ -64,7 +64,7 @@ describe("component slot", () => {
       output: { tool_call_id: "call_1", props: { rows: [{ x: 1 }, { x: 2 }] }, final: true, seq: 1 },
     });
     expect(slot.el.querySelectorAll("tbody tr")).toHaveLength(2);
-    const update = { tool_call_id: "call_2", tool_name: "update_component_call_1", ui: { updates: "call_1" } };
+    const update = { tool_call_id: "call_2", tool_name: "update_component_call_1", component_call: { update_of: "call_1" } };
     cctx.noteUpdate({ ...update, has_result: false }, { title: "New" });
     expect(slot.el.querySelector("caption").textContent).toBe("Old");
     cctx.noteUpdate({ ...update, has_result: true, is_error: false }, { title: "New" });

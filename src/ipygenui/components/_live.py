@@ -31,7 +31,7 @@ from ..events import (
 )
 from ..messages import Message, Thread, ToolCallPart
 from ..tools import ToolArgumentsError
-from ..tools._ui import component_id, component_name_of, target_of_update
+from ..tools._ui import component_id_of, component_name_of, update_of
 from ..tools._worker_threads import call_in_thread
 from .component import Component
 from .python_component import PythonComponent, partial_props
@@ -252,10 +252,10 @@ class ComponentHost:
                 self._sync(part)
 
     def _sync(self, part: ToolCallPart) -> None:
-        target = target_of_update(part.tool_name)
-        if target is not None:  # a successful update re-renders its target
+        target_id = update_of(part.tool_name)
+        if target_id is not None:  # a successful update re-renders its target
             if part.has_result and not part.is_error:
-                self._rerender(target)
+                self._rerender(target_id)
             return
         spec = self.components.get(component_name_of(part.tool_name) or "")
         if spec is None:
@@ -265,7 +265,7 @@ class ComponentHost:
                 self._live_render(spec, part.tool_call_id).push(part.args)
             return
         # after an update, the step's end replays the original call: use current props
-        args = effective_props(self.thread()).get(component_id(part.tool_call_id), part.args)
+        args = effective_props(self.thread()).get(component_id_of(part.tool_call_id), part.args)
         self._finish(spec, part.tool_call_id, dict(args))
 
     def _live_render(self, spec: PythonComponent, tool_call_id: str) -> LiveRender:
@@ -300,15 +300,15 @@ class ComponentHost:
         if extra is not None:
             self._record(ComponentOutput(tool_call_id, spec.name, props=extra, final=True))
 
-    def _rerender(self, cid: str) -> None:
+    def _rerender(self, component_id: str) -> None:
         thread = self.thread()
-        props = effective_props(thread).get(cid)
+        props = effective_props(thread).get(component_id)
         if props is None:
             return
         for message in thread.messages:
             for part in message.tool_calls:
                 spec = self.components.get(component_name_of(part.tool_name) or "")
-                if spec is not None and component_id(part.tool_call_id) == cid:
+                if spec is not None and component_id_of(part.tool_call_id) == component_id:
                     self._finish(spec, part.tool_call_id, props)
                     return
 

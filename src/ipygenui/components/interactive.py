@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..messages import Message, Thread
 from ..tools import Tool
-from ..tools._ui import UPDATE_PREFIX, component_id, component_name_of
+from ..tools._ui import UPDATE_PREFIX, component_id_of, component_name_of
 from .component import Component
 from .shown import effective_props
 
@@ -47,27 +47,27 @@ def _optional_model(props: type[BaseModel]) -> type[BaseModel]:
 class UpdateComponentTool(Tool):
     """``update_component_<id>``: change some props of a component already shown."""
 
-    def __init__(self, component: Component, cid: str, thread: Thread) -> None:
+    def __init__(self, component: Component, component_id: str, thread: Thread) -> None:
         super().__init__(
-            UPDATE_PREFIX + cid,
-            f"Change props of the {component.name} component {cid} shown earlier, in place. "
-            "Pass only the props to change.",
+            UPDATE_PREFIX + component_id,
+            f"Change props of the {component.name} component {component_id} shown earlier, "
+            "in place. Pass only the props to change.",
             _optional_model(component.props),
             self._execute,
             component=component.name,
             pass_model=True,
         )
         self.spec = component
-        self.cid = cid
+        self.component_id = component_id
         self.thread = thread
 
     def validate(self, args: Mapping[str, Any]) -> BaseModel:
-        current = effective_props(self.thread).get(self.cid, {})
+        current = effective_props(self.thread).get(self.component_id, {})
         return self.spec.validate_props({**current, **dict(args)})
 
     async def _execute(self, props: BaseModel) -> str:
         self.spec.check(props)
-        return f"Component {self.spec.name} {self.cid} was updated"
+        return f"Component {self.spec.name} {self.component_id} was updated"
 
 
 def update_tools(
@@ -80,8 +80,12 @@ def update_tools(
         for part in message.tool_calls:
             spec = registry.get(component_name_of(part.tool_name) or "")
             if spec is not None and part.has_result and not part.is_error:
-                shown.append((spec, component_id(part.tool_call_id)))
-    return [UpdateComponentTool(spec, cid, thread) for spec, cid in shown[-limit:]] if limit else []
+                shown.append((spec, component_id_of(part.tool_call_id)))
+    return (
+        [UpdateComponentTool(spec, component_id, thread) for spec, component_id in shown[-limit:]]
+        if limit
+        else []
+    )
 
 
 def apply_component_state(
@@ -115,14 +119,14 @@ def unreported_states(thread: Thread) -> dict[str, dict[str, Any]]:
     reported: dict[str, Any] = {}
     for message in thread.messages:
         if message.role == "user":
-            for cid, entry in message.metadata.get("component_state", {}).items():
-                reported[cid] = entry.get("state")
+            for component_id, entry in message.metadata.get("component_state", {}).items():
+                reported[component_id] = entry.get("state")
     changed: dict[str, dict[str, Any]] = {}
     for message in thread.messages:
         for part in message.tool_calls:
             name = component_name_of(part.tool_name)
             if name and part.component_state is not None:
-                cid = component_id(part.tool_call_id)
-                if reported.get(cid) != part.component_state:
-                    changed[cid] = {"component": name, "state": part.component_state}
+                component_id = component_id_of(part.tool_call_id)
+                if reported.get(component_id) != part.component_state:
+                    changed[component_id] = {"component": name, "state": part.component_state}
     return changed

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from ..data import data_ref_fields
 from ..messages import Message, Thread, ToolCallPart
-from ..tools._ui import component_id, component_name_of, target_of_update
+from ..tools._ui import component_id_of, component_name_of, update_of
 from .component import Component
 
 __all__ = ["ShownComponent", "effective_props", "shown_components"]
@@ -58,11 +58,11 @@ def effective_props(thread: Thread | Iterable[Message]) -> dict[str, dict[str, A
     props: dict[str, dict[str, Any]] = {}
     for _message, part in _ui_calls(thread):
         if component_name_of(part.tool_name) is not None:
-            props[component_id(part.tool_call_id)] = dict(part.args)
+            props[component_id_of(part.tool_call_id)] = dict(part.args)
             continue
-        target = target_of_update(part.tool_name)
-        if target in props and part.has_result and not part.is_error:
-            props[target].update(part.args)
+        target_id = update_of(part.tool_name)
+        if target_id in props and part.has_result and not part.is_error:
+            props[target_id].update(part.args)
     return props
 
 
@@ -108,8 +108,8 @@ def shown_components(
         name = component_name_of(part.tool_name)
         if name is None or not part.args_complete:
             continue
-        cid = component_id(part.tool_call_id)
-        raw = current.get(cid, dict(part.args))
+        component_id = component_id_of(part.tool_call_id)
+        raw = current.get(component_id, dict(part.args))
         spec = registry.get(name)
         props: BaseModel | None = None
         state: BaseModel | None = None
@@ -133,7 +133,7 @@ def shown_components(
         out.append(
             ShownComponent(
                 name=name,
-                id=cid,
+                id=component_id,
                 tool_call_id=part.tool_call_id,
                 message_id=message.id,
                 props=props,

@@ -18,13 +18,13 @@ from typing import Any
 __all__ = [
     "UI_TOOL_PREFIX",
     "UPDATE_PREFIX",
-    "component_id",
+    "component_id_of",
     "component_name_of",
     "is_ui_tool",
     "props_json_schema",
-    "target_of_update",
     "ui_tool_name",
     "ui_tool_schema",
+    "update_of",
 ]
 
 UI_TOOL_PREFIX = "show_component_"
@@ -63,7 +63,7 @@ def component_name_of(tool_name: str) -> str | None:
     return tool_name[len(UI_TOOL_PREFIX) :] if is_ui_tool(tool_name) else None
 
 
-def component_id(tool_call_id: str) -> str:
+def component_id_of(tool_call_id: str) -> str:
     """The id of a shown component: its call's id, made safe for a tool name.
 
     An id too long for ``update_component_<id>`` is cut and ends with a hash
@@ -77,7 +77,7 @@ def component_id(tool_call_id: str) -> str:
     return f"{safe[: _MAX_ID - _HASH_CHARS - 1]}_{digest[:_HASH_CHARS]}"
 
 
-def target_of_update(tool_name: str) -> str | None:
+def update_of(tool_name: str) -> str | None:
     """The component id an ``update_component_<id>`` tool name targets, else None."""
     if tool_name.startswith(UPDATE_PREFIX) and len(tool_name) > len(UPDATE_PREFIX):
         return tool_name[len(UPDATE_PREFIX) :]

@@ -26,7 +26,7 @@ from ..components.component import Component
 from ..components.shown import effective_props
 from ..data import RowWindows, using_data
 from ..runtime import Runtime
-from ..tools._ui import component_id, component_name_of
+from ..tools._ui import component_id_of, component_name_of
 from .protocol import (
     ComponentStateMsg,
     DataWindowMsg,
@@ -102,7 +102,7 @@ class ComponentBridge:
         source = getattr(spec, "source_object", None)
         obj = None
         if spec is not None and source is not None:
-            args = effective_props(thread).get(component_id(part.tool_call_id), part.args)
+            args = effective_props(thread).get(component_id_of(part.tool_call_id), part.args)
             with using_data(self.runtime.data):
                 obj = source(spec.validate_props(dict(args)))
         if obj is None:

@@ -47,7 +47,7 @@ from .._internal.patch_ops import (
 )
 from .._internal.standard_params import STANDARD_PARAMETERS
 from ..messages import Message, ToolCallPart
-from ..tools._ui import component_id, component_name_of, target_of_update
+from ..tools._ui import component_id_of, component_name_of, update_of
 
 __all__ = [
     "MAX_ATTACHMENTS",
@@ -62,6 +62,7 @@ __all__ = [
     "ApproveMsg",
     "CancelMsg",
     "ClientMessage",
+    "ComponentCall",
     "ComponentOutputMessage",
     "ComponentStateMsg",
     "DataPick",
@@ -91,7 +92,6 @@ __all__ = [
     "SuggestionMsg",
     "SwitchBranchMsg",
     "SwitchThreadMsg",
-    "ToolCallNames",
     "ToolResultMsg",
     "TranscriptMessage",
     "TranscriptMsg",
@@ -99,6 +99,7 @@ __all__ = [
     "accepted_message",
     "add_part_op",
     "append_op",
+    "component_call",
     "component_output_message",
     "data_window_message",
     "error_message",
@@ -109,7 +110,6 @@ __all__ = [
     "parse_client_message",
     "set_op",
     "snapshot_message",
-    "tool_call_names",
     "transcript_message",
     "uploads_for_runtime",
 ]
@@ -590,30 +590,31 @@ STANDARD_PARAM_NAMES: tuple[str, ...] = tuple(STANDARD_PARAMETERS)
 """Argument names every tool call carries for the UI: the browser hides them
 (the ``standard_params`` trait sends them)."""
 
-UI_FIELD = "ui"
-"""The field of a tool-call part, on the wire only, holding its :class:`ToolCallNames`."""
+COMPONENT_CALL_FIELD = "component_call"
+"""The field of a tool-call part, on the wire only, holding its :class:`ComponentCall`."""
 
 
-class ToolCallNames(TypedDict, total=False):
-    """What the browser needs to know about a call of a components' tool."""
+class ComponentCall(TypedDict, total=False):
+    """What the browser needs to know about a call of a components' tool:
+    which component it shows (and that component's id) or which one it updates."""
 
     component: str
     """A ``show_component_<Name>`` call: the component's name."""
     component_id: str
     """A ``show_component_<Name>`` call: the id of the component it shows."""
-    updates: str
+    update_of: str
     """An ``update_component_<id>`` call: the id of the component it changes."""
 
 
-def tool_call_names(tool_name: str, tool_call_id: str) -> ToolCallNames | None:
-    """The components' names of a call (None for any other tool), by the
-    rules of ``ui_tools.py``: the browser reads them, it never derives them."""
+def component_call(tool_name: str, tool_call_id: str) -> ComponentCall | None:
+    """What a call shows or updates (None for any other tool), by the rules
+    of ``tools/_ui.py``: the browser reads it, it never derives it."""
     name = component_name_of(tool_name)
     if name is not None:
-        return {"component": name, "component_id": component_id(tool_call_id)}
-    target = target_of_update(tool_name)
-    if target is not None:
-        return {"updates": target}
+        return {"component": name, "component_id": component_id_of(tool_call_id)}
+    target_id = update_of(tool_name)
+    if target_id is not None:
+        return {"update_of": target_id}
     return None
 
 
@@ -633,9 +634,9 @@ def message_for_browser(message: Message) -> dict[str, Any]:
     data = message.model_dump(mode="json", exclude={"parts": derived} if derived else None)
     for i, (part, raw) in enumerate(zip(message.parts, data["parts"], strict=True)):
         if isinstance(part, ToolCallPart):
-            names = tool_call_names(part.tool_name, part.tool_call_id)
-            if names is not None:
-                raw[UI_FIELD] = names
+            call = component_call(part.tool_name, part.tool_call_id)
+            if call is not None:
+                raw[COMPONENT_CALL_FIELD] = call
             if i in derived:
                 raw["args"] = {}
     return data
@@ -679,13 +680,13 @@ def _with_names(op: PatchOp, message: Message | None) -> list[PatchOp]:
     if op["op"] == "add_part":
         value = op["value"]
         if value.get("type") == "tool-call":
-            names = tool_call_names(value["tool_name"], value["tool_call_id"])
-            if names is not None:
-                return [add_part_op(op["part"], {**value, UI_FIELD: names})]
+            call = component_call(value["tool_name"], value["tool_call_id"])
+            if call is not None:
+                return [add_part_op(op["part"], {**value, COMPONENT_CALL_FIELD: call})]
     elif op["op"] == "set" and message is not None and 0 <= op["part"] < len(message.parts):
         part = message.parts[op["part"]]
         if isinstance(part, ToolCallPart):
-            names = tool_call_names(op["value"], part.tool_call_id)
-            if names is not None:
-                return [op, set_op(op["part"], UI_FIELD, names)]
+            call = component_call(op["value"], part.tool_call_id)
+            if call is not None:
+                return [op, set_op(op["part"], COMPONENT_CALL_FIELD, call)]
     return [op]
