@@ -12,13 +12,18 @@ Everything here runs on one asyncio event loop (the kernel's in a notebook,
 one of its own per ``run_sync`` or ``asyncio.run`` in a script);
 sync tools run in worker threads so the loop never blocks.
 
-This module is the façade and the run lifecycle (start, finish, cancel);
-the work lives in the internal package ``ipygenui._loop``: ``run_loop``
-(roundtrips, ``should_continue`` and the limits; it owns each step's
-toolset and its ``tool_runner``), ``decisions`` (the user's approve /
-reject / answer), ``ending`` (final statuses), ``run_events`` (what the
-views hear) and ``suggestions``. Every changed message goes out and is
-saved through one call, ``_commit``.
+This module is the façade and the run lifecycle (start, finish, cancel).
+Beside it, parts with one job each: ``_run`` (the ``Run`` handle),
+``_thread_list`` (many threads, one shown), ``_persisting`` (autosave and
+the save status: the runtime knows no files), ``_conversation`` (which
+message an edit, a regenerate or a rating takes); AG-UI attaches from outside
+through the public events (``agui/_runtime_link.py``). The loop's work lives
+in the internal package ``ipygenui._loop``: ``run_loop`` (roundtrips,
+``should_continue`` and the limits; it owns each step's toolset and its
+``tool_runner``), ``decisions`` (the user's approve / reject / answer),
+``ending`` (final statuses), ``run_events`` (what the views hear) and
+``suggestions``. Every changed message goes out and is saved through one
+call, ``_commit``.
 """
 
 from __future__ import annotations
@@ -33,16 +38,14 @@ from collections.abc import (
     AsyncIterator,
     Callable,
     Collection,
-    Coroutine,
-    Generator,
     Iterable,
     Mapping,
     Sequence,
 )
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._attachments import make_attachment_parts
+from ._conversation import check_role, rate, reply_to_regenerate, user_text
 from ._internal.loop_clients import close_owned
 from ._internal.sanitize import clean_text, json_safe
 from ._loop.branches import check_version, show_version, start_version
@@ -64,6 +67,7 @@ from ._loop.suggestions import ask_for_suggestions
 from ._loop.tool_choice import resolve_tool_choice
 from ._loop.tool_runner import MAX_IDENTICAL_CALLS
 from ._persisting import Persisting
+from ._run import PendingRun, Run, loop_or_none
 from ._runtime_arguments import check_runtime_arguments
 from ._thread_list import ThreadList
 from ._threads import ThreadStore, is_folder
@@ -86,7 +90,6 @@ from .events import (
 from .messages import (
     BranchError,
     Complete,
-    Feedback,
     Incomplete,
     Message,
     Part,
@@ -123,101 +126,6 @@ logger = logging.getLogger("ipygenui")
 
 INTERRUPTED = "Interrupted before it finished."
 """The error of a reply saved mid-run (the kernel died), ended when its thread is read."""
-
-
-class Run(Coroutine[Any, Any, Message]):
-    """A handle on one run: ``await run`` gives the assistant message when the
-    run ends (complete, incomplete, or requires-action).
-
-    With an event loop running (a notebook cell, async code) the run starts at
-    once and runs in the background. With none (a plain script) it starts on
-    the loop that first awaits it, so ``asyncio.run(rt.send("hi"))`` works: a
-    Run is a coroutine for ``asyncio.run`` and tasks, and can be awaited again.
-    """
-
-    def __init__(self, message_id: str, run_id: str) -> None:
-        self.message_id = message_id
-        self.run_id = run_id
-        self._future: asyncio.Future[Message] | None = None
-        """Created on the loop the run starts on, when it starts."""
-        self._result: Message | None = None
-        self._starter: Callable[[], None] | None = None
-        """Set while the run waits for a loop: starts it on the running one."""
-        self._driver: Coroutine[Any, Any, Message] | None = None
-
-    def done(self) -> bool:
-        return self._result is not None
-
-    def result(self) -> Message:
-        """The final message; raises ``asyncio.InvalidStateError`` until the run ends."""
-        if self._result is None:
-            raise asyncio.InvalidStateError(f"{self!r} has not ended")
-        return self._result
-
-    def _resolve(self, message: Message) -> None:
-        self._result = message
-        if self._future is not None and not self._future.done():
-            self._future.set_result(message)
-
-    async def _wait(self) -> Message:
-        starter, self._starter = self._starter, None
-        if starter is not None:
-            starter()
-        if self._result is not None:  # also when the loop it ran on is closed by now
-            return self._result
-        if self._future is None:
-            raise RuntimeError(f"{self!r} was never started")
-        # shield: a caller that stops waiting must not cancel the run itself
-        return await asyncio.shield(self._future)
-
-    def __await__(self) -> Generator[Any, None, Message]:
-        return self._wait().__await__()
-
-    # The coroutine protocol, so asyncio.run(run) and create_task(run) accept it.
-
-    def send(self, value: Any) -> Any:
-        if self._driver is None:
-            self._driver = self._wait()
-        try:
-            return self._driver.send(value)
-        except BaseException:
-            self._driver = None  # ended: a later drive starts afresh
-            raise
-
-    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
-        if self._driver is None:
-            self._driver = self._wait()
-        try:
-            return self._driver.throw(typ if val is None else val)
-        except BaseException:
-            self._driver = None
-            raise
-
-    def close(self) -> None:
-        if self._driver is not None:
-            self._driver.close()
-            self._driver = None
-
-    def __repr__(self) -> str:
-        state = "done" if self.done() else "pending" if self._starter else "running"
-        return f"<Run {self.run_id} message={self.message_id} {state}>"
-
-
-@dataclass
-class _PendingRun:
-    """A run created with no event loop running: it starts when awaited."""
-
-    run: Run
-    message: Message
-    prepare: Callable[[], None]
-    """Puts ``message`` in the thread, ready to run (done at start or cancel)."""
-
-
-def _loop_or_none() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 class Runtime:
@@ -349,7 +257,7 @@ class Runtime:
         )
         self._task: asyncio.Task[None] | None = None
         self._run: Run | None = None
-        self._pending: _PendingRun | None = None
+        self._pending: PendingRun | None = None
         self._run_message: Message | None = None
         self._generation = 0
         """Bumped by every start and cancel: a task of an older generation is stale."""
@@ -525,7 +433,7 @@ class Runtime:
         (``thread.branches(id)``, ``switch_branch``). A streaming run is
         cancelled first, as by ``send``. ``BranchError`` (nothing changes)
         for a message that is not a user message on the active branch."""
-        text = _user_text("edit", text)
+        text = user_text("edit", text)
         self._new_version(
             message_id,
             "user",
@@ -542,13 +450,8 @@ class Runtime:
         stay as another (``switch_branch``). A streaming run is cancelled
         first. ``BranchError`` for a message that is not an assistant reply on
         the active branch."""
-        if message_id is None:
-            last = self._thread.last_assistant
-            if last is None:
-                raise BranchError("nothing to regenerate: this thread has no assistant reply")
-            message_id = last.id
         self._new_version(
-            message_id,
+            reply_to_regenerate(self._thread, message_id),
             "assistant",
             "regenerate takes an assistant reply (edit(message_id, text) changes a user message)",
             "The user asked for another reply.",
@@ -560,10 +463,7 @@ class Runtime:
         and what followed it become a branch), once a streaming run has ended
         (``why`` goes to the model). ``BranchError``, nothing changed, for a
         message of another role (``wrong_role`` says what to do instead)."""
-        index = self._thread.index_of(message_id)
-        old = self._thread.messages[index]
-        if old.role != role:
-            raise BranchError(f"message {message_id!r} is {_a(old.role)} message: {wrong_role}")
+        index = check_role(self._thread, message_id, role, wrong_role)
         self._settle(why)
         start_version(self.thread, index)
         self._path_changed(index)
@@ -593,28 +493,7 @@ class Runtime:
         ``"down"``, with an optional comment; ``None`` takes a rating back.
         Stored on the message (``message.feedback``), saved, and announced
         (``FeedbackChanged``); ``thread.feedback()`` gives every rating as rows."""
-        if rating not in ("up", "down", None):
-            raise ValueError(f'a rating is "up", "down" or None, got {rating!r}')
-        if comment is not None and not isinstance(comment, str):
-            raise TypeError(f"a comment is a str or None, got {type(comment).__name__}")
-        message = next((m for m in self._thread.all_messages() if m.id == message_id), None)
-        if message is None:
-            raise BranchError(f"no message {message_id!r} in this thread")
-        if message.role != "assistant":
-            raise BranchError(
-                f"message {message_id!r} is {_a(message.role)} message: only assistant replies "
-                "are rated"
-            )
-        feedback: Feedback | None = None
-        if rating is None:
-            message.metadata.pop("feedback", None)
-        else:
-            feedback = Feedback(
-                rating=rating,
-                comment=clean_text(comment).strip() or None if comment else None,
-                model=message.metadata.get("model"),
-            )
-            message.metadata["feedback"] = feedback.model_dump()
+        message, feedback = rate(self._thread, message_id, rating, comment)
         self._events.emit(FeedbackChanged(message_id, feedback))
         if self._thread.message(message_id) is message:
             self._commit(message)
@@ -675,7 +554,7 @@ class Runtime:
         run asked for. Not for a notebook cell or async code, where a loop
         already runs: ``await`` the Run of ``send`` there.
         """
-        if _loop_or_none() is not None:
+        if loop_or_none() is not None:
             raise RuntimeError(
                 "run_sync() cannot run while an event loop runs in this thread (a notebook "
                 "cell or async code): use `await rt.send(...)` there, "
@@ -729,9 +608,9 @@ class Runtime:
         """
         run = Run(message.id, new_id("run"))
         prepare = prepare or (lambda: None)
-        loop = _loop_or_none()
+        loop = loop_or_none()
         if loop is None:
-            self._pending = _PendingRun(run, message, prepare)
+            self._pending = PendingRun(run, message, prepare)
             run._starter = functools.partial(self._start_pending, run)
             return run
         prepare()
@@ -1029,13 +908,3 @@ class Runtime:
         runtime = cls(thread=thread, restore_approvals=restore_approvals, **kwargs)
         distrust_loaded(runtime._thread, runtime._tools, restore_approvals)
         return runtime
-
-
-def _user_text(method: str, text: Any) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{method}() needs a non-empty text")
-    return clean_text(text)  # a lone surrogate would make the thread unsavable
-
-
-def _a(role: str) -> str:
-    return "an assistant" if role == "assistant" else f"a {role}"  # the roles: user, system
