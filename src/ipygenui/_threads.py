@@ -7,6 +7,7 @@ thread is saved there, one ``<thread id>.json`` file each, under the same
 single-writer rules as a file (``persistence.ThreadFile``): opening the folder
 claims every thread file in it, and a chat that opened it later takes them
 over. Opening a folder shows the thread saved most recently, or a new one.
+A thread saved mid-run is ended as interrupted when read (``end_interrupted``).
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from .events import ThreadSummary
-from .messages import Thread
+from .messages import Complete, Incomplete, Message, RequiresAction, Running, Thread
 from .persistence import ThreadFile, ThreadFileError
 
 __all__ = [
     "NEW_THREAD_TITLE",
     "ThreadStore",
     "UnknownThreadError",
+    "end_interrupted",
     "is_folder",
     "summary",
     "title_of",
@@ -32,6 +35,8 @@ __all__ = [
 NEW_THREAD_TITLE = "New chat"
 TITLE_CHARS = 60
 """A title taken from the first user message is cut to this many characters."""
+INTERRUPTED = "Interrupted before it finished."
+"""The error of a reply saved mid-run (the kernel died), ended when its thread is read."""
 
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -160,3 +165,21 @@ def file_name(thread_id: str) -> str:
     if _SAFE_ID.fullmatch(thread_id):
         return f"{thread_id}.json"
     return f"thread_{hashlib.sha256(thread_id.encode('utf-8', 'replace')).hexdigest()[:16]}.json"
+
+
+def end_interrupted(thread: Thread, end: Callable[[Message, Incomplete | Complete], None]) -> None:
+    """A thread saved mid-run (the kernel died): ``end`` that run as cancelled.
+    A version in a fork never waits: a reply left running or waiting there,
+    or with a call unanswered (a hand-written file), is ended too."""
+    for message in thread.messages:
+        if isinstance(message.status, Running):
+            end(message, Incomplete(reason="cancelled", error=INTERRUPTED))
+    for fork in thread.forks.values():
+        for version in fork.stashed:
+            for message in version:
+                status = message.status
+                if isinstance(status, Running | RequiresAction):
+                    status = Incomplete(reason="cancelled", error=INTERRUPTED)
+                elif all(p.has_result for p in message.tool_calls):
+                    continue
+                end(message, status)  # its open calls answered

@@ -15,8 +15,9 @@ sync tools run in worker threads so the loop never blocks.
 This module is the façade and the run lifecycle (start, finish, cancel).
 Beside it, parts with one job each: ``_run`` (the ``Run`` handle),
 ``_thread_list`` (many threads, one shown), ``_persisting`` (autosave and
-the save status: the runtime knows no files), ``_conversation`` (which
-message an edit, a regenerate or a rating takes); AG-UI attaches from outside
+the save status: the runtime knows no files), ``_suggesting`` (follow-up
+suggestions), ``_conversation`` (which message an edit, a regenerate or a
+rating takes); AG-UI attaches from outside
 through the public events (``agui/_runtime_link.py``). The loop's work lives
 in the internal package ``ipygenui._loop``: ``run_loop`` (roundtrips,
 ``should_continue`` and the limits; it owns each step's toolset and its
@@ -69,8 +70,9 @@ from ._loop.tool_runner import MAX_IDENTICAL_CALLS
 from ._persisting import Persisting
 from ._run import PendingRun, Run, loop_or_none
 from ._runtime_arguments import check_runtime_arguments
+from ._suggesting import Suggesting
 from ._thread_list import ThreadList
-from ._threads import ThreadStore, is_folder
+from ._threads import ThreadStore, end_interrupted, is_folder
 from ._transcript import thread_to_markdown
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
@@ -123,9 +125,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("ipygenui")
-
-INTERRUPTED = "Interrupted before it finished."
-"""The error of a reply saved mid-run (the kernel died), ended when its thread is read."""
 
 
 class Runtime:
@@ -262,7 +261,12 @@ class Runtime:
         self._generation = 0
         """Bumped by every start and cancel: a task of an older generation is stale."""
         self._cancel_event = asyncio.Event()
-        self._suggest_task: asyncio.Task[None] | None = None
+        self._suggesting = Suggesting(
+            lambda: ask_for_suggestions(self.model, self.thread, self.instructions),
+            lambda: self.thread,
+            self._events.emit,
+            self._autosave,
+        )
         self._recover()
 
     # --- public state -----------------------------------------------------
@@ -298,7 +302,7 @@ class Runtime:
 
     @property
     def current_suggestions(self) -> list[str]:
-        return list(self.thread.metadata.get("suggestions", ()))
+        return self._suggesting.current()
 
     @property
     def human_tool_names(self) -> list[str]:
@@ -413,7 +417,7 @@ class Runtime:
         """Before a new user action: stop a streaming run (or one about to
         start) and end a reply waiting for the user, its calls answered with
         ``reason``, so the history stays valid whatever comes next."""
-        self._stop_suggestions()
+        self._suggesting.stop()
         if self.running or self._pending is not None:
             self.cancel()
         self._end_waiting(reason)
@@ -521,7 +525,7 @@ class Runtime:
         self._thread_list.rename_thread(thread_id, title)
 
     def _show_thread(self, thread: Thread) -> None:
-        self._stop_suggestions()
+        self._suggesting.stop()
         if self.running or self._pending is not None:
             self.cancel()
         self._thread = thread
@@ -564,7 +568,7 @@ class Runtime:
 
     async def _send_and_settle(self, text: str) -> Message:
         message = await self.send(text)
-        suggesting = self._suggest_task
+        suggesting = self._suggesting.task
         if suggesting is not None:  # the private loop closes next: let them arrive
             with contextlib.suppress(asyncio.CancelledError):
                 await suggesting
@@ -574,7 +578,7 @@ class Runtime:
         """Answer the last user message again, replacing the last assistant reply."""
         if self.running or self._pending is not None:
             self.cancel()
-        self._stop_suggestions()
+        self._suggesting.stop()
         if not self.thread.messages:
             raise ValueError("nothing to retry: the thread is empty")
         last = self.thread.messages[-1]
@@ -700,7 +704,7 @@ class Runtime:
         finally:
             run._resolve(message)
         if self.suggestions and isinstance(message.status, Complete):
-            self._suggest_task = asyncio.get_running_loop().create_task(self._suggest())
+            self._suggesting.start()
 
     def cancel(self) -> None:
         """Stop the model stream and running tools now; keep what streamed.
@@ -709,7 +713,7 @@ class Runtime:
         gets a cancelled error result. Also ends a message waiting for the
         user. Does nothing when there is nothing to cancel.
         """
-        self._stop_suggestions()
+        self._suggesting.stop()
         self._end_pending()
         task, run, message = self._task, self._run, self._run_message
         if task is None or run is None or message is None:
@@ -809,26 +813,6 @@ class Runtime:
             return self._launch(message)
         return None
 
-    # --- suggestions ----------------------------------------------------------
-
-    def _stop_suggestions(self) -> None:
-        if self._suggest_task is not None:
-            self._suggest_task.cancel()
-            self._suggest_task = None
-        if self.thread.metadata.get("suggestions"):
-            self.thread.metadata["suggestions"] = []
-            self._events.emit(SuggestionsChanged([]))
-
-    async def _suggest(self) -> None:
-        items = await ask_for_suggestions(self.model, self.thread, self.instructions)
-        if items is None:
-            return
-        items = [clean_text(item) for item in items]
-        self.thread.metadata["suggestions"] = items
-        self._suggest_task = None
-        self._events.emit(SuggestionsChanged(items))
-        self._autosave()
-
     # --- components -------------------------------------------------------------
 
     def _components(self) -> list[Component]:
@@ -867,22 +851,9 @@ class Runtime:
     # --- persistence ----------------------------------------------------------
 
     def _recover(self) -> None:
-        """A thread saved mid-run (the kernel died): end that run as cancelled.
-        A version in a fork never waits: a reply left running or waiting
-        there, or with a call unanswered (a hand-written file), is ended too."""
+        """A thread saved mid-run (the kernel died): end that run (``_threads``)."""
         for thread in self._store.threads.values():
-            for message in thread.messages:
-                if isinstance(message.status, Running):
-                    self._events.end(message, Incomplete(reason="cancelled", error=INTERRUPTED))
-            for fork in thread.forks.values():
-                for version in fork.stashed:
-                    for message in version:
-                        status = message.status
-                        if isinstance(status, Running | RequiresAction):
-                            status = Incomplete(reason="cancelled", error=INTERRUPTED)
-                        elif all(p.has_result for p in message.tool_calls):
-                            continue
-                        self._events.end(message, status)  # its open calls answered
+            end_interrupted(thread, self._events.end)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the thread to ``path`` (atomically). To the ``persist`` path this

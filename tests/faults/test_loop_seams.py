@@ -152,8 +152,8 @@ async def test_the_suggestions_request_says_what_it_is_for() -> None:
     model = ScriptedModel(["Hello.", '["Tell me more"]'])
     rt = gu.Runtime(model=model, suggestions=True)
     await rt.send("hi")
-    assert rt._suggest_task is not None
-    await rt._suggest_task
+    assert rt._suggesting.task is not None
+    await rt._suggesting.task
     assert [request.purpose for request in model.requests] == ["reply", "suggestions"]
     assert rt.current_suggestions == ["Tell me more"]
 
