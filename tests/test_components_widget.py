@@ -113,3 +113,32 @@ async def test_the_view_is_told_which_component_a_call_shows_and_updates(
     [part] = [p for m in chat.messages for p in m.message["parts"] if p["type"] == "tool-call"]
     assert part["component_call"] == names
     chat.close()
+
+
+async def test_the_kernel_sends_the_effective_props_of_an_updated_component(
+    wire: list[dict[str, Any]],
+) -> None:
+    # The browser merges nothing: the component_props trait holds the merge.
+    model = ScriptedModel(
+        [
+            ScriptedCall("show_component_Note", {"text": "hi"}, id="n1"),
+            ScriptedCall("show_component_Note", {"text": "other"}, id="n2"),
+            "shown",
+            ScriptedCall(f"update_component_{component_id_of('n1')}", {"text": "bye"}, id="u1"),
+            ScriptedCall(f"update_component_{component_id_of('n2')}", {"text": 5}, id="u2"),
+            "updated",
+        ]
+    )
+    chat = Chat(model=model, components=[Note])
+    await chat.send("notes")
+    await settle()
+    assert chat.component_props == {}  # nothing updated: each renders its own args
+    await chat.send("change them")
+    await settle()
+    failed = chat.runtime.thread.messages[-1].tool_calls[1]
+    assert failed.is_error  # a failed update changes nothing
+    assert chat.component_props == {component_id_of("n1"): {"text": "bye"}}
+    chat.new_thread()
+    await settle()
+    assert chat.component_props == {}
+    chat.close()

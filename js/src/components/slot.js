@@ -5,20 +5,16 @@
 // - kernel outputs (a Python component's MIME bundle, or kernel-computed
 //   props such as a DataFrame's rows) come from the `component_outputs`
 //   trait (final, durable) and `component_output` custom messages (live);
-// - update calls merge their props into the component they target (same
-//   rule as ipygenui.components.shown.effective_props); which component a
-//   call shows or updates, and its id, the kernel says (protocol.js);
+// - the effective props of a component an update call changed come from the
+//   `component_props` trait (the kernel merges them:
+//   ipygenui.components.shown.updated_props); any other component renders
+//   its call's own (streaming) args. An update call's half-formed props are
+//   not shown: they apply once the update succeeded. Which component a call
+//   shows, and its id, the kernel says (protocol.js);
 // - user state goes back to the kernel as `component_state`, debounced.
 
 import { h } from "../dom.js";
-import {
-  MAX_WINDOW,
-  componentIdOf,
-  readServerMessage,
-  shownComponent,
-  toKernel,
-  updateOf,
-} from "../protocol.js";
+import { MAX_WINDOW, componentIdOf, readServerMessage, shownComponent, toKernel } from "../protocol.js";
 import { mountComponent } from "./host.js";
 import { propsStatus } from "./status.js";
 
@@ -38,14 +34,14 @@ export function createComponentContext({
 }) {
   /** @type {Map<string, any>} tool call id -> latest kernel output */
   const outputs = new Map();
-  /** @type {Map<string, Map<string, {props: any, part: any, revision: any}>>} component id -> update call id -> its props */
-  const updates = new Map();
+  /** @type {Record<string, any>} component id -> effective props, for components an update changed */
+  let componentProps = {};
   /** @type {Map<string, any>} tool call id -> slot */
   const slots = new Map();
   const timers = new Map();
   let specs = new Map();
-  // Counts changes of the applied update calls: part of a streaming component's render key.
-  let updatesRevision = 0;
+  // Counts changes of `component_props`: part of a streaming component's render key.
+  let propsRevision = 0;
 
   const readSpecs = () => {
     specs = new Map();
@@ -60,6 +56,16 @@ export function createComponentContext({
     if (old && old.final && !output.final && (old.seq ?? 0) >= (output.seq ?? 0)) return;
     outputs.set(output.tool_call_id, output);
     slots.get(output.tool_call_id)?.refresh();
+  };
+  const readProps = () => {
+    const before = componentProps;
+    const next = model?.get?.("component_props");
+    componentProps = next && typeof next === "object" && !Array.isArray(next) ? next : {};
+    propsRevision++;
+    for (const slot of slots.values()) {
+      const id = slot.componentId;
+      if (id && (id in before || id in componentProps)) slot.refresh();
+    }
   };
   const readOutputs = () => {
     for (const output of Object.values(model?.get?.("component_outputs") ?? {})) setOutput(output);
@@ -84,40 +90,25 @@ export function createComponentContext({
 
   readSpecs();
   readOutputs();
+  readProps();
   model?.on?.("msg:custom", onCustom);
   model?.on?.("change:component_specs", onSpecs);
   model?.on?.("change:component_outputs", readOutputs);
+  model?.on?.("change:component_props", readProps);
 
   return {
     resources,
     spec: (name) => specs.get(name) ?? null,
     output: (toolCallId) => outputs.get(toolCallId) ?? null,
     setOutput,
-    /** A number that changes whenever any `updatesFor` result may have. */
-    get updatesRevision() {
-      return updatesRevision;
+    /** A number that changes whenever any `propsOf` result may have. */
+    get propsRevision() {
+      return propsRevision;
     },
-    updatesFor(componentId) {
-      const merged = {};
-      for (const { props } of (updates.get(componentId) ?? new Map()).values()) Object.assign(merged, props);
-      return merged;
-    },
-    /** An update call: once it succeeded, its props apply. */
-    noteUpdate(part, args, revision) {
-      const componentId = updateOf(part);
-      if (!componentId) return;
-      const ok = part.has_result && !part.is_error;
-      const map = updates.get(componentId) ?? new Map();
-      const had = map.has(part.tool_call_id);
-      const before = map.get(part.tool_call_id);
-      if (ok) map.set(part.tool_call_id, { props: { ...args }, part, revision });
-      else map.delete(part.tool_call_id);
-      updates.set(componentId, map);
-      if (ok && (before?.part !== part || before?.revision !== revision || revision === undefined)) updatesRevision++;
-      if (ok !== had) {
-        updatesRevision++;
-        for (const slot of slots.values()) if (slot.componentId === componentId) slot.refresh();
-      }
+    /** The kernel's effective props of a component an update changed, else null. */
+    propsOf(componentId) {
+      const props = componentId ? componentProps[componentId] : undefined;
+      return props && typeof props === "object" ? props : null;
     },
     register(toolCallId, slot) {
       slots.set(toolCallId, slot);
@@ -150,6 +141,7 @@ export function createComponentContext({
       model?.off?.("msg:custom", onCustom);
       model?.off?.("change:component_specs", onSpecs);
       model?.off?.("change:component_outputs", readOutputs);
+      model?.off?.("change:component_props", readProps);
       for (const t of timers.values()) clearTimer(t);
       for (const waiting of windows.values()) waiting.reject(new Error("the chat view closed"));
       windows.clear();
@@ -202,7 +194,7 @@ export function createComponentSlot(cctx) {
       slot.componentId = componentIdOf(part);
       const spec = cctx.spec(name);
       const out = cctx.output(id);
-      const props = { ...args, ...cctx.updatesFor(slot.componentId), ...(out?.props ?? {}) };
+      const props = { ...(cctx.propsOf(slot.componentId) ?? args), ...(out?.props ?? {}) };
       const status = propsStatus(args, !!part.args_complete);
       const state = part.component_state ?? {};
       const invalid = errorLine(part);
@@ -232,13 +224,13 @@ export function createComponentSlot(cctx) {
       } else {
         // The same part at the same parse, updates and output: nothing the
         // component sees moved (a later part of the message streams).
-        const inputs = [part, revision, cctx.updatesRevision, out];
+        const inputs = [part, revision, cctx.propsRevision, out];
         if (revision !== undefined && seen?.every((v, i) => v === inputs[i])) return;
         seen = inputs;
         // While streaming, what the component sees changes with these alone.
         const key =
           status.streaming && revision !== undefined
-            ? `${id}|${revision}|${cctx.updatesRevision}|${out ? `${out.seq}|${out.final}|${out.error}` : ""}`
+            ? `${id}|${revision}|${cctx.propsRevision}|${out ? `${out.seq}|${out.final}|${out.error}` : ""}`
             : undefined;
         host.update(props, status, { output: out, key });
       }
@@ -257,8 +249,8 @@ export function createComponentSlot(cctx) {
 
 /**
  * The tool-call card's hook: hosts a component slot in the card of a call
- * that shows a component (inserted before `before`), and applies an update
- * call to the component it targets.
+ * that shows a component (inserted before `before`). An update call needs
+ * nothing here: the kernel sends its target's new props (`component_props`).
  * @param {ReturnType<typeof createComponentContext> | undefined} cctx
  * @param {HTMLElement} card @param {HTMLElement} before
  */
@@ -275,8 +267,6 @@ export function componentHook(cctx, card, before) {
           card.insertBefore(slot.el, before);
         }
         slot.update(part, args, revision);
-      } else if (updateOf(part)) {
-        cctx.noteUpdate(part, args, revision);
       }
     },
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { createComponentContext, createComponentSlot } from "../../src/components/slot.js";
+import { componentHook, createComponentContext, createComponentSlot } from "../../src/components/slot.js";
 
 function fakeModel(traits) {
   const handlers = {};
@@ -53,8 +53,9 @@ describe("component slot", () => {
     expect(slot.el.querySelector(".gu-component-invalid").textContent).toBe("Not shown: invalid props: rows.0: bad");
   });
 
-  it("merges kernel props (a DataFrame's rows) and update calls", async () => {
-    const model = fakeModel({ component_specs: [TABLE], component_outputs: {} });
+  it("overlays kernel outputs (a DataFrame's rows) and renders the kernel's effective props of an update", async () => {
+    const traits = { component_specs: [TABLE], component_outputs: {}, component_props: {} };
+    const model = fakeModel(traits);
     const cctx = createComponentContext({ model, send: vi.fn() });
     const slot = createComponentSlot(cctx);
     slot.update(call({ args_complete: true, has_result: true }), { dataframe: "df", title: "Old" });
@@ -64,11 +65,36 @@ describe("component slot", () => {
       output: { tool_call_id: "call_1", props: { rows: [{ x: 1 }, { x: 2 }] }, final: true, seq: 1 },
     });
     expect(slot.el.querySelectorAll("tbody tr")).toHaveLength(2);
-    const update = { tool_call_id: "call_2", tool_name: "update_component_call_1", component_call: { update_of: "call_1" } };
-    cctx.noteUpdate({ ...update, has_result: false }, { title: "New" });
-    expect(slot.el.querySelector("caption").textContent).toBe("Old");
-    cctx.noteUpdate({ ...update, has_result: true, is_error: false }, { title: "New" });
+    traits.component_props = { call_1: { dataframe: "df", title: "New" } };
+    model.fire("change:component_props");
     expect(slot.el.querySelector("caption").textContent).toBe("New");
+    expect(slot.el.querySelectorAll("tbody tr")).toHaveLength(2);
+    traits.component_props = {}; // the update's branch left: the call's own args again
+    model.fire("change:component_props");
+    expect(slot.el.querySelector("caption").textContent).toBe("Old");
+  });
+
+  it("merges no update call itself: only the kernel's props change a component", async () => {
+    const model = fakeModel({ component_specs: [TABLE], component_outputs: {} });
+    const cctx = createComponentContext({ model, send: vi.fn() });
+    const card = document.createElement("div");
+    const before = card.appendChild(document.createElement("div"));
+    componentHook(cctx, card, before).update(call({ args_complete: true, has_result: true }), { title: "Old" });
+    const update = {
+      tool_call_id: "call_2",
+      tool_name: "update_component_call_1",
+      component_call: { update_of: "call_1" },
+      args_complete: true,
+      has_result: true,
+      is_error: false,
+    };
+    const updateCard = document.createElement("div");
+    componentHook(cctx, updateCard, updateCard.appendChild(document.createElement("div"))).update(update, {
+      title: "New",
+    });
+    await flush();
+    expect(card.querySelector("caption").textContent).toBe("Old");
+    expect(updateCard.querySelector(".gu-component")).toBeNull();
   });
 
   it("sends state debounced, and at once on flush", () => {

@@ -3,8 +3,9 @@
 A component shown by ``show_component_<Name>`` is identified by its call's id;
 later successful ``update_component_<id>`` calls change some of its props
 (the naming rules are in ``tools/_ui.py``). Effective props = the first
-call's props, then each update's props in order. The same merge runs in the
-frontend (``js/src/components/slot.js``), on ids the kernel sends.
+call's props, then each update's props in order. This is the only place
+they are merged: the widget sends the browser those of updated components
+(:func:`updated_props`, the ``component_props`` trait) and it renders them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..messages import Message, Thread, ToolCallPart
 from ..tools._ui import component_id_of, component_name_of, update_of
 from .component import Component
 
-__all__ = ["ShownComponent", "effective_props", "shown_components"]
+__all__ = ["ShownComponent", "effective_props", "shown_components", "updated_props"]
 
 
 @dataclass(frozen=True)
@@ -53,17 +54,33 @@ def _ui_calls(thread: Thread | Iterable[Message]) -> Iterator[tuple[Message, Too
             yield message, part
 
 
-def effective_props(thread: Thread | Iterable[Message]) -> dict[str, dict[str, Any]]:
-    """Component id -> its current props (first call merged with successful updates)."""
+def _merged(thread: Thread | Iterable[Message]) -> tuple[dict[str, dict[str, Any]], set[str]]:
     props: dict[str, dict[str, Any]] = {}
+    updated: set[str] = set()
     for _message, part in _ui_calls(thread):
         if component_name_of(part.tool_name) is not None:
-            props[component_id_of(part.tool_call_id)] = dict(part.args)
+            component_id = component_id_of(part.tool_call_id)
+            props[component_id] = dict(part.args)
+            updated.discard(component_id)
             continue
         target_id = update_of(part.tool_name)
         if target_id in props and part.has_result and not part.is_error:
             props[target_id].update(part.args)
-    return props
+            updated.add(target_id)
+    return props, updated
+
+
+def effective_props(thread: Thread | Iterable[Message]) -> dict[str, dict[str, Any]]:
+    """Component id -> its current props (first call merged with successful updates)."""
+    return _merged(thread)[0]
+
+
+def updated_props(thread: Thread | Iterable[Message]) -> dict[str, dict[str, Any]]:
+    """Component id -> its effective props, for the components a successful
+    update changed; any other component's props are its call's own arguments
+    (which the browser parses as they stream)."""
+    props, updated = _merged(thread)
+    return {component_id: props[component_id] for component_id in updated}
 
 
 def _referenced(props: BaseModel | None, data: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -167,6 +167,8 @@ class Chat(anywidget.AnyWidget):
     """Argument names of every tool call that are for the UI: the view hides them."""
     component_specs = List(Dict()).tag(sync=True)
     component_outputs = Dict().tag(sync=True)
+    component_props = Dict().tag(sync=True)
+    """Component id -> effective props, for components an update changed (the kernel merges)."""
     _chat_key = Unicode("").tag(sync=True)
     """Names this chat to its views: what the user allowed to load is kept per chat."""
     height = Unicode("").tag(sync=True)

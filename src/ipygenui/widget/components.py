@@ -6,6 +6,9 @@
   :class:`~ipygenui.components._live.ComponentHost`: live ones as
   ``component_output`` custom messages, final ones also in the
   ``component_outputs`` trait so a reload or a saved notebook shows them.
+- ``component_props`` (a Chat trait): the effective props of every component
+  an update call changed (``components.shown.updated_props``), rewritten when
+  a call's arguments or result land; the browser renders them, merging nothing.
 - ``component_state`` messages from the browser (a Form's values), validated
   and stored on the call's part by :meth:`Runtime.set_component_state`.
 - ``data_window`` messages from a Table of a large kernel table: rows of one
@@ -23,8 +26,9 @@ from pydantic import ValidationError
 
 from ..components._live import ComponentHost, ComponentOutput
 from ..components.component import Component
-from ..components.shown import effective_props
+from ..components.shown import effective_props, updated_props
 from ..data import RowWindows, using_data
+from ..events import ActivePathChanged, MessageAdded, MessagePatched, MessageReplaced, ThreadEvent
 from ..runtime import Runtime
 from ..tools._ui import component_id_of, component_name_of
 from .protocol import (
@@ -39,8 +43,13 @@ log = logging.getLogger(__name__)
 __all__ = ["ComponentBridge"]
 
 
+# A patch of one of these fields may change a component's effective props.
+_PROPS_FIELDS = frozenset({"args", "has_result", "is_error"})
+
+
 class _Widget(Protocol):
     component_outputs: dict[str, Any]
+    component_props: dict[str, Any]
 
     def send(self, content: Any, buffers: Any = None) -> Any: ...
 
@@ -59,10 +68,33 @@ class ComponentBridge:
         self.windows = RowWindows()
         self._widget: _Widget | None = None
         self._unsubscribe = runtime.subscribe(self.host.handle) if self.host.active else None
+        self._unsubscribe_props = runtime.subscribe(self._props_event)
 
     def attach(self, widget: _Widget) -> None:
-        """Start sending outputs to ``widget`` (once its comm is open)."""
+        """Start sending outputs and props to ``widget`` (once its comm is open)."""
         self._widget = widget
+        self._send_props()
+
+    def _props_event(self, event: ThreadEvent) -> None:
+        if isinstance(event, MessagePatched):
+            if not any(
+                op.get("op") == "add_part" or op.get("field") in _PROPS_FIELDS for op in event.ops
+            ):
+                return  # streaming text or arguments: no update's result moved
+        elif not isinstance(event, MessageAdded | MessageReplaced | ActivePathChanged):
+            return
+        try:
+            self._send_props()
+        except Exception:  # a listener never raises into the loop
+            log.exception("component props failed on %r", type(event).__name__)
+
+    def _send_props(self) -> None:
+        widget = self._widget
+        if widget is None:
+            return
+        props = updated_props(self.runtime.thread)
+        if props != widget.component_props:
+            widget.component_props = props
 
     def render_saved(self) -> None:
         """Render the kernel outputs of a thread that was loaded, not streamed."""
@@ -152,6 +184,8 @@ class ComponentBridge:
             widget.component_outputs = {**widget.component_outputs, output.tool_call_id: data}
 
     def close(self) -> None:
+        self._unsubscribe_props()
+        self._unsubscribe_props = lambda: None
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
