@@ -265,7 +265,7 @@ class Runtime:
             lambda: ask_for_suggestions(self.model, self.thread, self.instructions),
             lambda: self.thread,
             self._events.emit,
-            self._autosave,
+            self._persisting.autosave,
         )
         self._recover()
 
@@ -381,10 +381,6 @@ class Runtime:
         """Tell the views ``message`` changed, then save: after every step,
         result and decision."""
         self._events.replace(message)
-        self._autosave()
-
-    def _autosave(self) -> None:
-        """Save to ``persist`` (``_persisting``: a failure is reported, never raised)."""
         self._persisting.autosave()
 
     # --- starting runs ------------------------------------------------------
@@ -410,7 +406,7 @@ class Runtime:
         self._settle("The user sent a new message.")
         parts: list[Part] = [TextPart(text=text), *attached] if text else [*attached]
         self._add(Message(role="user", parts=parts, metadata=self._state_report()))
-        self._threads_changed()  # its length, and the first user message names it
+        self._thread_list.changed()  # its length, and the first user message names it
         return self._answer()
 
     def _settle(self, reason: str) -> None:
@@ -426,7 +422,7 @@ class Runtime:
         """Start a run with a new reply at the end of the active branch."""
         message = Message(role="assistant", status=Running())
         run = self._launch(message, functools.partial(self._add_reply, message))
-        self._autosave()
+        self._persisting.autosave()
         return run
 
     # --- branches -------------------------------------------------------------
@@ -445,7 +441,7 @@ class Runtime:
             "The user edited an earlier message.",
         )
         self._add(Message(role="user", parts=[TextPart(text=text)], metadata=self._state_report()))
-        self._threads_changed()  # the first user message names the thread
+        self._thread_list.changed()  # the first user message names the thread
         return self._answer()
 
     def regenerate(self, message_id: str | None = None) -> Run:
@@ -485,7 +481,7 @@ class Runtime:
         self._settle("The user switched to another branch.")
         show_version(self._thread, position, index)
         self._path_changed(position)
-        self._autosave()
+        self._persisting.autosave()
 
     def _path_changed(self, start: int) -> None:
         self._events.emit(ActivePathChanged(self._thread.id, start, tuple(self._thread.messages)))
@@ -502,7 +498,7 @@ class Runtime:
         if self._thread.message(message_id) is message:
             self._commit(message)
         else:
-            self._autosave()
+            self._persisting.autosave()
 
     # --- threads ------------------------------------------------------------------
 
@@ -538,9 +534,6 @@ class Runtime:
             else "idle"
         )
         self._events.set_phase(phase)
-        self._threads_changed()
-
-    def _threads_changed(self) -> None:
         self._thread_list.changed()
 
     # --- transcript -----------------------------------------------------------------
@@ -801,7 +794,7 @@ class Runtime:
     def revoke_always(self, tool_name: str) -> None:
         """Stop trusting ``tool_name``: its next calls need approval again."""
         set_always_approved(self.thread, self.always_approved - {tool_name})
-        self._autosave()
+        self._persisting.autosave()
 
     def _decided(self, message: Message) -> Run | None:
         self._commit(message)
