@@ -1,94 +1,41 @@
-"""The runtime's parts on their own: ending a message, the identical-call count,
-the tool schema with standard parameters, suggestions that fail, the event fan-out."""
+"""The runtime's parts, attached from outside through its public events.
+
+Faults tried: AG-UI's emitter, kept outside the runtime, still naming the
+thread shown before ``new_thread`` / ``switch_thread`` (the runtime no longer
+tells it: it follows ``ActivePathChanged``); a runtime that keeps AG-UI state
+of its own.
+"""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-import pytest
+from ag_ui.core import EventType
 
 import ipygenui as gu
-from ipygenui._internal.standard_params import STATUS_PARAM, with_standard_parameters
-from ipygenui._loop.ending import end_message
-from ipygenui._loop.run_events import RunEvents
-from ipygenui._loop.suggestions import ask_for_suggestions
-from ipygenui._loop.tool_runner import identical_calls_before
-from ipygenui.events import MessageReplaced, ThreadEvent
-from ipygenui.messages import Approval, Incomplete, Message, TextPart, Thread, ToolCallPart
-from ipygenui.testing import ScriptedModel, ScriptedReply
+from ipygenui.agui import AGUIEmitter
+from ipygenui.testing import ScriptedModel
 
 
-def _call(call_id: str, name: str = "t", args: dict[str, Any] | None = None) -> ToolCallPart:
-    return ToolCallPart(tool_call_id=call_id, tool_name=name, args=args or {})
+def _run_thread_ids(events: list[Any]) -> list[str]:
+    return [e.thread_id for e in events if e.type == EventType.RUN_STARTED]
 
 
-def test_end_message_answers_open_calls_and_rejects_pending_approvals() -> None:
-    done = _call("a")
-    done.result, done.has_result = "ok", True
-    pending = _call("b")
-    pending.approval = Approval(status="pending")
-    open_call = _call("c")
-    message = Message(
-        role="assistant", parts=[done, pending, open_call], metadata={"steps": [{"start": 0}]}
-    )
-    answered: list[str] = []
-
-    def answer(part: ToolCallPart, result: Any, is_error: bool) -> None:
-        answered.append(part.tool_call_id)
-        part.result, part.has_result, part.is_error = result, True, is_error
-
-    end_message(message, Incomplete(reason="cancelled", error="stopped"), answer)
-
-    assert answered == ["b", "c"]  # the call that had its result keeps it
-    assert done.result == "ok"
-    assert pending.approval == Approval(status="rejected", reason="stopped")
-    assert open_call.result == {"error": "stopped"} and open_call.is_error
-    assert all(p.args_complete for p in (done, pending, open_call))
-    assert message.metadata["steps"][0]["end"] == 3
+async def test_agui_events_name_the_thread_shown_after_new_and_switch() -> None:
+    rt = gu.Runtime(model=ScriptedModel(["One.", "Two.", "Three."]))
+    first = rt.thread.id
+    events: list[Any] = []
+    rt.subscribe_agui(events.append)
+    await rt.send("hi")
+    second = rt.new_thread()
+    await rt.send("again")
+    rt.switch_thread(first)
+    await rt.send("back")
+    assert _run_thread_ids(events) == [first, second, first]
 
 
-def test_identical_calls_count_only_earlier_calls_of_the_same_tool_and_arguments() -> None:
-    parts = [_call("1", args={"x": 1, "y": 2}), _call("2", "other", {"x": 1, "y": 2})]
-    parts += [_call("3", args={"y": 2, "x": 1}), _call("4", args={"x": 1, "y": 2})]
-    message = Message(role="assistant", parts=parts)
-    assert identical_calls_before(message, parts[0], {"x": 1, "y": 2}) == 0
-    assert identical_calls_before(message, parts[3], {"x": 1, "y": 2}) == 2  # key order ignored
-
-
-def test_openai_schema_with_standard_parameters_leaves_the_tool_schema_alone() -> None:
-    @gu.tool
-    def weather(city: str) -> str:
-        return city
-
-    plain = weather.openai_schema()
-    full = weather.openai_schema(standard_parameters=True)
-    assert full["function"]["parameters"] == with_standard_parameters(weather.parameters_schema)
-    assert STATUS_PARAM not in plain["function"]["parameters"]["properties"]
-    assert STATUS_PARAM not in weather.parameters_schema["properties"]
-
-
-async def test_failing_suggestions_give_none_and_a_warning(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    model = ScriptedModel([ScriptedReply(error="provider down")])
-    thread = Thread(messages=[Message(role="user", parts=[TextPart(text="hi")])])
-    with caplog.at_level(logging.WARNING, logger="ipygenui"):
-        assert await ask_for_suggestions(model, thread, None) is None
-    assert "suggestions failed" in caplog.text
-
-
-def test_a_broken_listener_does_not_stop_the_others() -> None:
-    events = RunEvents()
-    seen: list[ThreadEvent] = []
-
-    def broken(event: ThreadEvent) -> None:
-        raise RuntimeError("view bug")
-
-    events.subscribe(broken)
-    unsubscribe = events.subscribe(seen.append)
-    message = Message(role="assistant")
-    events.replace(message)
-    unsubscribe()
-    events.replace(message)
-    assert seen == [MessageReplaced(message)]
+def test_the_runtime_keeps_no_agui_state() -> None:
+    rt = gu.Runtime(model=ScriptedModel(["One."]))
+    rt.subscribe_agui(lambda event: None)
+    # the emitter lives in agui/_runtime_link.py, attached as a thread listener
+    assert not any(isinstance(value, AGUIEmitter) for value in vars(rt).values())
