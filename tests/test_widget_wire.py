@@ -23,6 +23,10 @@ from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Message, Running
 from ipygenui.models.base import ModelDelta, ReasoningDelta, TextDelta, ToolCallDelta
 from ipygenui.widget.protocol import (
+    MAX_ATTACHMENTS,
+    MAX_UPLOAD_BYTES,
+    MAX_WINDOW,
+    WIRE_LIMITS,
     ComponentStateMsg,
     DataWindowMsg,
     FrameMessage,
@@ -88,6 +92,23 @@ def replay_stream() -> dict[str, Any]:
 
 def test_standard_parameter_names_are_the_kernels() -> None:
     assert WIRE["standard_params"] == list(STANDARD_PARAMETERS)
+
+
+def test_the_limits_are_the_kernels_and_reach_the_view_in_a_trait() -> None:
+    # Defined once (WIRE_LIMITS); the browser reads them from the trait, not a copy.
+    from ipygenui.testing import ScriptedModel
+    from ipygenui.widget.chat import Chat
+
+    assert WIRE["limits"] == WIRE_LIMITS
+    assert WIRE_LIMITS["max_upload_bytes"] == MAX_UPLOAD_BYTES
+    assert WIRE_LIMITS["max_attachments"] == MAX_ATTACHMENTS
+    assert WIRE_LIMITS["max_window"] == MAX_WINDOW
+    chat = Chat(model=ScriptedModel(["ok"]))
+    try:
+        assert chat.limits == WIRE_LIMITS
+        assert chat.get_state()["limits"] == WIRE_LIMITS
+    finally:
+        chat.close()
 
 
 def test_the_accumulator_produces_the_fixture_ops_and_message() -> None:

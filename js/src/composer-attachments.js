@@ -4,7 +4,7 @@
 // with a notice; what the user typed stays.
 
 import { h, show } from "./dom.js";
-import { MAX_ATTACHMENTS, MAX_UPLOAD_BYTES } from "./protocol.js";
+import { readLimits } from "./protocol.js";
 
 /**
  * A pending attachment: a file (its bytes travel as a comm buffer) or a
@@ -20,8 +20,11 @@ export function sizeText(bytes) {
   return `${bytes} B`;
 }
 
-/** @param {{notify: (text: string) => void}} opts */
-export function createPendingAttachments({ notify }) {
+/**
+ * @param {{notify: (text: string) => void, limits?: () => ReturnType<typeof readLimits>}} opts
+ *   `limits`: the kernel's (the `limits` trait); without them the kernel alone refuses
+ */
+export function createPendingAttachments({ notify, limits = () => readLimits(null) }) {
   const el = h("div.gu-pending-attachments", { hidden: true });
   /** @type {Pending[]} */
   let pending = [];
@@ -53,8 +56,9 @@ export function createPendingAttachments({ notify }) {
 
   /** @param {Pending} item */
   function add(item) {
-    if (pending.length >= MAX_ATTACHMENTS) {
-      notify(`A message takes at most ${MAX_ATTACHMENTS} attachments.`);
+    const { maxAttachments } = limits();
+    if (pending.length >= maxAttachments) {
+      notify(`A message takes at most ${maxAttachments} attachments.`);
       return;
     }
     if (item.kind === "data" && pending.some((p) => p.kind === "data" && p.name === item.name)) return;
@@ -67,10 +71,11 @@ export function createPendingAttachments({ notify }) {
     add,
     /** @param {Iterable<File>} files */
     addFiles(files) {
+      const { maxUploadBytes } = limits();
       for (const file of files) {
-        if (file.size > MAX_UPLOAD_BYTES) {
+        if (file.size > maxUploadBytes) {
           notify(
-            `${file.name} is ${sizeText(file.size)}: the chat takes files up to ${sizeText(MAX_UPLOAD_BYTES)}. ` +
+            `${file.name} is ${sizeText(file.size)}: the chat takes files up to ${sizeText(maxUploadBytes)}. ` +
               "Load it in a cell and attach the DataFrame instead.",
           );
           continue;

@@ -65,10 +65,11 @@ function acceptDroppedFiles(el, addFiles) {
 /**
  * @param {{onSend: (text: string, attachments: Pending[]) => void, onStop: () => void,
  *          onEditLast?: () => boolean, warnBeforeSend?: () => string | null,
- *          notify?: (text: string) => void, dataNames?: () => string[]}} actions
+ *          notify?: (text: string) => void, dataNames?: () => string[],
+ *          limits?: () => ReturnType<typeof import("./protocol.js").readLimits>}} actions
  *   `onEditLast`: open the editor on the last user message (false: there is
  *   none); `warnBeforeSend`: what a send would do besides sending, or null to
- *   send at once
+ *   send at once; `limits`: the kernel's (see composer-attachments.js)
  */
 export function createComposer({
   onSend,
@@ -77,6 +78,7 @@ export function createComposer({
   warnBeforeSend = () => null,
   notify = () => {},
   dataNames = () => [],
+  limits,
 }) {
   const input = h("textarea.gu-input", {
     rows: 1,
@@ -95,7 +97,7 @@ export function createComposer({
     { type: "button", "aria-label": "Attach files", title: "Attach files (or drop or paste them)" },
     "📎",
   );
-  const attachments = createPendingAttachments({ notify });
+  const attachments = createPendingAttachments({ notify, limits });
   const menu = createMentionMenu(input, {
     dataNames,
     onPick: (name) => {

@@ -18,11 +18,25 @@
 
 // --- browser -> kernel ---------------------------------------------------------
 
-/** Largest file the composer attaches (the kernel's MAX_UPLOAD_BYTES). */
-export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
-
-/** Attachments of one message (the kernel's MAX_ATTACHMENTS). */
-export const MAX_ATTACHMENTS = 10;
+/**
+ * The kernel's limits, from the Chat's `limits` trait (widget/protocol.py's
+ * WIRE_LIMITS defines them; this file has no copy). The view applies them
+ * before it sends so the user reads why at once; the kernel checks every
+ * message again, so a missing or malformed value only means no early check.
+ * @param {any} raw the trait's value
+ * @returns {{maxUploadBytes: number, maxAttachments: number, maxWindow: number}}
+ */
+export function readLimits(raw) {
+  const limit = (key) => {
+    const value = isObject(raw) ? raw[key] : undefined;
+    return Number.isInteger(value) && value > 0 ? value : Infinity;
+  };
+  return {
+    maxUploadBytes: limit("max_upload_bytes"),
+    maxAttachments: limit("max_attachments"),
+    maxWindow: limit("max_window"),
+  };
+}
 
 export const toKernel = Object.freeze({
   /** Ask for the live state (a view opened, maybe mid-stream). */
@@ -72,9 +86,6 @@ export const toKernel = Object.freeze({
     descending,
   }),
 });
-
-/** Most rows one `data_window` request may ask for (widget/protocol.py MAX_WINDOW). */
-export const MAX_WINDOW = 1000;
 
 // --- kernel -> browser ---------------------------------------------------------
 

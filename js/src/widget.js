@@ -19,7 +19,7 @@ import { createComposer } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
 import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
 import { highlightCodeIn } from "./markdown.js";
-import { readServerMessage, toKernel } from "./protocol.js";
+import { readLimits, readServerMessage, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
 import { MessageStore } from "./sync.js";
@@ -146,6 +146,7 @@ export class ChatView {
       warnBeforeSend: () => this.sendWarning(),
       notify: (text) => this.notice(text),
       dataNames: () => this.model.get("data_names") ?? [],
+      limits: () => readLimits(this.model.get("limits")),
     });
     /** @type {{ref: string, messageId: string} | null} the edit waiting for the kernel's answer */
     this.pendingEdit = null;

@@ -5,7 +5,10 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createApproval } from "../src/approval.js";
 import { createComposer, mentionAt } from "../src/composer.js";
 import { createMessageView } from "../src/message-view.js";
-import { MAX_UPLOAD_BYTES, toKernel } from "../src/protocol.js";
+import WIRE from "../../tests/fixtures/wire.json";
+import { readLimits, toKernel } from "../src/protocol.js";
+
+const LIMITS = readLimits(WIRE.limits); // what the kernel's `limits` trait holds
 import { createToolCard, resultFigures } from "../src/tool-card.js";
 import { ChatView } from "../src/widget.js";
 import { FakeModel } from "./fake-model.js";
@@ -48,9 +51,9 @@ describe("composer attachments", () => {
   it("an attachment alone can be sent; a file over the limit is refused with a notice", () => {
     const onSend = vi.fn();
     const notify = vi.fn();
-    const c = createComposer({ onSend, onStop: vi.fn(), notify });
+    const c = createComposer({ onSend, onStop: vi.fn(), notify, limits: () => LIMITS });
     const big = new File(["x"], "huge.csv");
-    Object.defineProperty(big, "size", { value: MAX_UPLOAD_BYTES + 1 });
+    Object.defineProperty(big, "size", { value: LIMITS.maxUploadBytes + 1 });
     c.input.value = "keep me";
     c.el.dispatchEvent(dropEvent("drop", [big]));
     expect(notify.mock.calls[0][0]).toMatch(/huge\.csv is 20\.0 MB: the chat takes files up to 20\.0 MB/);

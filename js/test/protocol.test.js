@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   componentIdOf,
   isPatchOp,
+  readLimits,
   readServerMessage,
   shownComponent,
   toKernel,
@@ -56,6 +57,26 @@ describe("the fixture's stream", () => {
     expect([shownComponent(plain), updateOf(plain)]).toEqual([null, null]);
     expect(displayArgs({ ...plain, args: {} }, WIRE.standard_params)).toEqual({ q: "x" });
     expect(displayArgs({ ...plain, args: {} })).toEqual({ _status_message: "looking up", q: "x" });
+  });
+});
+
+describe("the kernel's limits (the `limits` trait)", () => {
+  it("are read from the kernel, every one the fixture holds; none is kept here", () => {
+    expect(readLimits(WIRE.limits)).toEqual({
+      maxUploadBytes: WIRE.limits.max_upload_bytes,
+      maxAttachments: WIRE.limits.max_attachments,
+      maxWindow: WIRE.limits.max_window,
+    });
+    expect(Object.values(readLimits(WIRE.limits)).every(Number.isInteger)).toBe(true);
+  });
+
+  it("a missing or malformed limit means no early check (the kernel still refuses)", () => {
+    expect(readLimits(undefined).maxWindow).toBe(Infinity);
+    expect(readLimits({ max_window: "9", max_attachments: -1 })).toEqual({
+      maxUploadBytes: Infinity,
+      maxAttachments: Infinity,
+      maxWindow: Infinity,
+    });
   });
 });
 

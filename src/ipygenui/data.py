@@ -564,12 +564,12 @@ class RowWindows:
     million rows slices an array instead of sorting again.
     """
 
-    MAX_WINDOW = 1_000
-
-    def __init__(self, cached: int = 8) -> None:
+    def __init__(self, cached: int = 8, max_rows: int | None = None) -> None:
+        """``max_rows``: most rows one window holds (the widget passes its wire limit)."""
         self._frames: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
         self._orders: OrderedDict[tuple[int, str, bool], Any] = OrderedDict()
         self._cached = cached
+        self._max_rows = max_rows
         self._lock = threading.Lock()  # windows are cut in worker threads
 
     def frame(self, obj: Any) -> Any:
@@ -606,7 +606,9 @@ class RowWindows:
             frame = self.frame(obj)
             total = len(frame)
             offset = max(0, min(offset, total))
-            stop = min(total, offset + max(0, min(limit, self.MAX_WINDOW)))
+            if self._max_rows is not None:
+                limit = min(limit, self._max_rows)
+            stop = min(total, offset + max(0, limit))
             if sort is None:
                 positions: Any = slice(offset, stop)
             else:

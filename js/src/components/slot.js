@@ -14,7 +14,7 @@
 // - user state goes back to the kernel as `component_state`, debounced.
 
 import { h } from "../dom.js";
-import { MAX_WINDOW, componentIdOf, readServerMessage, shownComponent, toKernel } from "../protocol.js";
+import { componentIdOf, readLimits, readServerMessage, shownComponent, toKernel } from "../protocol.js";
 import { mountComponent } from "./host.js";
 import { propsStatus } from "./status.js";
 
@@ -124,7 +124,8 @@ export function createComponentContext({
       const request = nextRequest++;
       return new Promise((resolve, reject) => {
         windows.set(request, { resolve, reject });
-        send(toKernel.dataWindow(toolCallId, request, offset, Math.min(limit, MAX_WINDOW), sort, descending));
+        const { maxWindow } = readLimits(model?.get?.("limits"));
+        send(toKernel.dataWindow(toolCallId, request, offset, Math.min(limit, maxWindow), sort, descending));
       });
     },
     /** Send a component's state to the kernel, debounced per call. */

@@ -53,6 +53,7 @@ from .components import ComponentBridge
 from .message_model import MessageModel
 from .protocol import (
     STANDARD_PARAM_NAMES,
+    WIRE_LIMITS,
     AlwaysMsg,
     ApproveMsg,
     CancelMsg,
@@ -165,6 +166,8 @@ class Chat(anywidget.AnyWidget):
     human_tools = List(Unicode()).tag(sync=True)
     standard_params = List(Unicode(), default_value=list(STANDARD_PARAM_NAMES)).tag(sync=True)
     """Argument names of every tool call that are for the UI: the view hides them."""
+    limits = Dict(default_value=dict(WIRE_LIMITS)).tag(sync=True)
+    """The limits the view applies before it sends (``protocol.WIRE_LIMITS``)."""
     component_specs = List(Dict()).tag(sync=True)
     component_outputs = Dict().tag(sync=True)
     component_props = Dict().tag(sync=True)

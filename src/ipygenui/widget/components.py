@@ -32,6 +32,7 @@ from ..events import ActivePathChanged, MessageAdded, MessagePatched, MessageRep
 from ..runtime import Runtime
 from ..tools._ui import component_id_of, component_name_of
 from .protocol import (
+    MAX_WINDOW,
     ComponentStateMsg,
     DataWindowMsg,
     component_output_message,
@@ -65,7 +66,7 @@ class ComponentBridge:
             components, lambda: runtime.thread, self._output, data=lambda: runtime.data
         )
         self._components = {c.name: c for c in components}
-        self.windows = RowWindows()
+        self.windows = RowWindows(max_rows=MAX_WINDOW)
         self._widget: _Widget | None = None
         self._unsubscribe = runtime.subscribe(self.host.handle) if self.host.active else None
         self._unsubscribe_props = runtime.subscribe(self._props_event)

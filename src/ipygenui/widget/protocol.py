@@ -55,6 +55,7 @@ __all__ = [
     "MAX_TEXT",
     "MAX_UPLOAD_BYTES",
     "STANDARD_PARAM_NAMES",
+    "WIRE_LIMITS",
     "AcceptedMessage",
     "AddPartOp",
     "AlwaysMsg",
@@ -120,8 +121,7 @@ tokens, beyond the context of the models we know, so a longer paste is a
 mistake, refused with a clear error (the view keeps the text in the box)."""
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-"""Largest file the browser may attach (``js/src/protocol.js`` checks it first,
-so the user reads why before the bytes travel)."""
+"""Largest file the browser may attach (the browser checks it first: ``WIRE_LIMITS``)."""
 
 MAX_ATTACHMENTS = 10
 """Attachments of one message sent from the browser."""
@@ -303,6 +303,16 @@ class ComponentStateMsg(_Msg):
 
 MAX_WINDOW = 1_000
 """Most rows one ``data_window`` request may ask for."""
+
+WIRE_LIMITS: dict[str, int] = {
+    "max_upload_bytes": MAX_UPLOAD_BYTES,
+    "max_attachments": MAX_ATTACHMENTS,
+    "max_window": MAX_WINDOW,
+}
+"""The limits the browser applies before it sends, defined only here: the
+Chat's ``limits`` trait carries them to ``js/src/protocol.js`` (``readLimits``),
+so the user reads why before the bytes travel; the kernel checks every message
+again."""
 
 
 class DataWindowMsg(_Msg):
