@@ -10,17 +10,17 @@
 // that did not stream in this view (a snapshot) is parsed once, on first
 // read, when the kernel left its `args` out because the text gives them.
 //
-// State lives in a WeakMap keyed by the part object of the view's copy of
+// A part's parse lives in a WeakMap keyed by the part object of the view's copy of
 // the thread, so it goes when a new snapshot replaces that copy.
 
 import { PartialJsonParser } from "./partial-json.js";
 
 /**
- * @typedef {{parser: PartialJsonParser | null, value: any, kernelArgsCurrent: boolean, revision: number}} ArgsState
+ * @typedef {{parser: PartialJsonParser | null, value: any, kernelArgsCurrent: boolean, revision: number}} ArgsParse
  */
 
-/** @type {WeakMap<object, ArgsState>} */
-const states = new WeakMap();
+/** @type {WeakMap<object, ArgsParse>} */
+const parses = new WeakMap();
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
@@ -29,18 +29,18 @@ const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v)
  * @param {any} part @param {string} text
  */
 export function noteArgsAppend(part, text) {
-  let state = states.get(part);
-  if (!state?.parser) {
+  let parse = parses.get(part);
+  if (!parse?.parser) {
     // The first append this view sees: the text before it came in a snapshot.
     const parser = new PartialJsonParser();
     const before = String(part.args_text ?? "");
     parser.feed(before.slice(0, before.length - text.length));
-    state = { parser, value: undefined, kernelArgsCurrent: false, revision: (state?.revision ?? 0) + 1 };
-    states.set(part, state);
+    parse = { parser, value: undefined, kernelArgsCurrent: false, revision: (parse?.revision ?? 0) + 1 };
+    parses.set(part, parse);
   }
-  state.parser?.feed(text);
-  state.kernelArgsCurrent = false;
-  state.revision++;
+  parse.parser?.feed(text);
+  parse.kernelArgsCurrent = false;
+  parse.revision++;
 }
 
 /**
@@ -50,17 +50,17 @@ export function noteArgsAppend(part, text) {
  */
 export function noteArgsSet(part, field) {
   if (field !== "args" && field !== "args_complete" && field !== "args_text") return;
-  const state = states.get(part);
-  if (!state) return;
-  state.revision++;
-  if (field === "args" && state.parser) state.kernelArgsCurrent = true;
-  else if (field !== "args_complete") states.delete(part); // new arguments after the stream (an edit): read afresh
+  const parse = parses.get(part);
+  if (!parse) return;
+  parse.revision++;
+  if (field === "args" && parse.parser) parse.kernelArgsCurrent = true;
+  else if (field !== "args_complete") parses.delete(part); // new arguments after the stream (an edit): read afresh
 }
 
-/** @param {any} part @returns {ArgsState} */
-function stateOf(part) {
-  let state = states.get(part);
-  if (!state) {
+/** @param {any} part @returns {ArgsParse} */
+function parseOf(part) {
+  let parse = parses.get(part);
+  if (!parse) {
     const args = part.args;
     let value = args;
     if (!isObject(args) || (!Object.keys(args).length && part.args_text)) {
@@ -68,16 +68,16 @@ function stateOf(part) {
       value.feed(String(part.args_text ?? ""));
       value = value.value;
     }
-    state = { parser: null, value, kernelArgsCurrent: false, revision: 0 };
-    states.set(part, state);
-  } else if (state.parser && part.args_complete) {
+    parse = { parser: null, value, kernelArgsCurrent: false, revision: 0 };
+    parses.set(part, parse);
+  } else if (parse.parser && part.args_complete) {
     // Complete: the parser's work is done; keep its value unless the kernel's is newer.
-    const kernel = state.kernelArgsCurrent && isObject(part.args) && Object.keys(part.args).length;
-    state.value = kernel ? part.args : state.parser.value;
-    state.parser = null;
-    state.revision++;
+    const kernel = parse.kernelArgsCurrent && isObject(part.args) && Object.keys(part.args).length;
+    parse.value = kernel ? part.args : parse.parser.value;
+    parse.parser = null;
+    parse.revision++;
   }
-  return state;
+  return parse;
 }
 
 /**
@@ -87,8 +87,8 @@ function stateOf(part) {
  * @param {any} part
  */
 export function parsedArgs(part) {
-  const state = stateOf(part);
-  const value = state.parser ? state.parser.value : state.value;
+  const parse = parseOf(part);
+  const value = parse.parser ? parse.parser.value : parse.value;
   return isObject(value) ? value : part.args;
 }
 
@@ -98,15 +98,15 @@ export function parsedArgs(part) {
  * @param {any} part
  */
 export function argsRevision(part) {
-  return stateOf(part).revision;
+  return parseOf(part).revision;
 }
 
 /** Whether the part's arguments are being read from its stream (a parser is live). */
 export function argsStreaming(part) {
-  return !!states.get(part)?.parser && !part.args_complete;
+  return !!parses.get(part)?.parser && !part.args_complete;
 }
 
 /** Characters the part's parser has read (tests: each append is read once). */
 export function argsCharsRead(part) {
-  return states.get(part)?.parser?.consumed ?? 0;
+  return parses.get(part)?.parser?.consumed ?? 0;
 }

@@ -41,7 +41,7 @@ export function applyOps(message, ops) {
   return message;
 }
 
-/** One message's sync state: newest snapshot plus frames that came after it. */
+/** One message as this view holds it: newest snapshot plus frames that came after it. */
 class Entry {
   constructor() {
     this.base = null;

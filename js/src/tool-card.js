@@ -69,7 +69,7 @@ function fillJson(el, text) {
   fillMarked(el, () => renderMarkdown(`${fence}json\n${text}\n${fence}`));
 }
 
-function stateOf(part) {
+function callStatusOf(part) {
   if (part.has_result) return part.is_error ? "error" : "done";
   if (part.approval?.status === "pending") return "approval";
   return "running";
@@ -149,15 +149,15 @@ export function createToolCard(ctx) {
       const human = ctx.isHuman(part.tool_name);
       setData(el, "toolCallId", part.tool_call_id);
       setData(el, "toolName", part.tool_name);
-      setData(el, "state", stateOf(part));
+      setData(el, "status", callStatusOf(part));
       setText(name, part.component ? part.component : part.tool_name);
       setText(status, statusLine(part, { human }));
       // A component stands in the thread as itself: no card, no status line
       // (only a waiting approval or a failure still speaks).
       const isComponentCall = !!(shownComponent(part) || updateOf(part));
       el.classList.toggle("gu-tool-call-ui", isComponentCall);
-      const state = stateOf(part);
-      show(head, !isComponentCall || state === "approval" || (state === "error" && !shownComponent(part)));
+      const callStatus = callStatusOf(part);
+      show(head, !isComponentCall || callStatus === "approval" || (callStatus === "error" && !shownComponent(part)));
       const args = displayArgs(part, ctx.standardParams?.() ?? []);
       const revision = argsRevision(part);
       component.update(part, args, revision);

@@ -1,11 +1,11 @@
 // Entry point of the anywidget frontend for ipygenui.Chat.
 //
-// State arrives three ways and converges in a MessageStore:
+// Messages arrive three ways and converge in a MessageStore:
 // - `messages` trait: references to one child model per message, whose
 //   `message` + `rev` traits are the durable snapshot (saved with the
 //   notebook, shown by a second view or after a reload);
 // - `frame` custom messages: coalesced patch ops while a reply streams;
-// - `snapshot` custom messages: the live state, sent in answer to this
+// - `snapshot` custom messages: the live messages, sent in answer to this
 //   view's `hello` so a view opened mid-stream catches up.
 // Everything the user does goes to the kernel as a custom message; the
 // kernel validates it and answers `error` when it changes nothing. A send
@@ -202,7 +202,7 @@ export class ChatView {
       this.schedule();
     });
     await this.syncChildren();
-    // Ask for the live state: the traits may be behind a reply that streams now.
+    // Ask for the live messages: the traits may be behind a reply that streams now.
     this.send(toKernel.hello());
     this.renderNow();
   }

@@ -32,6 +32,18 @@ const componentCall = (extra = {}) => ({
   ...extra,
 });
 
+describe("a tool call's status", () => {
+  it("is the card's data-status, the word messages use (state is the agent's shared state)", () => {
+    const card = createToolCard(ctx());
+    const call = (extra) => componentCall({ tool_name: "get_weather", component_call: undefined, ...extra });
+    card.update(call({ has_result: false, approval: { status: "pending" } }), { canAct: false });
+    expect(card.el.dataset.status).toBe("approval");
+    expect(card.el.hasAttribute("data-state")).toBe(false);
+    card.update(call({ has_result: true, is_error: true, result: "boom" }), { canAct: false });
+    expect(card.el.dataset.status).toBe("error");
+  });
+});
+
 describe("a component stands as itself", () => {
   it("its card has no 'Called show_component_…' line and its details stay folded", () => {
     const components = createComponentContext({ send: vi.fn() });

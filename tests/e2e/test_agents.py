@@ -23,7 +23,7 @@ def test_an_agent_over_agui_drives_the_widget(open_lab: Callable[[str], LabPage]
     chat = lab.chat(0)
     metric = chat.locator('.gu-component[data-component="Metric"]')
     expect(metric).to_contain_text("42", timeout=LONG_WAIT)
-    expect(tool_card(chat, "drop_table")).to_have_attribute("data-state", "done")
+    expect(tool_card(chat, "drop_table")).to_have_attribute("data-status", "done")
     expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     assert "Done: dropped t." in text_of(assistant(chat))
     assert lab.run_json("chat.state") == {"note": "drop t"}

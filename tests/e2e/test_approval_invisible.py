@@ -139,7 +139,7 @@ def test_run_python_code_is_marked_highlighted_and_runs_as_sent(
     chat = show_chat(lab)
     send_from_ui(chat, "Run some python")
     card = tool_card(chat, "run_python")
-    expect(card).to_have_attribute("data-state", "approval", timeout=LONG_WAIT)
+    expect(card).to_have_attribute("data-status", "approval", timeout=LONG_WAIT)
     view = card.locator(".gu-code-view")
     # highlighted and still marked
     expect(view.locator(".hljs-string").first).to_be_visible(timeout=LONG_WAIT)
@@ -150,5 +150,5 @@ def test_run_python_code_is_marked_highlighted_and_runs_as_sent(
     card.screenshot(path=tmp_path / "approval-invisible-code.png")
 
     card.get_by_role("button", name="Approve", exact=True).click()
-    expect(card).to_have_attribute("data-state", "done", timeout=LONG_WAIT)
+    expect(card).to_have_attribute("data-status", "done", timeout=LONG_WAIT)
     assert lab.run_json("label") == f"safe{RLO}gnp{ZWSP}.exe"

@@ -92,13 +92,13 @@ def test_run_python_edited_and_approved_in_the_card_defines_a_variable(page: Lab
     chat = show_chat(page)
     send_from_ui(chat, "Run this python:\n```python\nanswer = 6 * 7\nanswer\n```")
     card = tool_card(chat, "run_python")
-    expect(card).to_have_attribute("data-state", "approval", timeout=LONG_WAIT)
+    expect(card).to_have_attribute("data-status", "approval", timeout=LONG_WAIT)
     expect(card.locator(".gu-code-view .hljs-number").first).to_have_text("6")
     assert page.run_json("'answer' in globals()") is False  # nothing ran before the click
 
     card.locator("button.gu-code-edit").click()
     card.locator("textarea.gu-code-editor").fill("answer = 6 * 7 + 1\nanswer")
     card.locator("button.gu-approve").click()
-    expect(card).to_have_attribute("data-state", "done", timeout=LONG_WAIT)
+    expect(card).to_have_attribute("data-status", "done", timeout=LONG_WAIT)
     expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     assert page.run_json("answer") == 43

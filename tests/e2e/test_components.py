@@ -65,7 +65,7 @@ def test_table_appears_while_its_rows_stream_then_settles(page: LabPage) -> None
     expect(table).not_to_contain_text("Row-Z")
     assert 0 < table.locator("tbody tr").count() < 26
     card = chat.locator('.gu-tool-call[data-tool-name="show_component_Table"]')
-    expect(card).not_to_have_attribute("data-state", "done")
+    expect(card).not_to_have_attribute("data-status", "done")
 
     page.run_code("GATE.set()")
     expect(table).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)

@@ -154,7 +154,7 @@ def test_a_failing_tool_shows_its_error_message(flows: LabPage) -> None:
     chat = show_chat(flows)
     send_from_ui(chat, "what is the weather in Atlantis")
     card = tool_card(chat, "get_weather")
-    expect(card).to_have_attribute("data-state", "error", timeout=LONG_WAIT)
+    expect(card).to_have_attribute("data-status", "error", timeout=LONG_WAIT)
     expect(card.locator(".gu-tool-status")).to_have_text(
         "get_weather raised ValueError: no station for Atlantis"
     )

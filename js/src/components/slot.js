@@ -129,7 +129,7 @@ export function createComponentContext({
       });
     },
     /** Send a component's state to the kernel, debounced per call. */
-    sendState(toolCallId, state, { flush = false } = {}) {
+    sendComponentState(toolCallId, state, { flush = false } = {}) {
       clearTimer(timers.get(toolCallId));
       const go = () => {
         timers.delete(toolCallId);
@@ -218,7 +218,7 @@ export function createComponentSlot(cctx) {
           state,
           output: out,
           resources: cctx.resources,
-          setState: (value, opts) => cctx.sendState(id, value, opts),
+          setState: (value, opts) => cctx.sendComponentState(id, value, opts),
           fetchRows: (opts) => cctx.fetchRows(id, opts),
         });
         seen = null;

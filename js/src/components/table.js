@@ -7,7 +7,7 @@
 import { h } from "../dom.js";
 import { mountPagedTable, sortableHeader } from "./table-paged.js";
 
-const sortState = new WeakMap();
+const sortOrders = new WeakMap();
 /** @type {WeakMap<HTMLElement, {shape: string, source: any, count: number, tbody: HTMLElement}>} what each table shows */
 const drawn = new WeakMap();
 /** @type {WeakMap<HTMLElement, ReturnType<typeof mountPagedTable>>} */
@@ -76,7 +76,7 @@ export function sortRows(rows, column, descending) {
 }
 
 export function render(args) {
-  sortState.set(args.el, { column: null, descending: false });
+  sortOrders.set(args.el, { column: null, descending: false });
   update(args);
   return () => {
     pagedTables.get(args.el)?.destroy();
@@ -125,7 +125,7 @@ export function update({ props, el, fetchRows, status }) {
   pagedTables.delete(el);
   const rows = Array.isArray(p.rows) ? p.rows.filter((r) => r && typeof r === "object") : [];
   const columns = columnsOf(p, rows);
-  const sort = sortState.get(el) ?? { column: null, descending: false };
+  const sort = sortOrders.get(el) ?? { column: null, descending: false };
   const numeric = numericColumns(columns, rows);
   const shape = JSON.stringify([p.title ?? null, columns, [...numeric], p.truncated ? [rows.length, p.total_rows] : null]);
   if (status?.streaming && sort.column === null && appendRows(el, p, rows, columns, shape)) return;
@@ -137,7 +137,7 @@ export function update({ props, el, fetchRows, status }) {
   for (const column of columns) {
     const onSort = () => {
       const descending = sort.column === column ? !sort.descending : false;
-      sortState.set(el, { column, descending });
+      sortOrders.set(el, { column, descending });
       update({ props, el, fetchRows });
     };
     const th = sortableHeader(column, sort, onSort, numeric.has(column) ? "th.gu-num" : "th");

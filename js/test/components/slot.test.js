@@ -107,13 +107,13 @@ describe("component slot", () => {
         if (id) timers[id - 1] = null;
       },
     });
-    cctx.sendState("call_1", { values: { a: "x" } });
-    cctx.sendState("call_1", { values: { a: "xy" } });
+    cctx.sendComponentState("call_1", { values: { a: "x" } });
+    cctx.sendComponentState("call_1", { values: { a: "xy" } });
     expect(send).not.toHaveBeenCalled();
     timers.filter(Boolean).forEach((fn) => fn());
     expect(send).toHaveBeenCalledTimes(1);
     expect(send).toHaveBeenCalledWith({ type: "component_state", tool_call_id: "call_1", state: { values: { a: "xy" } } });
-    cctx.sendState("call_1", { submitted: true }, { flush: true });
+    cctx.sendComponentState("call_1", { submitted: true }, { flush: true });
     expect(send).toHaveBeenCalledTimes(2);
   });
 });
