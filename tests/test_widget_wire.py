@@ -195,3 +195,32 @@ def test_browser_messages_are_accepted_as_sent(case: dict[str, Any]) -> None:
     else:
         parsed = parse_client_message(sent)
     assert parsed.model_dump(mode="json", exclude_unset=True) == sent
+
+
+def test_a_component_calls_names_are_on_the_wire_only_never_in_a_thread_file(
+    tmp_path: pathlib.Path,
+) -> None:
+    # component_call (was "ui") is derived from the tool name and call id on
+    # every send: a thread file, old or new, holds none of it to migrate.
+    from ipygenui.messages import Thread
+    from ipygenui.persistence import load_thread, save_thread
+
+    message = replay_stream()["message_after_ops"]  # a show call and an update call
+    wire = message_for_browser(message)
+    assert any("component_call" in p for p in wire["parts"])
+    path = tmp_path / "thread.json"
+    save_thread(Thread(messages=[message]), path)
+    text = path.read_text(encoding="utf-8")
+
+    def keys(value: Any) -> set[str]:
+        if isinstance(value, dict):
+            return set(value) | {k for v in value.values() for k in keys(v)}
+        if isinstance(value, list):
+            return {k for v in value for k in keys(v)}
+        return set()
+
+    assert not keys(json.loads(text)) & {"component_call", "ui", "update_of", "updates"}
+    loaded = message_for_browser(load_thread(path).messages[0])
+    assert [p.get("component_call") for p in loaded["parts"]] == [
+        p.get("component_call") for p in wire["parts"]
+    ]
