@@ -35,33 +35,8 @@ globalThis.document = window.document;
 // Animation frames run by hand (renderNow below), never on their own.
 globalThis.requestAnimationFrame = window.requestAnimationFrame = () => 0;
 
-class FakeModel {
-  constructor(state, manager = null) {
-    this.state = { ...state };
-    this.handlers = new Map();
-    this.widget_manager = manager;
-    this.model_id = state.__id ?? "chat";
-  }
-  get(key) {
-    return this.state[key];
-  }
-  set(key, value) {
-    this.state[key] = value;
-    this.fire(`change:${key}`);
-    this.fire("change");
-  }
-  on(name, fn) {
-    if (!this.handlers.has(name)) this.handlers.set(name, new Set());
-    this.handlers.get(name).add(fn);
-  }
-  off(name, fn) {
-    this.handlers.get(name)?.delete(fn);
-  }
-  fire(name, ...args) {
-    for (const fn of this.handlers.get(name) ?? []) fn(...args);
-  }
-  send() {}
-}
+// The tests' stand-in for an anywidget model; send() records and is never read here.
+const { FakeModel } = await import(pathToFileURL(path.join(root, "js", "test", "fake-model.js")).href);
 
 const scenario = JSON.parse(readFileSync(scenarioFile, "utf8"));
 const { ChatView } = await import(pathToFileURL(path.join(src, "widget.js")).href);
