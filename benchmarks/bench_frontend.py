@@ -29,7 +29,7 @@ from _results import update_section
 from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Complete, Message, Running, TextPart, Usage
 from ipygenui.models.base import TextDelta
-from ipygenui.widget.sync import FrameCoalescer
+from ipygenui.widget._sync import FrameCoalescer
 
 FINISHED = 200
 TOKENS = 2_000

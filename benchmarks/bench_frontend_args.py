@@ -36,8 +36,8 @@ from _results import update_section
 from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Message, Running
 from ipygenui.models.base import ToolCallDelta
-from ipygenui.widget.protocol import ops_for_browser
-from ipygenui.widget.sync import FrameCoalescer
+from ipygenui.widget._protocol import ops_for_browser
+from ipygenui.widget._sync import FrameCoalescer
 
 HERE = Path(__file__).parent
 SCRIPT = HERE / "bench_frontend_args.mjs"

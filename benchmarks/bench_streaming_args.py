@@ -27,8 +27,8 @@ from ipygenui._loop.accumulator import Accumulator
 from ipygenui._loop.history import to_openai_messages
 from ipygenui.messages import Message, TextPart
 from ipygenui.models.base import ToolCallDelta
-from ipygenui.widget.protocol import message_for_browser, ops_for_browser
-from ipygenui.widget.sync import FrameCoalescer
+from ipygenui.widget._protocol import message_for_browser, ops_for_browser
+from ipygenui.widget._sync import FrameCoalescer
 from openai_server import table_args
 
 CHUNK = 64

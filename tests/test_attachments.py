@@ -212,7 +212,7 @@ def test_a_recorded_path_outside_the_folder_is_not_read(tmp_path: Path) -> None:
 
 
 def test_chips_data_is_in_the_wire_form_without_bytes() -> None:
-    from ipygenui.widget.protocol import message_for_browser
+    from ipygenui.widget._protocol import message_for_browser
 
     message = gu.Message(
         role="user",

@@ -36,7 +36,7 @@ from ipygenui.messages import (
     ToolCallPart,
 )
 from ipygenui.models.base import ToolCallDelta
-from ipygenui.widget.protocol import message_for_browser
+from ipygenui.widget._protocol import message_for_browser
 from openai_server import OpenAIServer, Reply, ToolCall
 
 ROWS = [{"id": i, "name": f"row {i}", "ok": i % 2 == 0} for i in range(40)]

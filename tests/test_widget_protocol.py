@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipygenui.widget.protocol import (
+from ipygenui.widget._protocol import (
     AlwaysMsg,
     ApproveMsg,
     RejectMsg,

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from ipygenui.widget.sync import FrameCoalescer
+from ipygenui.widget._sync import FrameCoalescer
 
 
 class FakeLoop:

@@ -22,7 +22,7 @@ from ipygenui._internal.standard_params import STANDARD_PARAMETERS
 from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Message, Running
 from ipygenui.models.base import ModelDelta, ReasoningDelta, TextDelta, ToolCallDelta
-from ipygenui.widget.protocol import (
+from ipygenui.widget._protocol import (
     MAX_ATTACHMENTS,
     MAX_UPLOAD_BYTES,
     MAX_WINDOW,
@@ -41,7 +41,7 @@ from ipygenui.widget.protocol import (
     parse_client_message,
     snapshot_message,
 )
-from ipygenui.widget.sync import FrameCoalescer
+from ipygenui.widget._sync import FrameCoalescer
 
 FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "wire.json"
 WIRE: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))

@@ -1,5 +1,5 @@
 // The wire contract between the browser and the kernel, browser side.
-// src/ipygenui/widget/protocol.py is the same contract in the kernel, and
+// src/ipygenui/widget/_protocol.py is the same contract in the kernel, and
 // tests/fixtures/wire.json holds examples that both test suites replay, so
 // the two sides cannot drift.
 //
@@ -19,7 +19,7 @@
 // --- browser -> kernel ---------------------------------------------------------
 
 /**
- * The kernel's limits, from the Chat's `limits` trait (widget/protocol.py's
+ * The kernel's limits, from the Chat's `limits` trait (widget/_protocol.py's
  * WIRE_LIMITS defines them; this file has no copy). The view applies them
  * before it sends so the user reads why at once; the kernel checks every
  * message again, so a missing or malformed value only means no early check.

@@ -6,7 +6,7 @@
 // is not re-parsed on each of its frames). When the arguments are complete
 // the parser is dropped: the kernel's validated `args` stand if a `set` of
 // them came after the last append (the kernel leaves them out of a frame
-// that appends, see widget/sync.py), else the parser's final value. A part
+// that appends, see widget/_sync.py), else the parser's final value. A part
 // that did not stream in this view (a snapshot) is parsed once, on first
 // read, when the kernel left its `args` out because the text gives them.
 //

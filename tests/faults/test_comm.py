@@ -28,8 +28,8 @@ import pytest
 import ipygenui as gu
 from comm_helpers import Wire, click, customs, settle
 from ipygenui.testing import ScriptedCall, ScriptedModel
+from ipygenui.widget._protocol import MAX_TEXT, ApproveMsg, ProtocolError, parse_client_message
 from ipygenui.widget.chat import Chat
-from ipygenui.widget.protocol import MAX_TEXT, ApproveMsg, ProtocolError, parse_client_message
 
 # --- forged payloads, at the protocol -------------------------------------------
 

@@ -238,7 +238,7 @@ def weather_station(city: str) -> str:
 
 
 async def test_a_failing_tool_keeps_its_traceback_for_the_user_not_the_model() -> None:
-    from ipygenui.widget.protocol import message_for_browser
+    from ipygenui.widget._protocol import message_for_browser
 
     model = ScriptedModel([call("weather_station", {"city": "Atlantis"}, id="w"), "Sorry."])
     rt = gu.Runtime(model=model, tools=[weather_station])

@@ -4,7 +4,7 @@ A registered component is offered to the model as a ``show_component_<Name>``
 tool whose parameters are the component's props schema; calling it renders
 the component. A shown component gets an id from its call's id, and an
 ``update_component_<id>`` tool changes its props. These rules live here only:
-the widget sends the browser their results (``widget/protocol.py``).
+the widget sends the browser their results (``widget/_protocol.py``).
 """
 
 from __future__ import annotations

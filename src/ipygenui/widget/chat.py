@@ -4,13 +4,13 @@ Kernel side of the sync (the browser side is ``js/src/sync.js``; see
 docs/architecture.md):
 - durable state in traits: one :class:`MessageModel` per message, updated at
   message boundaries (added, replaced) and whenever the run changes phase;
-  messages and ops go out in their wire form (:mod:`.protocol`);
+  messages and ops go out in their wire form (:mod:`._protocol`);
 - while a reply streams, patch ops are coalesced into ``frame`` custom
-  messages (at most ~30 a second, see :mod:`.sync`);
+  messages (at most ~30 a second, see :mod:`._sync`);
 - a view that opens mid-stream sends ``hello`` and gets a ``snapshot`` of the
   messages whose traits are behind.
 
-Clicks arrive as custom messages: validated (:mod:`.protocol`), hopped onto
+Clicks arrive as custom messages: validated (:mod:`._protocol`), hopped onto
 the kernel's event loop (comm handlers may run on another thread with
 JupyterLab ≥ 4.4 and ipykernel ≥ 7), then applied to the runtime. A message
 that changes nothing is answered with ``{"type": "error"}``, never raised.
@@ -49,9 +49,7 @@ from ..events import (
 )
 from ..messages import Message, Thread
 from ..runtime import Run, Runtime
-from .components import ComponentBridge
-from .message_model import MessageModel
-from .protocol import (
+from ._protocol import (
     STANDARD_PARAM_NAMES,
     WIRE_LIMITS,
     AlwaysMsg,
@@ -88,8 +86,10 @@ from .protocol import (
     transcript_message,
     uploads_for_runtime,
 )
+from ._sync import FrameCoalescer
+from .components import ComponentBridge
+from .message_model import MessageModel
 from .static_files import STATIC, lazy_module_source
-from .sync import FrameCoalescer
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from ..data import RowWindows, using_data
 from ..events import ActivePathChanged, MessageAdded, MessagePatched, MessageReplaced, ThreadEvent
 from ..runtime import Runtime
 from ..tools._ui import component_id_of, component_name_of
-from .protocol import (
+from ._protocol import (
     MAX_WINDOW,
     ComponentStateMsg,
     DataWindowMsg,

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .protocol import FrameMessage, Patch, PatchOp, add_part_op, append_op, frame_message, set_op
+from ._protocol import FrameMessage, Patch, PatchOp, add_part_op, append_op, frame_message, set_op
 
 DEFAULT_INTERVAL = 1 / 30
 """At most ~30 frames a second: smooth to the eye, far below server limits."""
