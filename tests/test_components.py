@@ -174,7 +174,7 @@ def test_a_fresh_import_builds_no_component_or_protocol_validator() -> None:
     code = (
         "import ipygenui as gu; gu.Chat()\n"
         "from ipygenui.components import builtins\n"
-        "from ipygenui.widget import protocol\n"
+        "from ipygenui.widget import _protocol as protocol\n"
         "built = [c.name for c in builtins.BUILTINS if c.props.__pydantic_complete__]\n"
         "built += [m.__name__ for m in (protocol.SendMsg, protocol.ApproveMsg)"
         " if m.__pydantic_complete__]\n"
