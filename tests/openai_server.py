@@ -47,6 +47,9 @@ class ToolCall:
     name: str
     arguments: str | dict[str, Any]
     id: str | None = None
+    extra_content: dict[str, Any] | None = None
+    """Sent on the call's first chunk, as Gemini's OpenAI-compatible endpoint
+    sends ``{"google": {"thought_signature": "..."}}``."""
 
     def text(self) -> str:
         if isinstance(self.arguments, str):
@@ -94,6 +97,11 @@ class Reply:
     index_all_zero: bool = False
     """Quirk of some servers: every parallel call streamed with index 0."""
     model: str = "test-model"
+    refuse_missing: str | None = None
+    """Answer HTTP 400 with the provider's real error body, as it does, when the
+    request's history breaks its rule: ``"thought_signature"`` (Gemini: a tool
+    call without its ``extra_content``), ``"reasoning_content"`` (DeepSeek: an
+    assistant tool-call message without it). See :data:`PROVIDER_ERRORS`."""
 
     @classmethod
     def text_reply(cls, text: str, **options: Any) -> Reply:
@@ -120,6 +128,8 @@ class Reply:
                 "type": "function",
                 "function": {"name": call.name, "arguments": ""},
             }
+            if call.extra_content is not None:
+                head["extra_content"] = call.extra_content
             bodies = [
                 {"index": wire_index, "function": {"arguments": piece}}
                 for piece in _pieces(call.text(), size)
@@ -194,6 +204,57 @@ class Reply:
             **self._head(),
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
         }
+
+
+PROVIDER_ERRORS: dict[str, Any] = {
+    # Gemini's OpenAI-compatible endpoint, body as quoted in
+    # github.com/manthanabc/paws/issues/103 (a JSON list holding the error)
+    "thought_signature": [
+        {
+            "error": {
+                "code": 400,
+                "message": "Function call is missing a thought_signature in functionCall parts. "
+                "This is required for tools to work correctly, and missing thought_signature "
+                "may lead to degraded model performance. Additional data, function call "
+                "`default_api:{name}` , position {position}. Please refer to "
+                "https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+                "status": "INVALID_ARGUMENT",
+            }
+        }
+    ],
+    # DeepSeek, body as quoted in github.com/deepseek-ai/DeepSeek-V3/issues/1053
+    "reasoning_content": {
+        "error": {
+            "message": "Missing `reasoning_content` field in the assistant message at message "
+            "index {position}. For more information, please refer to "
+            "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_request_error",
+        }
+    },
+}
+"""The 400 bodies real providers answer when a request drops their data."""
+
+
+def provider_refusal(rule: str, messages: list[dict[str, Any]]) -> Any:
+    """The provider's 400 body when ``messages`` break ``rule``; None when kept."""
+    for position, entry in enumerate(messages):
+        calls = entry.get("tool_calls") or []
+        if entry.get("role") != "assistant" or not calls:
+            continue
+        if rule == "reasoning_content" and not entry.get("reasoning_content"):
+            body = json.dumps(PROVIDER_ERRORS[rule]).replace("{position}", str(position))
+            return json.loads(body)
+        for call in calls:
+            signature = ((call.get("extra_content") or {}).get("google") or {}).get(
+                "thought_signature"
+            )
+            if rule == "thought_signature" and not signature:
+                body = json.dumps(PROVIDER_ERRORS[rule])
+                body = body.replace("{name}", call["function"]["name"])
+                return json.loads(body.replace("{position}", str(position)))
+    return None
 
 
 def _pieces(text: str, size: int) -> Iterator[str]:
@@ -344,6 +405,12 @@ class OpenAIServer:
         if reply is None:
             await _send_json(writer, 500, {"error": {"message": "no scripted reply"}})
             return True
+        refusal = reply.refuse_missing and provider_refusal(
+            reply.refuse_missing, request.get("messages") or []
+        )
+        if refusal:
+            await _send_json(writer, 400, refusal)
+            return True
         if reply.hang:
             await self._hold(reader)
             return False
@@ -416,7 +483,7 @@ class OpenAIServer:
 async def _send_json(
     writer: asyncio.StreamWriter,
     status: int,
-    payload: dict[str, Any],
+    payload: Any,
     extra_headers: dict[str, str] | None = None,
 ) -> None:
     body = json.dumps(payload).encode()

@@ -66,9 +66,16 @@ class TextPart(_Model):
     text: str = ""
 
 
+def _is_none(value: Any) -> bool:
+    """Left out of a dump when unset: files, ops and snapshots stay as they were."""
+    return value is None
+
+
 class ReasoningPart(_Model):
     type: Literal["reasoning"] = "reasoning"
     text: str = ""
+    provider_data: dict[str, Any] | None = Field(default=None, exclude_if=_is_none)
+    """Opaque, keyed by the provider that produced it (see ``ToolCallPart.provider_data``)."""
 
 
 class Approval(_Model):
@@ -132,6 +139,10 @@ class ToolCallPart(_Model):
     traceback: str | None = None
     """For a tool that raised: its traceback, for the user to unfold. The model
     reads only ``result`` (the error line)."""
+    provider_data: dict[str, Any] | None = Field(default=None, exclude_if=_is_none)
+    """Opaque data a provider wants back with this call (Gemini's thought
+    signature), keyed by the model's ``provider_key``: saved with the thread,
+    sent back only to that provider, never shown in the browser."""
     _value: Any = PrivateAttr(default=None)
     _parsed: ParsedArgs | None = PrivateAttr(default=None)
 

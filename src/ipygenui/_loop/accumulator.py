@@ -159,7 +159,13 @@ class Accumulator:
         if isinstance(delta, TextDelta):
             return self._text(TextPart, delta.text) if delta.text else []
         if isinstance(delta, ReasoningDelta):
-            return self._text(ReasoningPart, delta.text) if delta.text else []
+            ops = self._text(ReasoningPart, delta.text) if delta.text else []
+            if delta.provider_data and self._open is not None:
+                part = self.message.parts[self._open]
+                # per delta: the first says where it came from
+                if isinstance(part, ReasoningPart) and part.provider_data is None:
+                    _merge_provider_data(part, delta.provider_data)
+            return ops
         if isinstance(delta, ToolCallDelta):
             return self._release() + self._tool_call(_clean_call(delta))
         if isinstance(delta, UsageDelta):
@@ -221,6 +227,8 @@ class Accumulator:
             self._calls[delta.index] = call
             self._open = None  # text after a call starts a new text part
         part = self._call_part(call)
+        if delta.provider_data:  # kernel-only: no patch op, the browser never needs it
+            _merge_provider_data(part, delta.provider_data)
         if delta.name and not part.tool_name:  # a name that arrives after the id
             part.tool_name = delta.name
             tool = self.tools.get(delta.name)
@@ -336,7 +344,7 @@ def _joined(deltas: list[ModelDelta]) -> list[ModelDelta]:
         if out:
             last = out[-1]
             if isinstance(delta, TextDelta | ReasoningDelta):
-                if type(delta) is type(last):
+                if type(delta) is type(last) and _same_data(delta, last):
                     run.append(delta.text)
                     continue
             elif (
@@ -345,6 +353,7 @@ def _joined(deltas: list[ModelDelta]) -> list[ModelDelta]:
                 and delta.index == last.index
                 and delta.id is None
                 and delta.name is None
+                and delta.provider_data is None
             ):
                 run.append(delta.arguments)
                 continue
@@ -367,4 +376,19 @@ def _with_text(delta: ModelDelta, text: str) -> ModelDelta:
         return dataclasses.replace(delta, arguments=text)
     if isinstance(delta, TextDelta):
         return TextDelta(text)
-    return ReasoningDelta(text)
+    return ReasoningDelta(text, getattr(delta, "provider_data", None))
+
+
+def _same_data(delta: ModelDelta, last: ModelDelta) -> bool:
+    return getattr(delta, "provider_data", None) == getattr(last, "provider_data", None)
+
+
+def _merge_provider_data(part: Any, data: dict[str, Any]) -> None:
+    """Merge a delta's provider data (``{provider_key: {...}}``) into the part's."""
+    merged = dict(part.provider_data or {})
+    for key, value in data.items():
+        inner = merged.get(key)
+        merged[key] = (
+            {**inner, **value} if isinstance(inner, dict) and isinstance(value, dict) else value
+        )
+    part.provider_data = merged

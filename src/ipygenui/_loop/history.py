@@ -16,6 +16,12 @@ Rules that keep a request valid whatever state the thread is in:
 - component state the user changed rides on the user message sent after
   it, as ``<component_state>`` blocks after the text (the system prompt
   tells the model to read them and never write them);
+- provider data (``provider_data`` of a tool call or reasoning part: Gemini's
+  thought signature, DeepSeek's reasoning) rides under the private keys
+  :data:`PROVIDER_DATA` (on a tool call) and :data:`REASONING` (on the
+  assistant message), keyed by provider; the model adapter picks its own
+  provider's and drops every ``_`` key before sending (history is
+  provider-neutral);
 - a user message's attachments: text and data summaries as ``<attachment>``
   blocks after the text, images as image content parts (the content becomes
   a list of parts only when there is an image, so text-only servers are
@@ -32,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..messages import AttachmentPart, Message, ReasoningPart, TextPart, Thread, ToolCallPart
+from ..models.base import PROVIDER_DATA, REASONING
 
 _DATA_URL = re.compile(r"data:image/[\w.+-]+;base64,[A-Za-z0-9+/=]*")
 
@@ -116,6 +123,17 @@ def _distinct_ids(calls: Sequence[ToolCallPart]) -> list[str]:
     return out
 
 
+def _call_entry(call_id: str, part: ToolCallPart) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": part.tool_name or "unknown", "arguments": _arguments(part)},
+    }
+    if part.provider_data:
+        entry[PROVIDER_DATA] = part.provider_data
+    return entry
+
+
 def assistant_messages(
     message: Message,
     parts_end: int | None = None,
@@ -138,13 +156,15 @@ def assistant_messages(
         ids = _distinct_ids(calls)
         if calls:
             entry["tool_calls"] = [
-                {
-                    "id": call_id,
-                    "type": "function",
-                    "function": {"name": p.tool_name or "unknown", "arguments": _arguments(p)},
-                }
-                for call_id, p in zip(ids, calls, strict=True)
+                _call_entry(call_id, p) for call_id, p in zip(ids, calls, strict=True)
             ]
+            reasoning = [
+                {"text": p.text, "provider_data": p.provider_data}
+                for p in parts
+                if isinstance(p, ReasoningPart) and p.provider_data
+            ]
+            if reasoning:
+                entry[REASONING] = reasoning
         out.append(entry)
         out.extend(
             {

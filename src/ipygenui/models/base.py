@@ -24,6 +24,9 @@ class TextDelta:
 @dataclass(frozen=True, slots=True)
 class ReasoningDelta:
     text: str
+    provider_data: dict[str, Any] | None = None
+    """Opaque data for the provider that produced it, keyed by the model's
+    ``provider_key`` (kept on the ``ReasoningPart``, sent back to it only)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,9 @@ class ToolCallDelta:
     id: str | None = None
     name: str | None = None
     arguments: str = ""
+    provider_data: dict[str, Any] | None = None
+    """Opaque data the provider wants back with this call (Gemini's thought
+    signature), keyed by the model's ``provider_key``; merged into the part's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +63,16 @@ ModelDelta = TextDelta | ReasoningDelta | ToolCallDelta | UsageDelta | FinishDel
 class ModelError(Exception):
     """A failure the user should read: the loop keeps the text streamed so
     far and ends the message as incomplete/error with this text."""
+
+
+PROVIDER_DATA = "_provider_data"
+"""Key of a history tool call entry: the call's ``provider_data``
+(``{provider_key: {...}}``), for the adapter to send back to its own provider."""
+
+REASONING = "_reasoning"
+"""Key of a history assistant entry: the step's reasoning parts that carry
+provider data, as ``[{"text": ..., "provider_data": {...}}]``. Keys starting
+with ``_`` are ours: an adapter drops them before sending."""
 
 
 @dataclass

@@ -43,6 +43,8 @@ import openai
 
 from .._internal.loop_clients import LoopClients
 from .base import (
+    PROVIDER_DATA,
+    REASONING,
     BatchStreaming,
     FinishDelta,
     FinishReason,
@@ -98,6 +100,11 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
+_WIRE_CALL_FIELDS = ("extra_content",)
+"""Tool call fields a provider's data may put back on the wire (Gemini's
+``extra_content.google.thought_signature``)."""
+
+
 def _http_client() -> Any:
     """The aiohttp transport for a client we make; None (the default one) without aiohttp."""
     try:
@@ -135,6 +142,15 @@ class OpenAIModel(BatchStreaming):
     ``max_retry_wait`` seconds fails at once with a clear error.
     ``silence_notice``: seconds without a byte before the chat says
     "No answer from ... for N s".
+
+    Provider data: what a provider wants back with a call (Gemini's
+    ``extra_content`` thought signature) or a step (DeepSeek's
+    ``reasoning_content``) is kept on the thread's parts under
+    ``provider_key`` (default ``"openai-compatible:<base_url>"``) and sent back
+    only to a model with the same key, never to another provider.
+    ``send_reasoning_content``: None (default) sends an assistant tool-call
+    message's ``reasoning_content`` when this provider streamed it in that
+    field; False never.
     """
 
     offline = False
@@ -151,6 +167,8 @@ class OpenAIModel(BatchStreaming):
         max_retries: int | None = None,
         max_retry_wait: float = 120.0,
         silence_notice: float = 10.0,
+        provider_key: str | None = None,
+        send_reasoning_content: bool | None = None,
         **request_options: Any,
     ) -> None:
         if max_retries is not None and (not isinstance(max_retries, int) or max_retries < 0):
@@ -184,6 +202,12 @@ class OpenAIModel(BatchStreaming):
         )
         """Ours, one per event loop, closed with its loop, at ``close()`` and at exit."""
         self._pause_reads = False
+        if provider_key is None:
+            url = str(client.base_url) if client is not None else base_url
+            url = url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+            provider_key = f"openai-compatible:{url.rstrip('/')}"
+        self.provider_key = provider_key
+        self.send_reasoning_content = send_reasoning_content
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, base_url={str(self.client.base_url)!r})"
@@ -218,7 +242,7 @@ class OpenAIModel(BatchStreaming):
             "stream_options": {"include_usage": True},
             **self.request_options,
             "model": self.model,
-            "messages": request.messages,
+            "messages": self._wire_messages(request.messages),
             "stream": True,
         }
         if kwargs["stream_options"] is None:
@@ -229,6 +253,42 @@ class OpenAIModel(BatchStreaming):
             kwargs["tools"] = request.tools
             kwargs["tool_choice"] = request.tool_choice
         return kwargs
+
+    def _wire_messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The history as this provider reads it: its own provider data put back
+        (``extra_content`` on a call, ``reasoning_content`` on a step), every
+        other provider's dropped with the private keys."""
+        out = messages
+        for i, entry in enumerate(messages):
+            calls = entry.get("tool_calls")
+            if not calls or (REASONING not in entry and not any(PROVIDER_DATA in c for c in calls)):
+                continue
+            if out is messages:
+                out = list(messages)  # the caller's list stays as it is
+            wire = {k: v for k, v in entry.items() if k != REASONING}
+            wire["tool_calls"] = [self._wire_call(call) for call in calls]
+            texts = [
+                r["text"]
+                for r in entry.get(REASONING, ())
+                if self.send_reasoning_content is not False
+                and (r.get("provider_data") or {}).get(self.provider_key, {}).get("field")
+                == "reasoning_content"
+            ]
+            if texts:
+                wire["reasoning_content"] = "".join(texts)
+            out[i] = wire
+        return out
+
+    def _wire_call(self, call: dict[str, Any]) -> dict[str, Any]:
+        data = call.get(PROVIDER_DATA)
+        if data is None:
+            return call
+        wire = {k: v for k, v in call.items() if k != PROVIDER_DATA}
+        own = data.get(self.provider_key)
+        if isinstance(own, dict):
+            # only the fields a provider sends back: a thread file is untrusted
+            wire.update({k: v for k, v in own.items() if k in _WIRE_CALL_FIELDS})
+        return wire
 
     async def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
         """Stream one reply as batches of deltas (those of one network read);
@@ -243,7 +303,7 @@ class OpenAIModel(BatchStreaming):
         cancel = request.cancel
         retries = 0
         while True:
-            state = _StreamState()
+            state = _StreamState(self.provider_key)
             try:
                 async with SilenceWatch(url, self.silence_notice, request.status, cancel) as watch:
                     read = self._typed if self.typed_stream else self._raw
@@ -432,9 +492,11 @@ async def _wait_for_more(socket: asyncio.Transport | None) -> None:
 class _StreamState:
     """Turns chunk dicts into deltas, remembering what the stream said."""
 
-    __slots__ = ("finish", "ids", "index_map", "saw_tool_call")
+    __slots__ = ("finish", "ids", "index_map", "key", "reasoning_data", "saw_tool_call")
 
-    def __init__(self) -> None:
+    def __init__(self, key: str = "openai-compatible") -> None:
+        self.key = key
+        self.reasoning_data = {key: {"field": "reasoning_content"}}
         self.finish: FinishReason | None = None
         self.saw_tool_call = False
         self.ids: dict[int, str] = {}  # our index -> call id
@@ -447,9 +509,13 @@ class _StreamState:
             if choice.get("index", 0) != 0:
                 continue  # n > 1 is not supported: only the first choice counts
             delta = choice.get("delta") or {}
-            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if reasoning:
-                yield ReasoningDelta(reasoning)
+            reasoning = delta.get("reasoning_content")
+            if reasoning:  # DeepSeek wants it back with the step's tool calls
+                yield ReasoningDelta(reasoning, self.reasoning_data)
+            else:
+                reasoning = delta.get("reasoning")
+                if reasoning:
+                    yield ReasoningDelta(reasoning)
             content = delta.get("content")
             if content:
                 yield TextDelta(content)
@@ -484,11 +550,13 @@ class _StreamState:
             self.index_map[server_index] = index
         if call_id:
             self.ids[index] = call_id
+        extra = call.get("extra_content")  # Gemini: the thought signature, wanted back
         return ToolCallDelta(
             index=index,
             id=call_id,
             name=function.get("name"),
             arguments=function.get("arguments") or "",
+            provider_data={self.key: {"extra_content": extra}} if extra else None,
         )
 
 
@@ -554,6 +622,8 @@ def _image_hint(status: int, messages: list[dict[str, Any]]) -> str:
 
 def _error_text(error: openai.APIStatusError) -> str:
     body = error.body
+    if isinstance(body, list) and body and isinstance(body[0], dict):
+        body = body[0]  # Gemini's OpenAI-compatible endpoint: [{"error": {...}}]
     if isinstance(body, dict):
         inner = body.get("error", body)
         return _message(inner)

@@ -643,6 +643,7 @@ def message_for_browser(message: Message) -> dict[str, Any]:
     }
     data = message.model_dump(mode="json", exclude={"parts": derived} if derived else None)
     for i, (part, raw) in enumerate(zip(message.parts, data["parts"], strict=True)):
+        raw.pop("provider_data", None)  # opaque, for the provider only: the browser never needs it
         if isinstance(part, ToolCallPart):
             call = component_call(part.tool_name, part.tool_call_id)
             if call is not None:
