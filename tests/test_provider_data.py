@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import ipygenui as gu
 from ipygenui._loop.accumulator import Accumulator
 from ipygenui._loop.history import assistant_messages
@@ -56,11 +58,12 @@ def last_text(rt: gu.Runtime) -> str:
     return message.text
 
 
+@pytest.mark.parametrize("typed_stream", [False, True])
 async def test_gemini_thought_signature_goes_back_with_its_call(
-    openai_server: OpenAIServer, make_model: Any
+    openai_server: OpenAIServer, make_model: Any, typed_stream: bool
 ) -> None:
     openai_server.script(gemini_call(), Reply(text="It is 3.", refuse_missing="thought_signature"))
-    rt = gu.Runtime(model=make_model(), tools=[add])
+    rt = gu.Runtime(model=make_model(typed_stream=typed_stream), tools=[add])
     await rt.send("1 + 2?")
     assert last_text(rt) == "It is 3.", rt.thread.messages[-1]
     (sent,) = assistant_calls(openai_server.requests[1])
@@ -68,11 +71,12 @@ async def test_gemini_thought_signature_goes_back_with_its_call(
     assert "_provider_data" not in json.dumps(openai_server.requests[1])
 
 
+@pytest.mark.parametrize("typed_stream", [False, True])
 async def test_deepseek_reasoning_content_goes_back_with_the_steps_calls(
-    openai_server: OpenAIServer, make_model: Any
+    openai_server: OpenAIServer, make_model: Any, typed_stream: bool
 ) -> None:
     openai_server.script(deepseek_call(), Reply(text="3.", refuse_missing="reasoning_content"))
-    rt = gu.Runtime(model=make_model(), tools=[add])
+    rt = gu.Runtime(model=make_model(typed_stream=typed_stream), tools=[add])
     await rt.send("1 + 2?")
     assert last_text(rt) == "3.", rt.thread.messages[-1]
     (sent,) = assistant_calls(openai_server.requests[1])
