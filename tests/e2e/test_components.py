@@ -192,6 +192,8 @@ def test_two_components_of_one_parallel_turn_both_render(page: LabPage) -> None:
     expect(slot(chat, "Weather").locator(".weather")).to_have_text("Lima 19", timeout=LONG_WAIT)
     expect(slot(chat, "Metric").locator(".gu-c-metric")).to_have_count(2)
     expect(slot(chat, "Metric")).to_contain_text("Revenue")
+    # the browser renders streaming props; the kernel lists a component once its call settled
+    expect(message).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     names = page.run_json("[s.name for s in chat.shown_components()]")
     assert names == ["Weather", "Metric"]
 
