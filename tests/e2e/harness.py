@@ -411,6 +411,9 @@ class LabPage:
         self.page.wait_for_function(
             "(theme) => document.body.dataset.jpThemeName === theme", arg=theme
         )
+        # JupyterLab covers the page with its splash while the theme's CSS loads:
+        # a screenshot taken before it goes shows the spinner over the widget
+        self.page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=30_000)
 
 
 @contextlib.contextmanager

@@ -117,9 +117,7 @@ def test_arguments_show_chips_and_approve_sends_the_exact_string(
 
     chat.screenshot(path=screenshots / "approval-invisible-light.png")
     try:
-        lab.set_theme("JupyterLab Dark")
-        # JupyterLab shows its splash while the theme loads
-        lab.page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=LONG_WAIT)
+        lab.set_theme("JupyterLab Dark")  # returns once the theme's splash is gone
         chat.screenshot(path=tmp_path / "approval-invisible-dark.png")
     finally:
         lab.set_theme("JupyterLab Light")  # the theme is a saved setting: restore it
