@@ -83,6 +83,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "models.demo": ("DemoModel",),
         "models.openai": ("OpenAIModel",),
+        "models.select": ("model",),
     },
     "events": {
         "events": (
@@ -231,6 +232,7 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .models.base import UsageDelta as UsageDelta
     from .models.demo import DemoModel as DemoModel
     from .models.openai import OpenAIModel as OpenAIModel
+    from .models.select import model as model
     from .persistence import PersistenceConflictError as PersistenceConflictError
     from .persistence import ThreadFileError as ThreadFileError
     from .runtime import DecisionError as DecisionError

@@ -18,6 +18,7 @@ from ._internal.sanitize import clean_text
 from .components.component import Component
 from .components.registry import Registry
 from .messages import Thread
+from .models.select import split_name
 from .tools import Tool
 
 __all__ = ["check_runtime_arguments", "check_type", "described"]
@@ -63,11 +64,13 @@ def check_runtime_arguments(
 
 
 def _model(owner: str, value: Any) -> Any:
+    if isinstance(value, str):
+        split_name(value)  # a clear error for a name without a provider
+        return value
     if value is not None and not callable(getattr(value, "stream", None)):
-        hint = f"; write model=gu.OpenAIModel({value!r})" if isinstance(value, str) else ""
         raise TypeError(
             f"{owner}(model=...) must be a model (an object with a stream(request) method, "
-            f"e.g. gu.OpenAIModel) or None, got {described(value)}{hint}"
+            f"e.g. gu.OpenAIModel), a 'provider:model' name or None, got {described(value)}"
         )
     return value
 

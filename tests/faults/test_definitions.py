@@ -388,7 +388,11 @@ WEATHER = gu.Component("Weather", props=Props, esm="export function render() {}"
         ({"persist": ""}, ValueError, "Runtime(persist=...) must not be empty"),
         ({"tool_choice": 5}, TypeError, "Runtime(tool_choice=...) must be a str or None, got 5"),
         ({"thread": 5}, TypeError, "Runtime(thread=...) must be a gu.Thread or None, got 5"),
-        ({"model": "gpt-4o"}, TypeError, "write model=gu.OpenAIModel('gpt-4o')"),
+        (
+            {"model": "gpt-4o"},
+            ValueError,
+            "needs a provider: write 'provider:model', such as 'openai:gpt-4o'",
+        ),
         ({"model": 5}, TypeError, "Runtime(model=...) must be a model"),
         ({"tools": some_tool}, TypeError, "Runtime(tools=...) takes a list"),
         ({"tools": "some_tool"}, TypeError, "Runtime(tools=...) takes a list"),

@@ -48,8 +48,18 @@ class ToolCallDelta:
 
 @dataclass(frozen=True, slots=True)
 class UsageDelta:
+    """Tokens one model request used, as the provider reported them."""
+
     input_tokens: int = 0
+    """All input tokens, cached ones included."""
     output_tokens: int = 0
+    """All output tokens, reasoning ones included."""
+    reasoning_tokens: int = 0
+    """Of ``output_tokens``, those spent thinking."""
+    cache_read_tokens: int = 0
+    """Of ``input_tokens``, those read from the provider's prompt cache."""
+    cache_write_tokens: int = 0
+    """Of ``input_tokens``, those written to the provider's prompt cache."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +108,13 @@ class Model(Protocol):
     """Anything with a name and a ``stream`` method is a model."""
 
     name: str
+    """Shown in the header and recorded on each reply it writes."""
     offline: bool
     """True for models that need no network or key (shown in the widget)."""
+
+    # Optional: ``spec``, the ``"provider:model"`` name ``gu.model`` takes
+    # (what a model picker shows and a thread file saves), and
+    # ``provider_key``, the key of this provider's ``provider_data``.
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]: ...
 

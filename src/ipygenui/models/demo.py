@@ -362,6 +362,7 @@ class DemoModel(ScriptedModel):
 
     def __init__(self, *, delay: float = 0.022, record: bool = False) -> None:
         super().__init__(self._reply, chunk_size=4, delay=delay, name="offline demo", record=record)
+        self.spec = "demo"
         self._chat_tools: set[str] = set()
 
     def _reply(self, request: ModelRequest) -> ScriptedReply:

@@ -184,6 +184,7 @@ class OpenAIModel(BatchStreaming):
             api_key = "not-needed"  # local servers (Ollama, vLLM) ignore the key
         self.model = model
         self.name = model
+        self.spec = f"openai:{model}"
         self.typed_stream = typed_stream
         self.request_options = request_options
         self.max_retries = max_retries if max_retries is not None else (2 if client is None else 0)

@@ -1,21 +1,77 @@
-"""``resolve_model``: the model a runtime uses when the user names none."""
+"""``model`` and ``resolve_model``: a model from a ``"provider:model"`` name,
+or the one a runtime uses when the user names none.
+
+``"openai:<model>"`` is our own :class:`~ipygenui.models.openai.OpenAIModel`
+(the fast path for chat completions); ``"demo"`` the offline demo model; any
+other ``provider:model`` name is pydantic-ai's (``anthropic:``, ``google-gla:``,
+``openai-responses:``, ``groq:``, ``mistral:``, ``bedrock:``, ``deepseek:``,
+``openrouter:``, ``ollama:`` ...), streamed through its direct model-request
+API by :class:`~ipygenui.models.providers.ProviderModel` (the
+``ipygenui[providers]`` extra, imported only then).
+"""
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from .base import Model
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
+DEMO = "demo"
+"""The name of the offline demo model."""
 
-def resolve_model(model: Model | None) -> Model:
-    """``model`` itself; or OpenAI when ``OPENAI_API_KEY`` is set (the model named by
+
+def split_name(name: str) -> tuple[str, str]:
+    """``("provider", "model")`` from ``"provider:model"``; a clear error otherwise."""
+    if not isinstance(name, str):
+        raise TypeError(f"a model name is a string like 'openai:gpt-4o-mini', got {name!r}")
+    if name.strip() == DEMO:
+        return DEMO, ""
+    provider, sep, model_name = name.strip().partition(":")
+    if not sep or not provider or not model_name:
+        guess = f"'openai:{name.strip()}'" if not sep and name.strip() else "'openai:gpt-4o-mini'"
+        raise ValueError(
+            f"model name {name!r} needs a provider: write 'provider:model', such as {guess}, "
+            "'anthropic:claude-sonnet-4-5' or 'google-gla:gemini-2.5-flash'"
+        )
+    return provider, model_name
+
+
+def model(
+    name: str, *, base_url: str | None = None, api_key: str | None = None, **settings: Any
+) -> Model:
+    """The model named ``"provider:model"``, ready to pass as ``model=``.
+
+    ``base_url`` and ``api_key`` go to the provider's client (a gateway, a
+    proxy, a local server); ``settings`` are the request's model settings
+    (``temperature=``, ``max_tokens=`` ...).
+    """
+    provider, model_name = split_name(name)
+    if provider == DEMO:
+        from .demo import DemoModel
+
+        return DemoModel()
+    if provider == "openai":
+        from .openai import OpenAIModel
+
+        return OpenAIModel(model_name, base_url=base_url, api_key=api_key, **settings)
+    from .providers import ProviderModel
+
+    return ProviderModel(name, base_url=base_url, api_key=api_key, **settings)
+
+
+def resolve_model(chosen: Model | str | None) -> Model:
+    """``chosen`` itself (a model, or a ``"provider:model"`` name); or, when
+    none is named, OpenAI when ``OPENAI_API_KEY`` is set (the model named by
     ``OPENAI_MODEL``, default gpt-4o-mini); else the offline demo."""
-    if model is not None:
-        if not callable(getattr(model, "stream", None)):
-            raise TypeError(f"model must have a stream(request) method, got {model!r}")
-        return model
+    if isinstance(chosen, str):
+        return model(chosen)
+    if chosen is not None:
+        if not callable(getattr(chosen, "stream", None)):
+            raise TypeError(f"model must have a stream(request) method, got {chosen!r}")
+        return chosen
     if os.environ.get("OPENAI_API_KEY"):
         from .openai import OpenAIModel
 
