@@ -75,10 +75,13 @@ AREAS = (
     ),
     Area(
         "network",
-        ("test_network.py",),
+        ("test_network.py", "test_openai_stream_errors.py"),
         "HTTP 4xx/5xx, 429 with `Retry-After` (seconds, ms, date, garbage, an hour, `inf`), "
         "a server that never answers, a stall mid-stream, a stream cut before `[DONE]`, "
-        "garbage SSE, an unreachable server; Stop during a retry wait and during a hang",
+        "garbage SSE, an unreachable server; Stop during a retry wait and during a hang; "
+        "errors inside an HTTP-200 stream (Groq's `event: error`, OpenRouter's error chunk "
+        'with choices, vLLM\'s error frame, `"error": null`) worded alike on the raw and '
+        "typed paths",
     ),
     Area(
         "comm",

@@ -97,11 +97,20 @@ class Reply:
     index_all_zero: bool = False
     """Quirk of some servers: every parallel call streamed with index 0."""
     model: str = "test-model"
+    sse_body: bytes | None = None
+    """Sent verbatim as the stream's body (a recorded stream, tests/openai_corpus/)
+    in place of the frames above; ``cut_before_done`` aborts after it."""
+    piece_size: int | None = None
+    """With ``sse_body``: HTTP chunks of this many bytes, each written and flushed
+    on its own (a stream cut into small pieces); None: one chunk."""
     refuse_missing: str | None = None
     """Answer HTTP 400 with the provider's real error body, as it does, when the
     request's history breaks its rule: ``"thought_signature"`` (Gemini: a tool
     call without its ``extra_content``), ``"reasoning_content"`` (DeepSeek: an
-    assistant tool-call message without it). See :data:`PROVIDER_ERRORS`."""
+    assistant tool-call message without it), ``"openai"`` (OpenAI: a field it does
+    not know on an assistant message or a call, such as another provider's
+    ``extra_content``, or a call left without its tool message). See
+    :data:`PROVIDER_ERRORS`."""
 
     @classmethod
     def text_reply(cls, text: str, **options: Any) -> Reply:
@@ -233,12 +242,66 @@ PROVIDER_ERRORS: dict[str, Any] = {
             "code": "invalid_request_error",
         }
     },
+    # OpenAI, bodies as quoted in github.com/microsoft/autogen/issues/1174 (a field
+    # it does not know) and github.com/aliasrobotics/cai/issues/111 (a call unanswered)
+    "openai_unexpected": {
+        "error": {
+            "message": "Additional properties are not allowed ('{name}' was unexpected) - "
+            "'messages.{position}'",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": None,
+        }
+    },
+    "openai_unanswered": {
+        "error": {
+            "message": "An assistant message with 'tool_calls' must be followed by tool "
+            "messages responding to each 'tool_call_id'. The following tool_call_ids did "
+            "not have response messages: {name}",
+            "type": "invalid_request_error",
+            "param": "messages.[{position}].role",
+            "code": None,
+        }
+    },
 }
-"""The 400 bodies real providers answer when a request drops their data."""
+"""The 400 bodies real providers answer when a request drops their data (or,
+for OpenAI, carries another provider's or leaves a call unanswered)."""
+
+_OPENAI_ASSISTANT_FIELDS = {"role", "content", "tool_calls", "name", "refusal", "audio"}
+_OPENAI_CALL_FIELDS = {"id", "type", "function"}
+
+
+def _openai_refusal(messages: list[dict[str, Any]]) -> Any:
+    """OpenAI's 400 for the first assistant message it would refuse, or None."""
+
+    def body(rule: str, name: str, position: int) -> Any:
+        text = json.dumps(PROVIDER_ERRORS[rule]).replace("{name}", name)
+        return json.loads(text.replace("{position}", str(position)))
+
+    for position, entry in enumerate(messages):
+        if entry.get("role") != "assistant":
+            continue
+        calls = entry.get("tool_calls") or []
+        for extra in sorted(set(entry) - _OPENAI_ASSISTANT_FIELDS):
+            return body("openai_unexpected", extra, position)
+        for call in calls:
+            for extra in sorted(set(call) - _OPENAI_CALL_FIELDS):
+                return body("openai_unexpected", extra, position)
+        answered = set()
+        for later in messages[position + 1 :]:
+            if later.get("role") != "tool":
+                break
+            answered.add(later.get("tool_call_id"))
+        missing = [c["id"] for c in calls if c.get("id") not in answered]
+        if missing:
+            return body("openai_unanswered", ", ".join(missing), position)
+    return None
 
 
 def provider_refusal(rule: str, messages: list[dict[str, Any]]) -> Any:
     """The provider's 400 body when ``messages`` break ``rule``; None when kept."""
+    if rule == "openai":
+        return _openai_refusal(messages)
     for position, entry in enumerate(messages):
         calls = entry.get("tool_calls") or []
         if entry.get("role") != "assistant" or not calls:
@@ -447,6 +510,8 @@ class OpenAIServer:
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
             b"transfer-encoding: chunked\r\nx-request-id: req_test\r\n\r\n"
         )
+        if reply.sse_body is not None:
+            return await _send_body(reply, reply.sse_body, writer)
         for sent, chunk in enumerate(reply.chunks(include_usage)):  # sent: frames so far
             if reply.drop_after is not None and sent >= reply.drop_after:
                 await writer.drain()
@@ -478,6 +543,21 @@ class OpenAIServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+
+async def _send_body(reply: Reply, body: bytes, writer: asyncio.StreamWriter) -> bool:
+    """Write a recorded stream's bytes as they are, in pieces of ``reply.piece_size``."""
+    size = reply.piece_size or max(1, len(body))
+    for start in range(0, len(body), size):
+        piece = body[start : start + size]
+        writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        await writer.drain()
+    if reply.cut_before_done:
+        writer.transport.abort()
+        return False
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
+    return True
 
 
 async def _send_json(

@@ -458,6 +458,14 @@ class OpenAIModel(BatchStreaming):
                 batch = list(state.deltas(chunk.to_dict()))
                 if batch:
                     yield batch
+        except (openai.APIStatusError, openai.APIConnectionError):
+            raise
+        except openai.APIError as error:
+            # the client raises an error frame (Groq's "event: error", a chunk's
+            # "error") as a bare APIError: worded as the raw path words it
+            raise ModelError(_stream_error(error.body or error.message)) from error
+        except json.JSONDecodeError as error:
+            raise ModelError(_not_json(error.doc)) from error
         finally:
             watcher.cancel()
             await stream.close()
@@ -504,8 +512,9 @@ class _StreamState:
         self.index_map: dict[int, int] = {}  # server index -> our index
 
     def deltas(self, chunk: dict[str, Any]) -> Iterator[ModelDelta]:
-        if "error" in chunk and not chunk.get("choices"):
-            raise ModelError(f"the server reported an error mid-stream: {_message(chunk['error'])}")
+        error = chunk.get("error")
+        if error:  # even beside choices (OpenRouter's finish_reason "error"); null is none
+            raise ModelError(_stream_error(error))
         for choice in chunk.get("choices") or ():
             if choice.get("index", 0) != 0:
                 continue  # n > 1 is not supported: only the first choice counts
@@ -565,8 +574,7 @@ def _decode(payload: bytes) -> dict[str, Any]:
     try:
         chunk = json.loads(payload)
     except ValueError as error:
-        shown = payload[:200].decode("utf-8", "replace")
-        raise ModelError(f"the server sent a frame that is not JSON: {shown!r}") from error
+        raise ModelError(_not_json(payload[:200].decode("utf-8", "replace"))) from error
     if not isinstance(chunk, dict):
         raise ModelError(f"the server sent a frame that is not a JSON object: {chunk!r:.200}")
     return chunk
@@ -597,6 +605,20 @@ def _read_timeout(timeout: Any) -> float | None:
         return float(timeout)
     read = getattr(timeout, "read", None)
     return float(read) if isinstance(read, int | float) else None
+
+
+def _not_json(frame: str) -> str:
+    return f"the server sent a frame that is not JSON: {frame[:200]!r}"
+
+
+def _stream_error(error: Any) -> str:
+    """An error the server sent inside the stream, in its words and with its
+    code when that adds something ("... (tool_use_failed)")."""
+    text = _message(error)
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, str) and code and code not in text:
+        text = f"{text} ({code})"
+    return f"the server reported an error mid-stream: {text}"
 
 
 def _message(error: Any) -> str:
