@@ -2,8 +2,10 @@
 
 Faults tried: the snippet for registering a weather tool does not run as copied
 (doubled braces); a suggestion chip leads to an answer that cannot work in this
-chat; a lowercase city is not recognised and another city is looked up; a long
-message is echoed cut mid-word with no ellipsis and markdown that no longer closes.
+chat; a lowercase city is not recognised and another city is looked up; a tool's
+result, an error or a rejection shown as raw JSON instead of a sentence; a long
+result quoted cut mid-word, or its markdown restyling the reply; every free
+question answered with the same long template.
 """
 
 from __future__ import annotations
@@ -88,31 +90,153 @@ async def test_weather_looks_up_the_city_asked_for(question: str, city: str) -> 
     assert message.tool_calls[0].args == {"city": city}
 
 
-async def _rendered_echo(text: str) -> str:
+# --- tool results read as answers ---------------------------------------------------
+
+
+def _one_line_no_json(text: str) -> None:
+    assert "\n" not in text.strip(), text
+    assert not re.search(r'[{}"]|```', text), f"JSON shown to the user: {text!r}"
+
+
+async def test_a_weather_result_reads_as_a_sentence() -> None:
+    @gu.tool
+    def get_weather(city: str) -> dict:
+        return {"city": city, "temperature_c": 21, "sky": "clear"}
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather])
+    reply = await rt.send("What's the weather in Paris?")
+    assert reply.text == "It's 21 °C and clear in Paris."
+
+
+async def test_a_generic_result_is_one_line_of_its_main_fields() -> None:
+    @gu.tool
+    def query_books(author: str = "Ada") -> dict:
+        """Books by an author."""
+        return {
+            "author": "Ada Lovelace",
+            "count": 3,
+            "titles": ["Notes", "Letters", "Sketches"],
+            "source": {"name": "library", "year": 1843},
+            "missing": None,
+        }
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[query_books])
+    reply = await rt.send("Query the books")
+    assert reply.tool_calls[0].tool_name == "query_books"
+    _one_line_no_json(reply.text)
+    assert "author: Ada Lovelace" in reply.text and "count: 3" in reply.text
+    assert "titles: 3 items" in reply.text and "null" not in reply.text
+
+
+async def test_an_error_result_says_what_went_wrong_in_a_sentence() -> None:
+    @gu.tool
+    def get_weather(city: str) -> dict:
+        raise LookupError(f"no station near {city}")
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather])
+    reply = await rt.send("Weather in Oslo?")
+    assert reply.tool_calls[0].is_error
+    _one_line_no_json(reply.text)
+    assert reply.text.startswith("That didn't work: ")
+    assert "no station near Oslo" in reply.text and "Traceback" not in reply.text
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("not today", "OK, I won't run that. You said: *not today*"),
+        (None, "OK, I won't run that."),
+    ],
+)
+async def test_a_rejection_is_acknowledged_with_the_users_reason(
+    reason: str | None, expected: str
+) -> None:
+    @gu.tool(requires_approval=True)
+    def save_note(text: str) -> str:
+        """Save a note."""
+        return "saved"
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[save_note])
+    waiting = await rt.send("Save a note: buy milk")
+    run = rt.reject(waiting.tool_calls[0].tool_call_id, reason)
+    assert run is not None
+    reply = await run
+    assert reply.text.endswith(expected), reply.text
+    assert "error" not in reply.text
+
+
+async def test_a_text_result_is_quoted_on_one_line_cut_at_a_word_with_markdown_literal() -> None:
+    long = "make *this* bold_ish [a](b) `x` <b>hi</b> " + " ".join(f"w{i}" for i in range(200))
+
+    @gu.tool
+    def query_text() -> str:
+        """Some text."""
+        return "# Title\n\n" + long
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[query_text])
+    reply = await rt.send("Query the text")
+    html = str(mistune.html(reply.text)).strip()
+    match = re.fullmatch(r"<p>(.*)</p>", html, flags=re.DOTALL)
+    assert match, f"not one plain paragraph: {html!r}"
+    shown = match.group(1)
+    assert "<b>" not in shown and "<em>" not in shown and "<a " not in shown and "<h1>" not in shown
+    assert shown.endswith("…") and len(reply.text) < 400
+    kept = re.sub(r"^<code>query_text</code> returned: ", "", shown).rstrip(".").removesuffix("…")
+    words = " ".join(("# Title " + long).split())
+    plain_kept = kept.replace("&lt;", "<").replace("&gt;", ">")
+    assert words.startswith(plain_kept) and words[len(plain_kept)] == " "  # cut between words
+
+
+# --- free questions -------------------------------------------------------------------
+
+_QUESTIONS = [
+    *gu.DemoModel.starters,
+    "What can you do?",  # the demo's own suggestion chip
+    "Hello! What can you do?",  # notebooks/01_quickstart.ipynb
+    "hi",
+    "What is ipygenui?",
+    "How do I use a real model?",
+    "thanks",
+    "Tell me a joke about pandas",
+]
+
+
+@pytest.mark.parametrize("question", _QUESTIONS)
+async def test_every_suggested_question_gets_a_short_answer_not_a_template(question: str) -> None:
     rt = gu.Runtime(model=gu.DemoModel(delay=0))
-    reply = await rt.send(text)
-    html = str(mistune.html(reply.text))
-    line = next(part for part in html.split("\n") if part.startswith("<p>You said:"))
-    match = re.fullmatch(r"<p>You said: <em>(.*)</em></p>", line)
-    assert match, f"the echo is not one emphasised run: {line!r}"
-    return match.group(1)
+    reply = await rt.send(question)
+    assert reply.text.strip() and "You said" not in reply.text
+    prose = re.sub(r"```.*?```", "", reply.text, flags=re.DOTALL)
+    assert len([line for line in prose.splitlines() if line.strip()]) <= 6, reply.text
 
 
-async def test_a_long_message_is_echoed_cut_at_a_word_with_an_ellipsis() -> None:
-    words = " ".join(f"word{i}" for i in range(80))  # ~550 characters
-    echo = await _rendered_echo(words)
-    assert echo.endswith("…") and "*" not in echo
-    kept = echo.removesuffix("…")
-    assert words.startswith(kept) and words[len(kept)] == " "  # cut between words
-    assert len(kept) <= 200
+async def test_an_unknown_question_says_it_is_offline_and_offers_what_works_here() -> None:
+    @gu.tool
+    def get_weather(city: str) -> dict:
+        return {"city": city, "temperature_c": 18, "sky": "rain"}
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather], components=[gu.Chart])
+    reply = await rt.send("Write me a poem about autumn")
+    assert not reply.tool_calls
+    for needed in ("offline", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        assert needed in reply.text
+    assert "model='provider:model'" in reply.text
+    tries = re.findall(r"\*([^*]+)\*", reply.text.split("Try", 1)[1])
+    assert 2 <= len(tries) <= 3
+    followed = await rt.send(tries[0])  # the first thing to try works in this chat
+    assert followed.tool_calls and followed.tool_calls[0].tool_name == "get_weather"
+    assert "I'm offline, so" not in (await rt.send(tries[-1])).text  # answered, not the fallback
 
 
-async def test_markdown_in_the_echo_stays_literal() -> None:
-    text = "make *this* bold_ish [a](b) `x` " + "y " * 120
-    echo = await _rendered_echo(text)
-    assert echo.startswith("make *this* bold_ish [a](b) `x` y")
-    short = await _rendered_echo("2 * 3 = 6")
-    assert short == "2 * 3 = 6"
+async def test_a_question_about_a_notebook_is_not_taken_for_a_note() -> None:
+    @gu.tool(requires_approval=True)
+    def save_note(text: str) -> str:
+        """Save a note."""
+        return "saved"
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[save_note])
+    reply = await rt.send("Does this work in any notebook?")
+    assert reply.tool_calls == []
 
 
 async def test_a_note_is_saved_with_the_chats_save_note_tool_only() -> None:

@@ -288,6 +288,7 @@ async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -
         reply = await runtime.send("What's the weather in Oslo?")
         assert reply.tool_calls[0].result["city"] == "Oslo"
         assert isinstance(reply.status, Complete)
+        assert reply.text == "It's 22 °C and partly cloudy in Oslo."  # the server's data, read
         reply = await runtime.send("Save a note: water the plants")
         assert isinstance(reply.status, RequiresAction)
         assert not notes.exists()
@@ -296,5 +297,6 @@ async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -
         reply = await run
         assert notes.read_text() == "water the plants\n"
         assert isinstance(reply.status, Complete)
+        assert reply.text == "Saved the note 'water the plants' to notes.txt."  # its text
     finally:
         runtime.close()

@@ -1,8 +1,11 @@
 """``DemoModel``: the offline model used when no API key is set (Binder, CI).
 
-It streams plausible markdown at a human pace and answers a few keywords
-sensibly, so every notebook runs and shows streaming, tools and rendering
-without a network. It is honest about what it is.
+It streams markdown at a human pace and answers like a small assistant, so
+every notebook runs and shows streaming, tools and rendering without a
+network: the questions the notebooks and its starters suggest get short
+answers or the tool call they imply, a tool's result comes back as a sentence
+(``_demo_results``), and anything else gets an honest "I'm offline" with a few
+things to try. It never echoes a template and it is always deterministic.
 """
 
 from __future__ import annotations
@@ -13,27 +16,36 @@ import re
 from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
+from ._demo_results import results_reply
 from .base import ModelRequest
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
 
-INTRO = """\
-I'm the **offline demo model**: no API key is set, so I answer from a small \
-script instead of a real LLM.
+OFFLINE = (
+    "I'm offline, so I can only answer a few things: set a key (`OPENAI_API_KEY`, "
+    "`ANTHROPIC_API_KEY`, `GEMINI_API_KEY`) or pass `model='provider:model'` for real answers."
+)
+"""The honest line of every reply to a question the demo has no answer for."""
 
-You said: *{echo}*
+HELLO = "Hi! I'm the offline demo model: no API key is set, so I follow a small script."
 
-To chat with a real model:
-- set `OPENAI_API_KEY` in the environment and create the chat again, or
-- pass a model explicitly:
+REAL_MODEL = """\
+For real answers, pick a model by name and set its provider's key in the environment:
 
 ```python
-import ipygenui as gu
-chat = gu.Chat(model=gu.OpenAIModel("gpt-4o-mini"))
+chat = gu.Chat(model="openai:gpt-4o-mini")  # OPENAI_API_KEY
+chat = gu.Chat(model="anthropic:claude-sonnet-4-5")  # ANTHROPIC_API_KEY
+chat = gu.Chat(model="google-gla:gemini-2.5-flash")  # GOOGLE_API_KEY or GEMINI_API_KEY
 ```
 
-Any OpenAI-compatible server works too (Ollama, vLLM, LM Studio) through \
-`base_url=`. Try asking me about the **weather** to see a tool call.
+With `OPENAI_API_KEY` set, `gu.Chat()` picks OpenAI by itself. Any OpenAI-compatible \
+server (Ollama, vLLM, LM Studio) works through `gu.OpenAIModel(name, base_url=...)`.
 """
+
+ABOUT = (
+    "ipygenui puts a chat with an AI assistant in your notebook: it streams replies, calls "
+    "your Python functions as tools (asking you first when they need approval) and shows "
+    "components such as charts, tables and forms."
+)
 
 NO_WEATHER_TOOL = """\
 I'd look that up with a `get_weather` tool, but none is registered in this chat.
@@ -93,10 +105,6 @@ NOTE_TOOL = "save_note"
 """Called for a message that mentions a note, when the chat has it (``text``:
 what follows the first colon): notebooks/mcp_demo_server.py's write tool."""
 
-_ECHO_LIMIT = 200
-_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>~|])")
-
-
 _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun"]
 
 # keyword -> (UI tool, props): shown when that component is registered, so a
@@ -153,20 +161,6 @@ def _last_calls_were_ui(request: ModelRequest) -> bool:
     return False
 
 
-def _summarize_result(request: ModelRequest) -> str:
-    results: list[str] = []
-    for entry in reversed(request.messages):
-        if entry.get("role") != "tool":
-            break
-        results.append(str(entry.get("content", "")))
-    shown = []
-    for content in reversed(results):
-        with contextlib.suppress(ValueError):
-            content = json.dumps(json.loads(content), indent=2)
-        shown.append(f"```json\n{content}\n```")
-    return "Here is what the tool returned:\n\n" + "\n\n".join(shown)
-
-
 def _city_in(text: str) -> str | None:
     """The city a weather question names, capitalised, or None."""
     for start in _CITY_START.finditer(text):
@@ -184,16 +178,6 @@ def _city_in(text: str) -> str | None:
         if words:
             return " ".join(w[:1].upper() + w[1:] if w.islower() else w for w in words)
     return None
-
-
-def _echo(text: str) -> str:
-    """``text`` on one line, cut between words with an ellipsis when long, with
-    markdown escaped so it shows as typed inside the intro's emphasis."""
-    echo = " ".join(text.split())
-    if len(echo) > _ECHO_LIMIT:
-        head = echo[: _ECHO_LIMIT + 1]  # one more: a space there ends a whole word
-        echo = (head.rsplit(" ", 1)[0] if " " in head else echo[:_ECHO_LIMIT]) + "…"
-    return _MARKDOWN_INLINE.sub(r"\\\1", echo) or "(nothing)"
 
 
 def _suggestions(tool_names: set[str]) -> list[str]:
@@ -288,40 +272,82 @@ def _table_of_result(request: ModelRequest) -> ScriptedReply | None:
     return None
 
 
-def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> ScriptedReply:
-    """The demo's answer to a request.
+# --- free questions ---------------------------------------------------------------
 
-    ``known_tools``: the chat's tools when ``request`` carries none (a request
-    for suggestions is sent without tools).
-    """
-    if request.messages and request.messages[-1].get("role") == "tool":
-        if _last_calls_were_ui(request):
-            return ScriptedReply(text="Ask for a *chart*, a *table* or *metrics* to see another.")
-        table = _table_of_result(request)
-        if table is not None:
-            return table
-        return ScriptedReply(text=_summarize_result(request))
-    text = last_user_text(request)
-    if request.purpose == "suggestions":
-        return ScriptedReply(text=json.dumps(_suggestions(known_tools or _tool_names(request))))
-    lowered = text.lower()
-    names = _tool_names(request)
-    data_reply = _data_reply(request, text, names)
-    if data_reply is not None:
-        return data_reply
+_ASKS_WHAT_IT_DOES = re.compile(
+    r"what (?:can|do|else can) you do|\bhelp\b|who are you|what are you|how does this work"
+    r"|^\W*(?:hi|hello|hey|hallo|bonjour|good (?:morning|afternoon|evening))\b\W*$"
+)
+_ASKS_ABOUT_MODELS = re.compile(
+    r"\b(?:api[ _-]?keys?|real (?:model|llm|answers?)|openai|anthropic|claude|gemini"
+    r"|gpt|llms?|providers?|ollama|offline)\b"
+)
+_ASKS_ABOUT_IPYGENUI = re.compile(r"\bipygenui\b|what is this\b")
+_THANKS = re.compile(r"\b(?:thanks|thank you|thx|cheers)\b")
+_NOTE = re.compile(r"\bnotes?\b")
+_REAL_MODEL_QUESTION = "How do I use a real model?"
+
+
+def _things_to_try(names: set[str]) -> list[tuple[str, str]]:
+    """``(what, a question that shows it)`` for what this chat's tools let the demo do."""
+    things: list[tuple[str, str]] = []
+    if "get_weather" in names:
+        things.append(("look up **the weather**", "What's the weather in Paris?"))
+    for keyword, (tool_name, _) in COMPONENT_DEMOS.items():
+        if tool_name in names:
+            things.append((f"show **a {keyword}** component", f"Show me a {keyword}"))
+    query = sorted(n for n in names if n.startswith("query"))
+    if query:
+        things.append((f"query **your data** with `{query[0]}`", "Query the top orders"))
+    if "run_python" in names:
+        things.append(("run **Python** in your notebook, once you approve", "Run some python"))
+    if NOTE_TOOL in names:
+        things.append(("save **a note**, once you approve", "Save a note: buy milk"))
+    return things
+
+
+def _capabilities(names: set[str]) -> str:
+    things = _things_to_try(names)[:4]
+    if not things:
+        things = [("explain **what ipygenui is**", "What is ipygenui?")]
+    things.append(("tell you how to connect **a real model**", _REAL_MODEL_QUESTION))
+    lines = "\n".join(f"- {what}: *{example}*" for what, example in things)
+    return f"{HELLO} In this chat I can:\n\n{lines}\n"
+
+
+def _offline(names: set[str]) -> str:
+    examples = [example for _, example in _things_to_try(names)][:2]
+    examples = [*examples, "What is ipygenui?", _REAL_MODEL_QUESTION][:3]
+    tries = ", ".join(f"*{e}*" for e in examples[:-1]) + f" or *{examples[-1]}*"
+    return f"{OFFLINE}\n\nTry {tries}"
+
+
+def _missing_component(keyword: str) -> str:
+    name = COMPONENT_DEMOS[keyword][0].removeprefix("show_component_")
+    return (
+        f"I'd show that with the `{name}` component, but this chat has none. Create the chat "
+        f"with it, `gu.Chat(components=[gu.{name}])`, and ask again."
+    )
+
+
+def _component_reply(lowered: str, names: set[str]) -> ScriptedReply | None:
     for keyword, (tool_name, props) in COMPONENT_DEMOS.items():
-        if keyword in lowered and tool_name in names:
-            label = tool_name.removeprefix("show_component_").lower()
-            props = {
-                STATUS_PARAM: f"drawing a {label}",
-                COMPLETION_PARAM: f"drew a {label}",
-                **props,
-            }
-            return ScriptedReply(
-                text=f"Here is a {label} with made-up demo data:\n\n",
-                tool_calls=[ScriptedCall(tool_name, props)],
-            )
-    if "note" in lowered and NOTE_TOOL in names:  # e.g. an MCP server's write tool
+        if keyword not in lowered:
+            continue
+        if tool_name not in names:
+            return ScriptedReply(text=_missing_component(keyword))
+        label = tool_name.removeprefix("show_component_").lower()
+        props = {STATUS_PARAM: f"drawing a {label}", COMPLETION_PARAM: f"drew a {label}", **props}
+        return ScriptedReply(
+            text=f"Here is a {label} with made-up demo data:\n\n",
+            tool_calls=[ScriptedCall(tool_name, props)],
+        )
+    return None
+
+
+def _tool_reply(text: str, lowered: str, names: set[str]) -> ScriptedReply | None:
+    """A call of one of the chat's tools the question asks for, or None."""
+    if _NOTE.search(lowered) and NOTE_TOOL in names:  # e.g. an MCP server's write tool
         note = text.split(":", 1)[1].strip() if ":" in text else text.strip()
         note_args = {
             STATUS_PARAM: "saving a note",
@@ -339,7 +365,55 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
             "city": city,
         }
         return ScriptedReply(tool_calls=[ScriptedCall("get_weather", args)])
-    return ScriptedReply(text=INTRO.format(echo=_echo(text)))
+    return None
+
+
+def _answer(lowered: str, names: set[str]) -> str:
+    """A short answer to a question no tool serves."""
+    if _THANKS.search(lowered):
+        return "You're welcome!"
+    if _ASKS_WHAT_IT_DOES.search(lowered):
+        return _capabilities(names)
+    if _ASKS_ABOUT_IPYGENUI.search(lowered):
+        return f"{ABOUT} I'm its offline demo model, here so the notebooks run without a key."
+    if _ASKS_ABOUT_MODELS.search(lowered):
+        return REAL_MODEL
+    return _offline(names)
+
+
+def _after_components(names: set[str]) -> str:
+    others = [k for k, (tool_name, _) in COMPONENT_DEMOS.items() if tool_name in names]
+    if not others:
+        return "There it is, above."
+    asks = ", ".join(f"*{k}*" for k in others[:-1])
+    asks = f"{asks} or *{others[-1]}*" if asks else f"*{others[-1]}*"
+    return f"There it is, above. Ask for a {asks} to see another."
+
+
+def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> ScriptedReply:
+    """The demo's answer to a request.
+
+    ``known_tools``: the chat's tools when ``request`` carries none (a request
+    for suggestions is sent without tools).
+    """
+    names = _tool_names(request)
+    if request.messages and request.messages[-1].get("role") == "tool":
+        if _last_calls_were_ui(request):
+            return ScriptedReply(text=_after_components(names))
+        table = _table_of_result(request)
+        if table is not None:
+            return table
+        return ScriptedReply(text=results_reply(request))
+    text = last_user_text(request)
+    if request.purpose == "suggestions":
+        return ScriptedReply(text=json.dumps(_suggestions(known_tools or names)))
+    lowered = text.lower()
+    reply = (
+        _data_reply(request, text, names)
+        or _component_reply(lowered, names)
+        or _tool_reply(text, lowered, names)
+    )
+    return reply if reply is not None else ScriptedReply(text=_answer(lowered, names))
 
 
 STARTERS = (
