@@ -62,6 +62,8 @@ async def test_usage_and_timing_are_recorded_per_step_and_run() -> None:
     model = ScriptedModel([ScriptedReply(text="ok", usage=(12, 3))])
     rt = gu.Runtime(model=model)
     message = await rt.send("x")
-    assert message.metadata["usage"] == {"input_tokens": 12, "output_tokens": 3}
-    assert message.metadata["steps"][0]["usage"] == {"input_tokens": 12, "output_tokens": 3}
+    counts = {"input_tokens": 12, "output_tokens": 3, "reasoning_tokens": 0}
+    counts |= {"cache_read_tokens": 0, "cache_write_tokens": 0}
+    assert message.metadata["usage"] == counts
+    assert message.metadata["steps"][0]["usage"] == counts
     assert message.metadata["ended_at"] >= message.metadata["started_at"]

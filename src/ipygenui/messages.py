@@ -225,13 +225,28 @@ Part = Annotated[
 
 
 class Usage(_Model):
+    """Tokens a reply (or one of its steps) used, as ``metadata["usage"]``
+    keeps them; a thread file from before the reasoning and cache counts
+    loads with them at 0."""
+
     input_tokens: int = 0
+    """All input tokens, cached ones included."""
     output_tokens: int = 0
+    """All output tokens, reasoning ones included."""
+    reasoning_tokens: int = 0
+    """Of ``output_tokens``, those spent thinking."""
+    cache_read_tokens: int = 0
+    """Of ``input_tokens``, those read from the provider's prompt cache."""
+    cache_write_tokens: int = 0
+    """Of ``input_tokens``, those written to the provider's prompt cache."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
 

@@ -74,6 +74,7 @@ from ._suggesting import Suggesting
 from ._thread_list import ThreadList
 from ._threads import ThreadStore, end_interrupted, is_folder
 from ._transcript import thread_to_markdown
+from ._usage import UsageRow, UsageTotal, usage_rows, usage_total
 from .components.component import Component
 from .components.interactive import apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
@@ -538,6 +539,18 @@ class Runtime:
 
     # --- transcript -----------------------------------------------------------------
 
+    def usage(self) -> list[UsageRow]:
+        """One row per reply of the thread shown: its model, its tokens
+        (input, output, reasoning, cache read and written), its cost in USD
+        (None when the model is not priced: see ``ipygenui._usage``), how much
+        of the context window its last request took, and its seconds.
+        ``pandas.DataFrame(rt.usage())`` takes the rows."""
+        return usage_rows(self.thread.messages)
+
+    def usage_total(self) -> UsageTotal:
+        """The sums of :meth:`usage`'s rows: the thread's tokens and cost so far."""
+        return usage_total(self.usage())
+
     def to_markdown(self) -> str:
         """The active branch as a markdown transcript (tool calls summarized on
         one line each): what "download transcript" saves."""
@@ -595,6 +608,9 @@ class Runtime:
         # the model's name goes with the reply: a rating of it says which model wrote it
         name = getattr(self.model, "name", None)
         model = {"model": name} if isinstance(name, str) and name else {}
+        spec = getattr(self.model, "spec", None)  # and its "provider:model", for usage()
+        if isinstance(spec, str) and spec:
+            model["model_spec"] = spec
         return {"steps": [], "started_at": time.time(), **model}
 
     def _launch(self, message: Message, prepare: Callable[[], None] | None = None) -> Run:

@@ -142,6 +142,9 @@ class Accumulator:
                     # read mid-stream: no reader parses the unfinished text
                     part.record_parsed_args(ParsedArgs(joined, None, ARGS_STREAMING))
 
+    def _open_is(self, kind: type[TextPart] | type[ReasoningPart]) -> bool:
+        return self._open is not None and type(self.message.parts[self._open]) is kind
+
     def _extend(self, kind: type[TextPart] | type[ReasoningPart], text: str) -> list[PatchOp]:
         if self._open is not None:
             part = self.message.parts[self._open]
@@ -160,6 +163,9 @@ class Accumulator:
             return self._text(TextPart, delta.text) if delta.text else []
         if isinstance(delta, ReasoningDelta):
             ops = self._text(ReasoningPart, delta.text) if delta.text else []
+            if delta.provider_data and not delta.text and not self._open_is(ReasoningPart):
+                # reasoning without text (encrypted, redacted): a part of its own keeps its data
+                ops += self._extend(ReasoningPart, "")
             if delta.provider_data and self._open is not None:
                 part = self.message.parts[self._open]
                 # per delta: the first says where it came from
@@ -171,7 +177,11 @@ class Accumulator:
         if isinstance(delta, UsageDelta):
             self.has_usage = True
             self.usage = self.usage + Usage(
-                input_tokens=delta.input_tokens, output_tokens=delta.output_tokens
+                input_tokens=delta.input_tokens,
+                output_tokens=delta.output_tokens,
+                reasoning_tokens=delta.reasoning_tokens,
+                cache_read_tokens=delta.cache_read_tokens,
+                cache_write_tokens=delta.cache_write_tokens,
             )
             return []
         if isinstance(delta, FinishDelta):

@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from .._usage import record_step
 from ..data import DataStore
 from ..events import AgentCustomEvent, StateChanged
 from ..messages import (
@@ -29,7 +30,6 @@ from ..messages import (
     Running,
     Thread,
     ToolCallPart,
-    Usage,
 )
 from ..models.agent import Agent, AgentRequest
 from ..models.base import Model, ModelDelta, ModelError, ModelRequest, delta_batches
@@ -268,10 +268,11 @@ class RunLoop:
             tool_calls=len(calls),
             finish_reason=accumulator.finish_reason,
         )
-        if accumulator.has_usage:
-            step["usage"] = accumulator.usage.model_dump()
-            total = Usage.model_validate(message.metadata.get("usage") or {}) + accumulator.usage
-            message.metadata["usage"] = total.model_dump()
+        if accumulator.has_usage:  # an agent's model is its own: not priced
+            earlier = self._settings.thread.messages
+            earlier = earlier[: next((i for i, m in enumerate(earlier) if m is message), 0)]
+            model = self._settings.model if agent is None else None
+            record_step(message, step, accumulator.usage, model, earlier)
         if cancel.is_set():
             raise asyncio.CancelledError  # cancel() already ended the message
         if error is not None:

@@ -541,10 +541,7 @@ class _StreamState:
                     self.finish = "tool_calls"
         usage = chunk.get("usage")
         if usage:
-            yield UsageDelta(
-                input_tokens=usage.get("prompt_tokens") or 0,
-                output_tokens=usage.get("completion_tokens") or 0,
-            )
+            yield _usage_delta(usage)
 
     def _tool_call(self, call: dict[str, Any]) -> ToolCallDelta:
         self.saw_tool_call = True
@@ -568,6 +565,26 @@ class _StreamState:
             arguments=function.get("arguments") or "",
             provider_data={self.key: {"extra_content": extra}} if extra else None,
         )
+
+
+def _usage_delta(usage: dict[str, Any]) -> UsageDelta:
+    """A chunk's ``usage``: OpenAI's token details, or DeepSeek's cache hit count."""
+    prompt = usage.get("prompt_tokens_details") or {}
+    completion = usage.get("completion_tokens_details") or {}
+    cached = _count(prompt, "cached_tokens") or _count(usage, "prompt_cache_hit_tokens")
+    return UsageDelta(
+        input_tokens=_count(usage, "prompt_tokens"),
+        output_tokens=_count(usage, "completion_tokens"),
+        reasoning_tokens=_count(completion, "reasoning_tokens"),
+        cache_read_tokens=cached,
+        cache_write_tokens=_count(prompt, "cache_write_tokens"),
+    )
+
+
+def _count(fields: Any, key: str) -> int:
+    """A token count a server reported, 0 when absent or not a count."""
+    value = fields.get(key) if isinstance(fields, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _decode(payload: bytes) -> dict[str, Any]:

@@ -49,7 +49,9 @@ class ScriptedReply:
     text: str = ""
     reasoning: str = ""
     tool_calls: Sequence[ScriptedCall] = ()
-    usage: tuple[int, int] | None = None
+    usage: UsageDelta | tuple[int, int] | Mapping[str, int] | None = None
+    """Tokens the step reports: a ``UsageDelta``, ``(input, output)``, or a
+    mapping of ``UsageDelta``'s fields (``{"input_tokens": 900, ...}``)."""
     finish: FinishReason | None = None
     error: str | None = None
     error_after: int | None = None
@@ -165,7 +167,7 @@ class ScriptedModel(BatchStreaming):
             for i in range(0, len(args), size):
                 yield ToolCallDelta(index, arguments=args[i : i + size])
         if reply.usage is not None:
-            yield UsageDelta(*reply.usage)
+            yield _usage_delta(reply.usage)
         yield FinishDelta(reply.finish or ("tool_calls" if reply.tool_calls else "stop"))
 
     async def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
@@ -201,3 +203,10 @@ class ScriptedModel(BatchStreaming):
             batch.append(delta)
         if batch and not request.cancel.is_set():
             yield batch
+
+def _usage_delta(usage: UsageDelta | tuple[int, int] | Mapping[str, int]) -> UsageDelta:
+    if isinstance(usage, UsageDelta):
+        return usage
+    if isinstance(usage, Mapping):
+        return UsageDelta(**usage)
+    return UsageDelta(*usage)

@@ -307,6 +307,8 @@ class Chat(anywidget.AnyWidget):
     switch_thread = _FromRuntime(Runtime.switch_thread)
     rename_thread = _FromRuntime(Runtime.rename_thread)
     to_markdown = _FromRuntime(Runtime.to_markdown)
+    usage = _FromRuntime(Runtime.usage)
+    usage_total = _FromRuntime(Runtime.usage_total)
     set_state = _FromRuntime(Runtime.set_state)
 
     @property

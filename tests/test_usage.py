@@ -1,0 +1,265 @@
+"""Usage and cost: every token count recorded per step and per reply, each
+reply priced by genai-prices when its model is known (never a local server
+as OpenAI's), how full the context window is, and ``usage()`` rows."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import genai_prices
+import openai
+import pytest
+
+import ipygenui as gu
+from ipygenui import _usage
+from ipygenui.messages import Complete, Usage
+from ipygenui.models.base import UsageDelta
+from ipygenui.models.openai import OpenAIModel, _StreamState
+from ipygenui.persistence import load_thread, save_thread
+from ipygenui.testing import ScriptedModel, ScriptedReply
+from runtime_helpers import call
+
+ALL = {
+    "input_tokens": 1200,
+    "output_tokens": 300,
+    "reasoning_tokens": 120,
+    "cache_read_tokens": 1000,
+    "cache_write_tokens": 0,
+}
+
+
+def _priced(spec: str, replies: list[Any]) -> ScriptedModel:
+    model = ScriptedModel(replies, name=spec.partition(":")[2])
+    model.spec = spec  # type: ignore[attr-defined]
+    return model
+
+
+def _price(counts: dict[str, int], model_ref: str, provider_id: str) -> float:
+    usage = genai_prices.Usage(
+        input_tokens=counts["input_tokens"],
+        output_tokens=counts["output_tokens"],
+        cache_read_tokens=counts["cache_read_tokens"],
+        cache_write_tokens=counts["cache_write_tokens"],
+    )
+    return float(genai_prices.calc_price(usage, model_ref, provider_id=provider_id).total_price)
+
+
+# --- messages.Usage -------------------------------------------------------------
+
+
+def test_usage_adds_every_count_and_reads_old_two_count_files(tmp_path: Path) -> None:
+    assert Usage(**ALL) + Usage(**ALL) == Usage(**{k: 2 * v for k, v in ALL.items()})
+    rt = gu.Runtime(model=ScriptedModel(["ok"]))
+    rt.run_sync("hi")
+    path = tmp_path / "old.json"
+    save_thread(rt.thread, path)
+    data = json.loads(path.read_text())
+    # a file written before the reasoning and cache counts: two counts only
+    for message in data["thread"]["messages"]:
+        if message["role"] == "assistant":
+            message["metadata"]["usage"] = {"input_tokens": 7, "output_tokens": 5}
+    path.write_text(json.dumps(data))
+    thread = load_thread(path)
+    (row,) = _usage.usage_rows(thread.messages)
+    assert (row["input_tokens"], row["output_tokens"], row["reasoning_tokens"]) == (7, 5, 0)
+    assert row["cost_usd"] is None
+
+
+# --- the run loop records per step and per reply ---------------------------------
+
+
+def test_each_step_and_the_reply_record_all_five_counts_and_the_model() -> None:
+    step1 = dict(ALL, cache_write_tokens=50)
+    step2 = {"input_tokens": 1600, "output_tokens": 40, "cache_read_tokens": 1200}
+    model = _priced(
+        "anthropic:claude-sonnet-4-5",
+        [
+            ScriptedReply(tool_calls=[call("add", {"a": 1, "b": 2})], usage=step1),
+            ScriptedReply(text="3", usage=UsageDelta(**step2)),
+        ],
+    )
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    rt = gu.Runtime(model=model, tools=[add])
+    message = rt.run_sync("1+2?")
+    steps = message.metadata["steps"]
+    assert steps[0]["usage"] == step1
+    assert steps[1]["usage"] == Usage(**step2).model_dump()
+    assert message.metadata["usage"] == (Usage(**step1) + Usage(**step2)).model_dump()
+    assert message.metadata["model"] == "claude-sonnet-4-5"
+    assert message.metadata["model_spec"] == "anthropic:claude-sonnet-4-5"
+    expected = _price(step1, "claude-sonnet-4-5", "anthropic") + _price(
+        Usage(**step2).model_dump(), "claude-sonnet-4-5", "anthropic"
+    )
+    assert message.metadata["cost"]["usd"] == pytest.approx(expected)
+    assert message.metadata["cost"]["priced_as"] == "anthropic:claude-sonnet-4-5"
+    # how full the context is: the last request's input tokens, of the model's window
+    assert message.metadata["context"] == {"tokens": 1600, "window": 200_000}
+
+
+def test_the_thread_cost_so_far_adds_the_earlier_replies() -> None:
+    counts = {"input_tokens": 1000, "output_tokens": 500}
+    model = _priced("openai:gpt-4o-mini", [ScriptedReply(text="a", usage=(1000, 500))] * 2)
+    rt = gu.Runtime(model=model)
+    first = rt.run_sync("one")
+    second = rt.run_sync("two")
+    counts |= {"cache_read_tokens": 0, "cache_write_tokens": 0}
+    one = _price(counts, "gpt-4o-mini", "openai")
+    assert first.metadata["cost"] == {
+        "usd": pytest.approx(one),
+        "thread_usd": pytest.approx(one),
+        "priced_as": "openai:gpt-4o-mini",
+    }
+    assert second.metadata["cost"]["thread_usd"] == pytest.approx(2 * one)
+    assert second.metadata["context"]["window"] == 128_000
+
+
+@pytest.mark.parametrize(
+    "spec", [None, "openai:no-such-model-anywhere", "ollama:llama3.1:8b", "demo"]
+)
+def test_an_unknown_model_has_tokens_and_no_cost(spec: str | None) -> None:
+    model = ScriptedModel([ScriptedReply(text="ok", usage=(10, 2))])
+    if spec is not None:
+        model.spec = spec  # type: ignore[attr-defined]
+    rt = gu.Runtime(model=model)
+    message = rt.run_sync("hi")
+    assert message.metadata["usage"]["input_tokens"] == 10
+    assert "cost" not in message.metadata
+    assert message.metadata["context"] == {"tokens": 10, "window": None}
+    (row,) = rt.usage()
+    assert row["cost_usd"] is None and row["input_tokens"] == 10
+
+
+def test_without_genai_prices_a_reply_has_tokens_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "genai_prices", None)  # import raises ImportError
+    rt = gu.Runtime(model=_priced("openai:gpt-4o-mini", [ScriptedReply(text="ok", usage=(10, 2))]))
+    message = rt.run_sync("hi")
+    assert message.status == Complete(reason="stop")
+    assert message.metadata["usage"]["output_tokens"] == 2
+    assert "cost" not in message.metadata
+
+
+def test_a_models_own_context_window_is_used() -> None:
+    model = ScriptedModel([ScriptedReply(text="ok", usage=(2048, 2))])
+    model.context_window = 8192  # type: ignore[attr-defined]
+    message = gu.Runtime(model=model).run_sync("hi")
+    assert message.metadata["context"] == {"tokens": 2048, "window": 8192}
+
+
+# --- where a model is served decides its price -------------------------------------
+
+
+def test_a_local_openai_server_is_not_priced_as_openai() -> None:
+    local = OpenAIModel("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="k")
+    assert _usage.quote(Usage(**ALL), _usage.pricing_of(local), local).usd is None
+    hosted = OpenAIModel("gpt-4o-mini", api_key="k")  # api.openai.com
+    priced = _usage.quote(Usage(**ALL), _usage.pricing_of(hosted), hosted)
+    assert priced.usd == pytest.approx(_price(ALL, "gpt-4o-mini", "openai"))
+    assert (priced.priced_as, priced.context_window) == ("openai:gpt-4o-mini", 128_000)
+    deepseek = OpenAIModel("deepseek-chat", base_url="https://api.deepseek.com", api_key="k")
+    assert _usage.quote(Usage(**ALL), _usage.pricing_of(deepseek)).priced_as == (
+        "deepseek:deepseek-chat"
+    )
+
+
+def test_a_price_ref_prices_a_model_served_elsewhere_or_not_at_all() -> None:
+    local = OpenAIModel("my-finetune", base_url="http://127.0.0.1:9/v1", api_key="k")
+    local.price_ref = "openai:gpt-4o-mini"  # type: ignore[attr-defined]
+    assert _usage.quote(Usage(**ALL), _usage.pricing_of(local)).usd == pytest.approx(
+        _price(ALL, "gpt-4o-mini", "openai")
+    )
+    hosted = OpenAIModel("gpt-4o-mini", api_key="k")
+    hosted.price_ref = False  # type: ignore[attr-defined]
+    assert _usage.pricing_of(hosted) is None
+
+
+# --- OpenAI usage parsing, raw and typed -------------------------------------------
+
+
+def _usage_chunk(usage: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [],
+        "usage": usage,
+    }
+
+
+OPENAI_USAGE = {
+    "prompt_tokens": 1200,
+    "completion_tokens": 300,
+    "total_tokens": 1500,
+    "prompt_tokens_details": {"cached_tokens": 1000, "audio_tokens": 0},
+    "completion_tokens_details": {"reasoning_tokens": 120, "audio_tokens": 0},
+}
+DEEPSEEK_USAGE = {
+    "prompt_tokens": 1200,
+    "completion_tokens": 300,
+    "total_tokens": 1500,
+    "prompt_cache_hit_tokens": 1000,
+    "prompt_cache_miss_tokens": 200,
+    "completion_tokens_details": {"reasoning_tokens": 120},
+}
+
+
+@pytest.mark.parametrize("usage", [OPENAI_USAGE, DEEPSEEK_USAGE], ids=["openai", "deepseek"])
+@pytest.mark.parametrize("typed", [False, True])
+def test_openai_usage_details_are_read(usage: dict[str, Any], typed: bool) -> None:
+    chunk = _usage_chunk(usage)
+    if typed:  # the typed path reads the SDK's chunk as a dict
+        chunk = openai.types.chat.ChatCompletionChunk.model_validate(chunk).to_dict()
+    (delta,) = list(_StreamState().deltas(chunk))
+    assert delta == UsageDelta(**ALL)
+
+
+def test_odd_usage_fields_count_as_zero() -> None:
+    odd: dict[str, Any] = {"prompt_tokens": 5, "completion_tokens": None}
+    odd["prompt_tokens_details"] = None
+    odd |= {"completion_tokens_details": {"reasoning_tokens": "many"}}
+    (delta,) = list(_StreamState().deltas(_usage_chunk(odd)))
+    assert delta == UsageDelta(input_tokens=5)
+
+
+# --- usage() rows -------------------------------------------------------------------
+
+
+def test_usage_rows_and_total_for_a_dataframe() -> None:
+    model = _priced("openai:gpt-4o-mini", [ScriptedReply(text="a", usage=ALL)] * 2)
+    chat_like = gu.Runtime(model=model)
+    chat_like.run_sync("one")
+    chat_like.run_sync("two")
+    rows = chat_like.usage()
+    assert len(rows) == 2
+    first = rows[0]
+    assert first["message_id"] == chat_like.thread.messages[1].id
+    assert (first["model"], first["spec"]) == ("gpt-4o-mini", "openai:gpt-4o-mini")
+    assert {k: first[k] for k in ALL} == ALL  # type: ignore[literal-required]
+    assert first["cost_usd"] == pytest.approx(_price(ALL, "gpt-4o-mini", "openai"))
+    assert (first["context_tokens"], first["context_window"]) == (1200, 128_000)
+    assert first["seconds"] is not None and first["seconds"] >= 0
+    total = chat_like.usage_total()
+    assert total["replies"] == 2 and total["input_tokens"] == 2400
+    assert first["cost_usd"] is not None
+    assert total["cost_usd"] == pytest.approx(2 * first["cost_usd"])
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(rows)
+    assert list(frame["input_tokens"]) == [1200, 1200]
+
+
+def test_chat_usage_is_the_runtimes() -> None:
+    chat = gu.Chat(model=_priced("openai:gpt-4o-mini", [ScriptedReply(text="a", usage=(9, 1))]))
+    try:
+        chat.runtime.run_sync("hi")
+        assert chat.usage() == chat.runtime.usage()
+        assert chat.usage()[0]["input_tokens"] == 9
+        assert chat.usage_total()["output_tokens"] == 1
+    finally:
+        chat.close()
