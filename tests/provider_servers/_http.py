@@ -1,0 +1,241 @@
+"""What the three native provider servers share: the scripted turn, the HTTP
+loop on 127.0.0.1 in a background thread, and the subprocess mode for
+benchmarks.
+
+Each server (``anthropic.py``, ``gemini.py``, ``responses.py``) turns a
+:class:`Turn` into its provider's real event stream (shapes taken from the
+recordings in ``recordings/``, see ``recordings/SOURCES.md``) and checks each
+request against the rule its provider enforces, answering HTTP 400 with the
+provider's real error body when the request breaks it.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import json
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+RECORDINGS = Path(__file__).with_name("recordings")
+
+
+@dataclass
+class Call:
+    """One tool call the model makes; ``args`` is the JSON text or its value."""
+
+    name: str
+    args: str | dict[str, Any]
+    id: str | None = None
+
+    def text(self) -> str:
+        return self.args if isinstance(self.args, str) else json.dumps(self.args)
+
+    def value(self) -> dict[str, Any]:
+        return json.loads(self.args) if isinstance(self.args, str) else self.args
+
+
+@dataclass
+class Turn:
+    """One scripted model reply: reasoning, then text, then tool calls."""
+
+    text: str = ""
+    reasoning: str = ""
+    calls: list[Call] = field(default_factory=list)
+    chunk_size: int = 8
+    """Characters of reasoning / text / streamed arguments per event."""
+    input_tokens: int = 21
+    output_tokens: int = 34
+    reasoning_tokens: int = 13
+    cached_tokens: int = 5
+
+    @classmethod
+    def from_json(cls, text: str) -> Turn:
+        data = json.loads(text)
+        data["calls"] = [Call(**call) for call in data.get("calls", [])]
+        return cls(**data)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+
+def pieces(text: str, size: int) -> Iterator[str]:
+    for start in range(0, len(text), max(1, size)):
+        yield text[start : start + size]
+
+
+def recorded_events(name: str) -> list[dict[str, Any]]:
+    """The JSON payloads of the ``data:`` lines of a recording, in order."""
+    events = []
+    for line in (RECORDINGS / name).read_text(encoding="utf-8").splitlines():
+        if line.startswith("data: "):
+            events.append(json.loads(line[len("data: ") :]))
+    return events
+
+
+@dataclass
+class Answer:
+    """A JSON answer (``status``, ``body``) or, when ``frames`` is set, a 200
+    ``text/event-stream`` made of those already-encoded SSE frames."""
+
+    status: int = 200
+    body: Any = None
+    frames: Iterable[bytes] | None = None
+
+
+class ProviderServer(abc.ABC):
+    """A provider's HTTP API on 127.0.0.1, on its own loop in a thread."""
+
+    name = "provider"
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.host = host
+        self.port = port
+        self.requests: list[dict[str, Any]] = []
+        """Every request body received, in order (refused ones too)."""
+        self.paths: list[str] = []
+        self.refusals: list[Any] = []
+        """The 400 bodies sent, in order."""
+        self.default: Turn | None = None
+        """Served when the script is empty."""
+        self._turns: deque[Turn] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+
+    @property
+    @abc.abstractmethod
+    def base_url(self) -> str:
+        """What the provider's SDK client takes as its base URL."""
+
+    @abc.abstractmethod
+    def answer(self, path: str, request: dict[str, Any], turn: Turn) -> Answer:
+        """The answer to one valid-JSON request that has a turn to serve."""
+
+    def script(self, *turns: Turn) -> None:
+        """Queue turns; each request takes the next one."""
+        self._turns.extend(turns)
+
+    # --- lifecycle --------------------------------------------------------------
+
+    def start(self) -> Self:
+        self._thread = threading.Thread(target=self._run, name=f"{self.name}-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError(f"the {self.name} test server did not start")
+        return self
+
+    def stop(self) -> None:
+        loop = self._loop
+        if loop is not None and self._server is not None:
+            loop.call_soon_threadsafe(self._server.close)
+            loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._loop = loop
+        self._server = loop.run_until_complete(
+            asyncio.start_server(self._handle, self.host, self.port)
+        )
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            self._server.close()
+            pending = asyncio.all_tasks(loop)  # open keep-alive connections
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.close()
+
+    async def serve_forever(self) -> None:
+        """Serve on the current loop (the subprocess mode of ``serve.py``)."""
+        server = await asyncio.start_server(self._handle, self.host, self.port)
+        self.port = server.sockets[0].getsockname()[1]
+        print(f"PORT {self.port}", flush=True)
+        async with server:
+            await server.serve_forever()
+
+    # --- HTTP -------------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:  # keep-alive: one request after another
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    return
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                headers = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        key, value = line.split(":", 1)
+                        headers[key.strip().lower()] = value.strip()
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                await self._respond(method, path, body, writer)
+        except (ConnectionError, asyncio.CancelledError):
+            return  # a client went away, or the server stops with connections open
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _respond(
+        self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter
+    ) -> None:
+        if method != "POST":
+            await _send_json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+            return
+        try:
+            request = json.loads(body)
+        except ValueError:
+            await _send_json(writer, 400, {"error": {"message": "body is not JSON"}})
+            return
+        self.requests.append(request)
+        self.paths.append(path)
+        turn = self._turns.popleft() if self._turns else self.default
+        if turn is None:
+            await _send_json(writer, 500, {"error": {"message": "no scripted reply"}})
+            return
+        answer = self.answer(path, request, turn)
+        if answer.frames is None:
+            if answer.status == 400:
+                self.refusals.append(answer.body)
+            await _send_json(writer, answer.status, answer.body)
+            return
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+            b"transfer-encoding: chunked\r\n\r\n"
+        )
+        for sent, frame in enumerate(answer.frames):
+            writer.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+            if sent % 64 == 63:
+                await writer.drain()
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+
+async def _send_json(writer: asyncio.StreamWriter, status: int, payload: Any) -> None:
+    body = json.dumps(payload).encode()
+    head = (
+        f"HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    )
+    writer.write(head.encode() + body)
+    await writer.drain()
