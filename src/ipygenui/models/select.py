@@ -62,10 +62,25 @@ def model(
     return ProviderModel(name, base_url=base_url, api_key=api_key, **settings)
 
 
+ENV_MODELS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("ANTHROPIC_API_KEY",), "anthropic:claude-sonnet-4-5"),
+    (("GEMINI_API_KEY", "GOOGLE_API_KEY"), "google-gla:gemini-2.5-flash"),
+    (("GROQ_API_KEY",), "groq:openai/gpt-oss-120b"),
+    (("MISTRAL_API_KEY",), "mistral:mistral-large-latest"),
+    (("OPENROUTER_API_KEY",), "openrouter:anthropic/claude-sonnet-4.5"),
+)
+"""After ``OPENAI_API_KEY``: the model used when one of these keys is set (the
+first found), through :class:`~ipygenui.models.providers.ProviderModel`."""
+
+
 def resolve_model(chosen: Model | str | None) -> Model:
     """``chosen`` itself (a model, or a ``"provider:model"`` name); or, when
-    none is named, OpenAI when ``OPENAI_API_KEY`` is set (the model named by
-    ``OPENAI_MODEL``, default gpt-4o-mini); else the offline demo."""
+    none is named, the provider whose key is in the environment: OpenAI for
+    ``OPENAI_API_KEY`` (the model named by ``OPENAI_MODEL``, default
+    gpt-4o-mini), else Claude for ``ANTHROPIC_API_KEY``, Gemini for
+    ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY``, then Groq, Mistral, OpenRouter
+    (:data:`ENV_MODELS`; these need the ``ipygenui[providers]`` extra); else
+    the offline demo. The model's ``name`` tells the header which."""
     if isinstance(chosen, str):
         return model(chosen)
     if chosen is not None:
@@ -76,6 +91,12 @@ def resolve_model(chosen: Model | str | None) -> Model:
         from .openai import OpenAIModel
 
         return OpenAIModel(os.environ.get("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL)
+    for keys, name in ENV_MODELS:
+        found = next((os.environ[k] for k in keys if os.environ.get(k)), None)
+        if found:
+            from .providers import ProviderModel
+
+            return ProviderModel(name, api_key=found)
     from .demo import DemoModel
 
     return DemoModel()
