@@ -71,6 +71,8 @@ export const toKernel = Object.freeze({
   newThread: () => ({ type: "new_thread" }),
   switchThread: (threadId) => ({ type: "switch_thread", thread_id: threadId }),
   renameThread: (threadId, title) => ({ type: "rename_thread", thread_id: threadId, title }),
+  /** The model picker's choice, by its id in the `model_choices` trait (the next reply uses it). */
+  chooseModel: (model) => ({ type: "choose_model", model }),
   /** Ask for a frontend module kept beside the bundle (answered by a `module` message). */
   loadModule: (name) => ({ type: "load_module", name }),
   /** Ask for the thread as markdown (answered by a `transcript` message). */

@@ -19,6 +19,7 @@ import { createComposer } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
 import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
 import { highlightCodeIn } from "./markdown.js";
+import { createModelPicker, readModelChoices } from "./model-picker.js";
 import { readLimits, readServerMessage, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
@@ -76,7 +77,18 @@ export function modelRef(value) {
 }
 
 // Traits that change the header, suggestions and composer, not the messages.
-const META_KEYS = ["phase", "phase_detail", "running", "suggestions", "model_name", "offline", "save_error", "height"];
+const META_KEYS = [
+  "phase",
+  "phase_detail",
+  "running",
+  "suggestions",
+  "model_name",
+  "offline",
+  "model_choices",
+  "model_choice",
+  "save_error",
+  "height",
+];
 // Traits of the conversation controls (threads, starters).
 const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
 // (`data_names` is read when the `@` menu opens: no render needed when it changes.)
@@ -153,6 +165,7 @@ export class ChatView {
     this.threadMenu = createThreadMenu({ send: (msg) => this.send(msg) });
     this.suggestions = createSuggestions((text) => this.send(toKernel.suggestion(text)));
     this.modelName = h("span.gu-model-name");
+    this.modelPicker = createModelPicker({ send: (msg) => this.send(msg) });
     this.badge = h(
       "span.gu-offline-badge",
       { hidden: true, title: "No API key: replies come from an offline demo model" },
@@ -166,7 +179,7 @@ export class ChatView {
     this.root = h(
       "div.gu-chat",
       { "data-phase": "idle" },
-      h("div.gu-header", {}, this.modelName, this.badge, this.phase, this.threadMenu.el),
+      h("div.gu-header", {}, this.modelName, this.modelPicker.el, this.badge, this.phase, this.threadMenu.el),
       this.thread.el,
       this.suggestions.el,
       this.saveErrorEl,
@@ -221,6 +234,7 @@ export class ChatView {
     this.stopCopies();
     this.stopHighlighterLoader();
     this.stopColouring();
+    this.modelPicker.destroy();
     // A module this view asked for can no longer arrive here: another view may ask.
     for (const waiters of this.moduleWaiters.values()) {
       for (const { reject } of waiters) reject(new Error("the view closed"));
@@ -425,6 +439,10 @@ export class ChatView {
     setData(this.root, "activity", activity);
     const offline = !!m.get("offline");
     setText(this.modelName, headerModelName(m.get("model_name"), offline));
+    // With models to choose from, the picker shows the name instead.
+    const choices = readModelChoices(m.get("model_choices"));
+    this.modelPicker.update(choices, m.get("model_choice") || "", m.get("model_name") || "");
+    show(this.modelName, !this.modelPicker.shown);
     show(this.badge, offline);
     setText(this.phase, phaseText(activity, m.get("phase_detail")));
     this.thread.setHeight(m.get("height") || "");

@@ -15,13 +15,14 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._internal.sanitize import clean_text
+from ._model_choices import choice_id
 from .components.component import Component
 from .components.registry import Registry
 from .messages import Thread
 from .models.select import split_name
 from .tools import Tool
 
-__all__ = ["check_runtime_arguments", "check_type", "described"]
+__all__ = ["check_model", "check_runtime_arguments", "check_type", "described"]
 
 
 def described(value: Any) -> str:
@@ -60,7 +61,28 @@ def check_runtime_arguments(
             f"{owner}() got an unexpected keyword argument {unknown[0]!r}; "
             f"it takes {', '.join((*_CHECKS, *also))}"
         )
-    return {name: _CHECKS[name](owner, value) for name, value in arguments.items()}
+    checked = {
+        name: _CHECKS[name](owner, value)
+        for name, value in arguments.items()
+        if not (name == "model" and _listed_id(value, arguments.get("models")))
+    }
+    if "model" in arguments and "model" not in checked:  # an id of models=, any model's name
+        checked["model"] = arguments["model"]
+    return checked
+
+
+def _listed_id(value: Any, models: Any) -> bool:
+    """Whether ``value`` names a model of the ``models`` list by its id (an
+    iterator is left for the models check to read)."""
+    if not isinstance(value, str) or not isinstance(models, list | tuple):
+        return False
+    return value.strip() in {choice_id(m) for m in models if m is not None}
+
+
+def check_model(owner: str, value: Any) -> Any:
+    """``value`` as ``model=`` takes it (a model, a ``"provider:model"`` name or
+    None), with the same errors: what ``rt.model = ...`` is checked by."""
+    return _model(owner, value)
 
 
 def _model(owner: str, value: Any) -> Any:
@@ -73,6 +95,30 @@ def _model(owner: str, value: Any) -> Any:
             f"e.g. gu.OpenAIModel), a 'provider:model' name or None, got {described(value)}"
         )
     return value
+
+
+def _models(owner: str, value: Any) -> list[Any] | None:
+    """The models a picker offers: names and model objects, each once."""
+    if value is None:
+        return None
+    items = _listed(owner, "models", value)
+    if not items:
+        raise ValueError(f"{owner}(models=...) must list at least one model, or be None")
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        if item is None:
+            raise TypeError(f"{owner}(models=...) item {index} is None, not a model")
+        try:
+            _model(owner, item)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{owner}(models=...) item {index}: {exc}") from None
+        key = choice_id(item)
+        if key in seen:
+            raise ValueError(
+                f"{owner}(models=...) lists {key!r} twice (items {seen[key]} and {index})"
+            )
+        seen[key] = index
+    return items
 
 
 def _listed(owner: str, name: str, value: Any) -> list[Any]:
@@ -204,6 +250,7 @@ def _data(owner: str, value: Any) -> Any:
 
 _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "model": _model,
+    "models": _models,
     "tools": _tools,
     "components": _components,
     "instructions": _optional_str("instructions"),

@@ -124,6 +124,16 @@ class StateChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelChanged:
+    """The runtime's model changed (``rt.model = ...``, a picker's choice):
+    the next reply uses it. ``choice``: its id among ``models=``, or None."""
+
+    name: str
+    offline: bool
+    choice: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class AgentCustomEvent:
     """An application-defined event an external agent sent (AG-UI ``CUSTOM``)."""
 
@@ -144,6 +154,7 @@ ThreadEvent = (
     | RunStarted
     | RunEnded
     | StateChanged
+    | ModelChanged
     | AgentCustomEvent
 )
 ThreadListener = Callable[[ThreadEvent], None]

@@ -67,9 +67,10 @@ from ._loop.run_loop import RunLoop
 from ._loop.suggestions import ask_for_suggestions
 from ._loop.tool_choice import resolve_tool_choice
 from ._loop.tool_runner import MAX_IDENTICAL_CALLS
+from ._model_choices import SAVED_CHOICE, ModelChoices
 from ._persisting import Persisting
 from ._run import PendingRun, Run, loop_or_none
-from ._runtime_arguments import check_runtime_arguments
+from ._runtime_arguments import check_model, check_runtime_arguments
 from ._suggesting import Suggesting
 from ._thread_list import ThreadList
 from ._threads import ThreadStore, end_interrupted, is_folder
@@ -82,6 +83,7 @@ from .data import DataStore, ToolResult, conversation_data, tool_results
 from .events import (
     ActivePathChanged,
     FeedbackChanged,
+    ModelChanged,
     RunEnded,
     RunPhase,
     RunStarted,
@@ -162,11 +164,17 @@ class Runtime:
     ``switch_thread`` and ``threads`` keep several threads (with
     ``persist=`` a folder, one file each); ``starters`` are the prompts an
     empty thread offers; ``to_markdown`` gives the transcript.
+
+    ``rt.model = ...`` (a model or a ``"provider:model"`` name) makes the next
+    reply use another model; a run in progress keeps its own. ``models=[...]``
+    lists the models a chat offers (names are made only when chosen);
+    ``model=`` picks the first one (default: the first listed). The choice is
+    saved with the thread and restored with it when it is still listed.
     """
 
     def __init__(
         self,
-        model: Model | None = None,
+        model: Model | str | None = None,
         tools: Sequence[Tool | Callable[..., Any]] = (),
         components: Sequence[Any] = (),
         instructions: str | None = None,
@@ -180,11 +188,13 @@ class Runtime:
         starters: Sequence[str] | None = None,
         agent: Agent | None = None,
         data: Mapping[str, Any] | bool | None = None,
+        models: Sequence[Model | str] | None = None,
     ) -> None:
         checked = check_runtime_arguments(
             "Runtime",
             {
                 "model": model,
+                "models": models,
                 "tools": tools,
                 "components": components,
                 "instructions": instructions,
@@ -202,7 +212,10 @@ class Runtime:
         )
         tools, components = checked["tools"], checked["components"]
         self.max_result_chars: int | None = max_result_chars
-        self.model: Model = resolve_model(model)
+        self._choices = ModelChoices(checked["models"] or ())
+        self._model: Model = self._first_model(model)
+        self._used_models: list[Model] = [self._model]
+        """Every model this runtime used (closed with it)."""
         self.agent: Agent | None = agent
         """An external agent that runs its own loop (``gu.AGUIAgent``): when set,
         each model step of a run is one run of the agent instead of a model call."""
@@ -235,6 +248,7 @@ class Runtime:
             if saved is not thread:  # read from a file: untrusted
                 distrust_loaded(saved, self._tools, restore_approvals)
         self._thread: Thread = shown
+        self._restore_choice(shown, announce=False)
         self.data: DataStore = conversation_data(data)
         """Every named object the conversation can reference (tool results kept by reference)."""
         self._events = RunEvents()
@@ -269,6 +283,93 @@ class Runtime:
             self._persisting.autosave,
         )
         self._recover()
+
+    # --- the model ----------------------------------------------------------
+
+    @property
+    def model(self) -> Model:
+        """The model the next reply uses; set it to a model or a
+        ``"provider:model"`` name (checked as ``model=`` is). A run in
+        progress keeps the model it started with."""
+        return self._model
+
+    @model.setter
+    def model(self, value: Model | str | None) -> None:
+        if not self._is_listed(value):  # a listed id may be any model's name
+            check_model("Runtime", value)
+        self._use_model(value)
+
+    def _is_listed(self, value: object) -> bool:
+        return isinstance(value, str) and value.strip() in self._choices.ids
+
+    @property
+    def models(self) -> list[str]:
+        """The ids of the models ``models=`` lists (what a picker offers)."""
+        return self._choices.ids
+
+    @property
+    def model_choice(self) -> str | None:
+        """The id of the listed model in use, or None (none listed, or set from code)."""
+        return self._choices.id_of(self._model)
+
+    @property
+    def model_choices(self) -> list[dict[str, str]]:
+        """``{id, name, provider}`` per listed model: what a picker shows."""
+        return self._choices.entries()
+
+    def _first_model(self, chosen: Model | str | None) -> Model:
+        if not self._choices:
+            return resolve_model(chosen)
+        if chosen is None:
+            return self._choices.build(self._choices.ids[0])
+        if isinstance(chosen, str) and chosen.strip() in self._choices.ids:
+            return self._choices.build(chosen.strip())
+        model = resolve_model(chosen)
+        self._choices.add_first(model)  # model= not in the list joins it, first
+        return model
+
+    def _use_model(self, value: Model | str | None) -> None:
+        """Make ``value`` the model of the next reply (a listed id is made once,
+        when first chosen; ``ModelChoiceError`` keeps the model in use)."""
+        if isinstance(value, str) and self._is_listed(value):
+            model = self._choices.build(value.strip(), self._model)
+        else:
+            model = resolve_model(value)
+        if model is self._model:
+            return
+        self._set_model(model)
+        self._save_choice(self._thread)
+        choice = self._choices.id_of(model)
+        name = str(getattr(self.agent or model, "name", "") or "")
+        offline = bool(getattr(self.agent or model, "offline", False))
+        self._events.emit(ModelChanged(name, offline, choice))
+        self._persisting.autosave()
+
+    def _save_choice(self, thread: Thread) -> None:
+        """The thread keeps the listed model it uses (restored when shown again)."""
+        choice = self._choices.id_of(self._model)
+        if choice is not None and thread.metadata.get(SAVED_CHOICE) != choice:
+            thread.metadata[SAVED_CHOICE] = choice
+
+    def _set_model(self, model: Model) -> None:
+        self._model = model
+        if all(used is not model for used in self._used_models):
+            self._used_models.append(model)
+
+    def _restore_choice(self, thread: Thread, *, announce: bool = True) -> None:
+        """Use the listed model ``thread`` saved, when there is one (``announce``:
+        tell the views; not while the runtime is being made). A model that
+        cannot be made now leaves the one in use (logged)."""
+        saved = self._choices.saved(thread.metadata)
+        if saved is None or saved == self._choices.id_of(self._model):
+            return
+        try:
+            if announce:
+                self._use_model(saved)
+            else:
+                self._set_model(self._choices.build(saved, self._model))
+        except ValueError:
+            logger.warning("the thread's model %r cannot be used now", saved, exc_info=True)
 
     # --- public state -----------------------------------------------------
 
@@ -526,6 +627,7 @@ class Runtime:
         if self.running or self._pending is not None:
             self.cancel()
         self._thread = thread
+        self._restore_choice(thread)
         self._events.emit(ActivePathChanged(thread.id, 0, tuple(thread.messages)))
         self._events.emit(SuggestionsChanged(self.current_suggestions))
         waiting = thread.last_assistant
@@ -594,6 +696,7 @@ class Runtime:
         return self._launch(message, functools.partial(self._add_reply, message))
 
     def _add_reply(self, message: Message) -> None:
+        self._save_choice(self._thread)
         message.created_at = time.time()
         message.metadata = self._fresh_metadata()
         self._add(message)
@@ -753,7 +856,8 @@ class Runtime:
         if self.running or self._pending is not None:
             self.cancel()
         self._close_tool_sources()
-        close_owned(self.model)
+        for model in self._used_models:
+            close_owned(model)
         if self.agent is not None:
             close_owned(self.agent)
 

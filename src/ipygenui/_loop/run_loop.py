@@ -136,14 +136,16 @@ class RunLoop:
         """Loop until the message has its final status (or requires action).
 
         ``cancel`` is set by ``Runtime.cancel()``, which has then ended the
-        message itself: a step that sees it raises ``CancelledError``.
+        message itself: a step that sees it raises ``CancelledError``. Every
+        step uses the model the run started with (a switch applies to the next run).
         """
+        run_model = self._settings.model
         self._tool_runner.executing.clear()  # a cancelled run's threads are answered already
         resumed = bool(message.tool_calls)
         if resumed:
             self._toolset = self.step_toolset()
         while True:  # do { roundtrip } while should_continue(message)
-            if not resumed and await self._model_step(message, cancel):
+            if not resumed and await self._model_step(message, cancel, run_model):
                 return  # answered in text, or ended by an error or a finish limit
             resumed = False
             limit = await self._tool_runner.run(message, self._toolset, is_current)
@@ -195,8 +197,8 @@ class RunLoop:
             messages[:index], system, max_result_chars=budget
         ) + assistant_messages(message, max_result_chars=budget)
 
-    async def _model_step(self, message: Message, cancel: asyncio.Event) -> bool:
-        """One model step with a fresh toolset; True when the run ends with it."""
+    async def _model_step(self, message: Message, cancel: asyncio.Event, run_model: Model) -> bool:
+        """One model step of ``run_model`` with a fresh toolset; True when the run ends with it."""
         self._events.set_phase("thinking")
         steps: list[dict[str, Any]] = message.metadata.setdefault("steps", [])
         tools = self._toolset = self.step_toolset()
@@ -220,9 +222,9 @@ class RunLoop:
                 cancel=cancel,
                 status=status,
             )
-            batches = delta_batches(self._settings.model, request)
+            batches = delta_batches(run_model, request)
             if batches is None:
-                source = self._settings.model.stream(request)
+                source = run_model.stream(request)
         else:  # an external agent: one of its runs is the step
             agent_request = self._agent_request(message, schemas, cancel, status)
             source = agent.run(agent_request)
@@ -271,7 +273,7 @@ class RunLoop:
         if accumulator.has_usage:  # an agent's model is its own: not priced
             earlier = self._settings.thread.messages
             earlier = earlier[: next((i for i, m in enumerate(earlier) if m is message), 0)]
-            model = self._settings.model if agent is None else None
+            model = run_model if agent is None else None
             record_step(message, step, accumulator.usage, model, earlier)
         if cancel.is_set():
             raise asyncio.CancelledError  # cancel() already ended the message

@@ -62,6 +62,7 @@ __all__ = [
     "AppendOp",
     "ApproveMsg",
     "CancelMsg",
+    "ChooseModelMsg",
     "ClientMessage",
     "ComponentCall",
     "ComponentOutputMessage",
@@ -279,6 +280,14 @@ class RenameThreadMsg(_Msg):
     title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE)]
 
 
+class ChooseModelMsg(_Msg):
+    """The model picker's choice, by its id; the chat accepts only an id of
+    its ``models=`` list."""
+
+    type: Literal["choose_model"]
+    model: Annotated[str, Field(min_length=1, max_length=200)]
+
+
 class LoadModuleMsg(_Msg):
     """Asks for a frontend module kept beside the bundle (answered by ``module``)."""
 
@@ -347,7 +356,8 @@ ClientMessage = Annotated[
     | SwitchThreadMsg
     | RenameThreadMsg
     | TranscriptMsg
-    | LoadModuleMsg,
+    | LoadModuleMsg
+    | ChooseModelMsg,
     Field(discriminator="type"),
 ]
 
@@ -374,6 +384,7 @@ KNOWN_TYPES = (
     "rename_thread",
     "transcript",
     "load_module",
+    "choose_model",
 )
 
 

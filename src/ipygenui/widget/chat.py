@@ -32,7 +32,7 @@ from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
 from .._attachments import data_attachment
 from .._internal.sanitize import json_safe
-from .._runtime_arguments import check_runtime_arguments, check_type
+from .._runtime_arguments import check_model, check_runtime_arguments, check_type
 from ..data import DataStore
 from ..events import (
     ActivePathChanged,
@@ -40,6 +40,7 @@ from ..events import (
     MessageAdded,
     MessagePatched,
     MessageReplaced,
+    ModelChanged,
     RunChanged,
     SaveStatusChanged,
     SuggestionsChanged,
@@ -55,6 +56,7 @@ from ._protocol import (
     AlwaysMsg,
     ApproveMsg,
     CancelMsg,
+    ChooseModelMsg,
     ClientMessage,
     DataPick,
     EditMsg,
@@ -163,6 +165,11 @@ class Chat(anywidget.AnyWidget):
     suggestions = List(Unicode()).tag(sync=True)
     model_name = Unicode("").tag(sync=True)
     offline = Bool(False).tag(sync=True)
+    model_choices = List(Dict()).tag(sync=True)
+    """The models the header's picker offers: ``{id, name, provider}`` each
+    (``Runtime.models``); empty: no picker, the model's name only."""
+    model_choice = Unicode("").tag(sync=True)
+    """The id of the listed model in use ("" when the model is not listed)."""
     human_tools = List(Unicode()).tag(sync=True)
     standard_params = List(Unicode(), default_value=list(STANDARD_PARAM_NAMES)).tag(sync=True)
     """Argument names of every tool call that are for the UI: the view hides them."""
@@ -226,6 +233,8 @@ class Chat(anywidget.AnyWidget):
             component_specs=self._components.specs,
             model_name=str(getattr(runtime.agent or runtime.model, "name", "") or ""),
             offline=bool(getattr(runtime.agent or runtime.model, "offline", False)),
+            model_choices=runtime.model_choices,
+            model_choice=runtime.model_choice or "",
             human_tools=list(runtime.human_tool_names),
             _chat_key=uuid.uuid4().hex,
             suggestions=list(runtime.current_suggestions),
@@ -254,6 +263,23 @@ class Chat(anywidget.AnyWidget):
     def thread(self) -> Thread:
         """The pydantic thread (live: it changes as runs stream)."""
         return self._runtime.thread
+
+    @property
+    def model(self) -> Any:
+        """The model the next reply uses (``Runtime.model``); set it to a model
+        or a ``"provider:model"`` name, checked as ``Chat(model=...)`` is."""
+        return self._runtime.model
+
+    @model.setter
+    def model(self, value: Any) -> None:
+        if not (isinstance(value, str) and value.strip() in self._runtime.models):
+            check_model("Chat", value)  # so a mistake is reported as Chat's
+        self._runtime.model = value
+
+    @property
+    def models(self) -> list[str]:
+        """The ids of the models the header's picker offers (``Runtime.models``)."""
+        return self._runtime.models
 
     @property
     def state(self) -> dict[str, Any]:
@@ -387,6 +413,11 @@ class Chat(anywidget.AnyWidget):
             with self.hold_sync():
                 self.thread_list = _thread_list(event.threads)
                 self.thread_id = event.active
+        elif isinstance(event, ModelChanged):
+            with self.hold_sync():
+                self.model_name = event.name
+                self.offline = event.offline
+                self.model_choice = event.choice or ""
         if not isinstance(event, MessagePatched):  # patches never start or end a run
             self.running = self._runtime.running
 
@@ -572,6 +603,11 @@ class Chat(anywidget.AnyWidget):
             rt.switch_thread(msg.thread_id)
         elif isinstance(msg, RenameThreadMsg):
             rt.rename_thread(msg.thread_id, msg.title)
+        elif isinstance(msg, ChooseModelMsg):
+            # untrusted: only a model this chat lists, made now (its error is shown)
+            if msg.model not in rt.models:
+                raise ProtocolError(f"the model {msg.model[:80]!r} is not offered in this chat")
+            rt.model = msg.model
         elif isinstance(msg, TranscriptMsg):
             markdown = rt.to_markdown()
             _send_safely(super().send, transcript_message(markdown, _transcript_name(rt.thread)))
