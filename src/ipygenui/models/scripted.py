@@ -2,7 +2,8 @@
 
 It replays scripted replies as a real model would stream them: text and
 reasoning in small chunks, tool calls whose argument text arrives in pieces
-(several calls in parallel), usage, a finish reason, or an error mid-stream.
+(several calls in parallel) or whole, at once or a while after the call's
+name, usage, a finish reason, or an error mid-stream.
 """
 
 from __future__ import annotations
@@ -31,11 +32,41 @@ from .base import (
 
 @dataclass
 class ScriptedCall:
-    """One tool call of a scripted reply; ``args`` may be a dict or raw text."""
+    """One tool call of a scripted reply; ``args`` may be a dict or raw text.
+
+    By default the argument text streams in pieces right after the call's
+    name (as OpenAI and Anthropic send it). ``whole_args`` sends it in one
+    delta (as Gemini, Ollama and Groq do); ``args_after`` holds it back after
+    the name's delta, for that many seconds or until the event is set (a model
+    that names the call, then takes a while to write it). A stop ends the wait.
+    """
 
     name: str
     args: dict[str, Any] | str = field(default_factory=dict)
     id: str | None = None
+    whole_args: bool = False
+    args_after: float | asyncio.Event | None = None
+
+
+@dataclass(frozen=True)
+class _Wait:
+    """Not a delta: where the scripted stream waits (``ScriptedCall.args_after``)."""
+
+    until: float | asyncio.Event
+
+    async def wait(self, cancel: asyncio.Event) -> None:
+        """Until the time is up or the event is set, or the run is stopped."""
+        waits = [asyncio.ensure_future(cancel.wait())]
+        timeout = None
+        if isinstance(self.until, asyncio.Event):
+            waits.append(asyncio.ensure_future(self.until.wait()))
+        else:
+            timeout = self.until
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
 
 
 @dataclass
@@ -150,9 +181,9 @@ class ScriptedModel(BatchStreaming):
 
     def deltas(self, reply: ScriptedReply) -> list[ModelDelta]:
         """The reply as the deltas a streaming provider would send."""
-        return list(self._deltas(reply))
+        return [d for d in self._deltas(reply) if not isinstance(d, _Wait)]
 
-    def _deltas(self, reply: ScriptedReply) -> Iterator[ModelDelta]:
+    def _deltas(self, reply: ScriptedReply) -> Iterator[ModelDelta | _Wait]:
         """The deltas, made as they are sent: a long reply's deltas are not
         all alive at once (the garbage collector would walk them all)."""
         size = self.chunk_size
@@ -163,9 +194,16 @@ class ScriptedModel(BatchStreaming):
             yield TextDelta(text[i : i + size])
         for index, call in enumerate(reply.tool_calls):
             args = call.args if isinstance(call.args, str) else json.dumps(call.args)
-            yield ToolCallDelta(index, id=call.id or new_id("call"), name=call.name)
-            for i in range(0, len(args), size):
-                yield ToolCallDelta(index, arguments=args[i : i + size])
+            call_id = call.id or new_id("call")
+            if call.whole_args and call.args_after is None:  # name and arguments in one delta
+                yield ToolCallDelta(index, id=call_id, name=call.name, arguments=args)
+                continue
+            yield ToolCallDelta(index, id=call_id, name=call.name)
+            if call.args_after is not None:
+                yield _Wait(call.args_after)
+            step = (len(args) or 1) if call.whole_args else size
+            for i in range(0, len(args), step):
+                yield ToolCallDelta(index, arguments=args[i : i + step])
         if reply.usage is not None:
             yield _usage_delta(reply.usage)
         yield FinishDelta(reply.finish or ("tool_calls" if reply.tool_calls else "stop"))
@@ -177,16 +215,26 @@ class ScriptedModel(BatchStreaming):
         self.requests.append(request)
         self.request_count += 1
         reply = self.pick(request)
-        deltas: Iterable[ModelDelta] = self._deltas(reply)
+        deltas: Iterable[ModelDelta | _Wait] = self._deltas(reply)
         fail_at = None
         if reply.error is not None:
             if reply.error_after is None:  # before the last delta
-                deltas = self.deltas(reply)
-                fail_at = len(deltas) - 1
+                deltas = list(deltas)
+                fail_at = sum(not isinstance(d, _Wait) for d in deltas) - 1
             else:
                 fail_at = reply.error_after
         batch: list[ModelDelta] = []
-        for i, delta in enumerate(deltas):
+        i = -1  # counts deltas, not waits
+        for delta in deltas:
+            if isinstance(delta, _Wait):
+                if batch:  # what came before the wait reaches the loop first
+                    yield batch
+                    batch = []
+                await delta.wait(request.cancel)
+                if request.cancel.is_set():
+                    return
+                continue
+            i += 1
             if fail_at is not None and i >= fail_at:
                 if batch:
                     yield batch
@@ -203,6 +251,7 @@ class ScriptedModel(BatchStreaming):
             batch.append(delta)
         if batch and not request.cancel.is_set():
             yield batch
+
 
 def _usage_delta(usage: UsageDelta | tuple[int, int] | Mapping[str, int]) -> UsageDelta:
     if isinstance(usage, UsageDelta):
