@@ -16,7 +16,8 @@
 import { PartialJsonParser } from "./partial-json.js";
 
 /**
- * @typedef {{parser: PartialJsonParser | null, value: any, kernelArgsCurrent: boolean, revision: number}} ArgsParse
+ * @typedef {{parser: PartialJsonParser | null, value: any, whole: boolean, kernelArgsCurrent: boolean, revision: number}} ArgsParse
+ *   `whole`: the text (read without a parser) is one complete JSON value
  */
 
 /** @type {WeakMap<object, ArgsParse>} */
@@ -35,7 +36,7 @@ export function noteArgsAppend(part, text) {
     const parser = new PartialJsonParser();
     const before = String(part.args_text ?? "");
     parser.feed(before.slice(0, before.length - text.length));
-    parse = { parser, value: undefined, kernelArgsCurrent: false, revision: (parse?.revision ?? 0) + 1 };
+    parse = { parser, value: undefined, whole: false, kernelArgsCurrent: false, revision: (parse?.revision ?? 0) + 1 };
     parses.set(part, parse);
   }
   parse.parser?.feed(text);
@@ -63,17 +64,20 @@ function parseOf(part) {
   if (!parse) {
     const args = part.args;
     let value = args;
+    let whole = false;
     if (!isObject(args) || (!Object.keys(args).length && part.args_text)) {
-      value = new PartialJsonParser();
-      value.feed(String(part.args_text ?? ""));
-      value = value.value;
+      const parser = new PartialJsonParser();
+      parser.feed(String(part.args_text ?? ""));
+      value = parser.value;
+      whole = parser.done;
     }
-    parse = { parser: null, value, kernelArgsCurrent: false, revision: 0 };
+    parse = { parser: null, value, whole, kernelArgsCurrent: false, revision: 0 };
     parses.set(part, parse);
   } else if (parse.parser && part.args_complete) {
     // Complete: the parser's work is done; keep its value unless the kernel's is newer.
     const kernel = parse.kernelArgsCurrent && isObject(part.args) && Object.keys(part.args).length;
     parse.value = kernel ? part.args : parse.parser.value;
+    parse.whole = parse.parser.done;
     parse.parser = null;
     parse.revision++;
   }
@@ -99,6 +103,18 @@ export function parsedArgs(part) {
  */
 export function argsRevision(part) {
   return parseOf(part).revision;
+}
+
+/**
+ * Whether the text read so far is one whole JSON value: all the arguments
+ * are there, though the kernel may not have marked them complete yet (a
+ * provider that sends a call's arguments in one piece, then ends the step
+ * later). Their component then renders them settled, in one step.
+ * @param {any} part
+ */
+export function argsWhole(part) {
+  const parse = parseOf(part);
+  return parse.parser ? parse.parser.done : parse.whole;
 }
 
 /** Whether the part's arguments are being read from its stream (a parser is live). */

@@ -144,8 +144,12 @@ export function createToolCard(ctx) {
 
   return {
     el,
-    /** @param {any} part @param {{canAct: boolean}} opts */
-    update(part, { canAct }) {
+    /**
+     * @param {any} part
+     * @param {{canAct: boolean, streaming?: boolean}} opts `streaming`: the call's message
+     *   still streams (a component named before its props shows a placeholder meanwhile)
+     */
+    update(part, { canAct, streaming }) {
       const human = ctx.isHuman(part.tool_name);
       setData(el, "toolCallId", part.tool_call_id);
       setData(el, "toolName", part.tool_name);
@@ -160,7 +164,7 @@ export function createToolCard(ctx) {
       show(head, !isComponentCall || callStatus === "approval" || (callStatus === "error" && !shownComponent(part)));
       const args = displayArgs(part, ctx.standardParams?.() ?? []);
       const revision = argsRevision(part);
-      component.update(part, args, revision);
+      component.update(part, args, revision, { streaming });
       latestArgs = args;
       // Printed only when the details are open or the call settled (a
       // streaming call's arguments change every frame), and only when the

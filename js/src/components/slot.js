@@ -11,10 +11,14 @@
 //   its call's own (streaming) args. An update call's half-formed props are
 //   not shown: they apply once the update succeeded. Which component a call
 //   shows, and its id, the kernel says (protocol.js);
+// - until a streaming call has props to show (its name came first; many
+//   providers send the arguments whole, a while later), the slot shows a
+//   placeholder that names the component ("Preparing the table…");
 // - user state goes back to the kernel as `component_state`, debounced.
 
-import { h } from "../dom.js";
+import { h, show } from "../dom.js";
 import { componentIdOf, readLimits, readServerMessage, shownComponent, toKernel } from "../protocol.js";
+import { argsWhole } from "../streamed-args.js";
 import { mountComponent } from "./host.js";
 import { propsStatus } from "./status.js";
 
@@ -152,6 +156,51 @@ export function createComponentContext({
   };
 }
 
+const MAX_NAME = 60;
+
+/**
+ * A component's name as words a reader says: "Table" -> "table",
+ * "SalesChart" -> "sales chart", "KPICard" -> "KPI card", "my_plot" -> "my plot".
+ * @param {any} name
+ */
+export function readableName(name) {
+  const words = String(name ?? "")
+    .slice(0, MAX_NAME)
+    .replace(/[_\-\s]+/g, " ")
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .trim()
+    .split(" ")
+    .filter(Boolean)
+    // an acronym keeps its capitals
+    .map((w) => (/^[A-Z0-9]+$/.test(w) && /[A-Z].*[A-Z]/.test(w) ? w : w.toLowerCase()));
+  return words.length ? words.join(" ") : "component";
+}
+
+/** Whether `props` give the component anything to show yet. */
+const hasProps = (props) => !!props && typeof props === "object" && Object.keys(props).length > 0;
+
+/** The skeleton shown until a call's props begin: it names the component and says it is busy. */
+function createPlaceholder() {
+  const text = h("span.gu-component-placeholder-text");
+  const bars = h(
+    "span.gu-component-skeleton",
+    { "aria-hidden": "true" },
+    h("span.gu-skeleton-bar"),
+    h("span.gu-skeleton-bar"),
+    h("span.gu-skeleton-bar"),
+  );
+  const el = h("div.gu-component-placeholder", { role: "status", "aria-busy": "true" }, text, bars);
+  return {
+    el,
+    /** @param {any} name */
+    setName(name) {
+      const words = `Preparing the ${readableName(name)}…`;
+      if (text.textContent !== words) text.textContent = words;
+    },
+  };
+}
+
 function errorLine(part) {
   if (!part.has_result || !part.is_error) return "";
   const r = part.result;
@@ -167,6 +216,8 @@ export function createComponentSlot(cctx) {
   const error = h("div.gu-component-error.gu-component-invalid", { role: "alert", hidden: true });
   const mountEl = h("div.gu-component-mount");
   const el = h("div.gu-component", {}, error, mountEl);
+  /** @type {ReturnType<typeof createPlaceholder> | null} made on first need */
+  let placeholder = null;
   let host = null;
   let mountedSpec = null;
   let last = null;
@@ -182,9 +233,11 @@ export function createComponentSlot(cctx) {
      * @param {number} [revision] changes whenever `args` may have (streamed-args.js):
      *   while the args stream, the component re-renders when it moves, without
      *   comparing the (growing) props
+     * @param {{streaming?: boolean}} [opts] `streaming: false`: the call's message
+     *   no longer streams (then no placeholder waits for arguments that cannot come)
      */
-    update(part, args, revision) {
-      last = { part, args, revision };
+    update(part, args, revision, opts = {}) {
+      last = { part, args, revision, opts };
       const name = shownComponent(part);
       const id = part.tool_call_id;
       if (registered !== id) {
@@ -196,14 +249,35 @@ export function createComponentSlot(cctx) {
       const spec = cctx.spec(name);
       const out = cctx.output(id);
       const props = { ...(cctx.propsOf(slot.componentId) ?? args), ...(out?.props ?? {}) };
-      const status = propsStatus(args, !!part.args_complete);
+      // Arguments that read as one whole JSON value are all there: shown settled
+      // at once, not as a stream for the frame before the kernel says so.
+      const status = propsStatus(args, !!part.args_complete || argsWhole(part));
       const state = part.component_state ?? {};
       const invalid = errorLine(part);
       error.textContent = invalid;
       error.hidden = !invalid;
       el.dataset.component = String(name ?? "");
       el.dataset.componentId = slot.componentId ?? "";
-      el.dataset.status = invalid ? "error" : status.streaming ? "streaming" : "complete";
+      const empty = !hasProps(props) && !out;
+      // The call is named but its props have not begun: say what is coming.
+      const preparing = empty && opts.streaming !== false && !part.args_complete && !part.has_result;
+      el.dataset.status = invalid ? "error" : preparing ? "preparing" : status.streaming ? "streaming" : "complete";
+      if (preparing) {
+        placeholder ??= createPlaceholder();
+        placeholder.setName(name);
+        if (placeholder.el.parentNode !== el) el.insertBefore(placeholder.el, mountEl);
+        show(mountEl, false);
+        return;
+      }
+      placeholder?.el.remove();
+      show(mountEl, true);
+      if (empty && invalid) {
+        // Nothing to show but why not: the error alone (no empty component under it).
+        host?.destroy();
+        host = null;
+        mountedSpec = null;
+        return;
+      }
       if (host && mountedSpec !== spec) {
         host.destroy();
         host = null;
@@ -237,7 +311,7 @@ export function createComponentSlot(cctx) {
       }
     },
     refresh() {
-      if (last) slot.update(last.part, last.args, last.revision);
+      if (last) slot.update(last.part, last.args, last.revision, last.opts);
     },
     destroy() {
       if (registered) cctx.unregister(registered);
@@ -258,8 +332,11 @@ export function createComponentSlot(cctx) {
 export function componentHook(cctx, card, before) {
   let slot = null;
   return {
-    /** @param {any} part @param {any} args @param {number} [revision] see the slot's `update` */
-    update(part, args, revision) {
+    /**
+     * @param {any} part @param {any} args @param {number} [revision]
+     * @param {{streaming?: boolean}} [opts] see the slot's `update`
+     */
+    update(part, args, revision, opts) {
       if (!cctx) return;
       if (shownComponent(part)) {
         if (!slot) {
@@ -267,7 +344,7 @@ export function componentHook(cctx, card, before) {
           card.classList.add("gu-tool-call-component");
           card.insertBefore(slot.el, before);
         }
-        slot.update(part, args, revision);
+        slot.update(part, args, revision, opts);
       }
     },
   };
