@@ -141,6 +141,21 @@ AREAS = (
         "loop's seams between steps, widget texts and sizes",
     ),
     Area("resources", ("test_resources.py",), "1,000 turns on the offline and scripted models"),
+    Area(
+        "model switch",
+        ("test_model_switch.py",),
+        "a forged picker choice (an unlisted name, a near-miss id, extra fields, a 10,000-"
+        "character id), a listed model that cannot be made (no key), a thread file's saved "
+        "choice that is not listed or cannot be made now, the clients of models switched away from",
+    ),
+    Area(
+        "notebook display",
+        ("test_transcript_display.py",),
+        "script, image, iframe, link and markdown payloads in a thread file's text, tool "
+        "names, arguments, results and reasons through `_repr_html_` / `_repr_markdown_`; "
+        "a right-to-left override, a lone surrogate, a result no encoder takes, a 1 MB "
+        "message with 400 calls",
+    ),
 )
 
 _JS_AND_BROWSER_ROWS = (

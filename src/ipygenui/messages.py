@@ -65,6 +65,11 @@ class TextPart(_Model):
     type: Literal["text"] = "text"
     text: str = ""
 
+    def __repr__(self) -> str:
+        from ._message_display import part_repr
+
+        return part_repr(self)
+
 
 def _is_none(value: Any) -> bool:
     """Left out of a dump when unset: files, ops and snapshots stay as they were."""
@@ -186,6 +191,11 @@ class ToolCallPart(_Model):
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as every pydantic model
 
+    def __repr__(self) -> str:
+        from ._message_display import part_repr
+
+        return part_repr(self)
+
 
 class AttachmentPart(_Model):
     """Something the user attached to a message (``ipygenui._attachments``).
@@ -287,6 +297,25 @@ class Message(_Model):
                 return part
         return None
 
+    # --- display: one short line, or a compact transcript in a notebook -------------
+
+    def __repr__(self) -> str:
+        from ._message_display import message_repr
+
+        return message_repr(self)
+
+    __str__ = __repr__
+
+    def _repr_markdown_(self) -> str:
+        from ._message_display import message_heading, transcript_markdown
+
+        return transcript_markdown([self], message_heading(self))
+
+    def _repr_html_(self) -> str:
+        from ._message_display import message_heading, transcript_html
+
+        return transcript_html([self], message_heading(self))
+
     @property
     def feedback(self) -> Feedback | None:
         """The user's rating of this reply, or None (kept in ``metadata`` so
@@ -363,6 +392,25 @@ class Thread(_Model):
         if self.forks:
             check_forks(self)
         return self
+
+    # --- display: one short line, or a compact transcript in a notebook -------------
+
+    def __repr__(self) -> str:
+        from ._message_display import thread_repr
+
+        return thread_repr(self)
+
+    __str__ = __repr__
+
+    def _repr_markdown_(self) -> str:
+        from ._message_display import thread_heading, transcript_markdown
+
+        return transcript_markdown(self.messages, thread_heading(self))
+
+    def _repr_html_(self) -> str:
+        from ._message_display import thread_heading, transcript_html
+
+        return transcript_html(self.messages, thread_heading(self))
 
     # --- branches -------------------------------------------------------------
 
