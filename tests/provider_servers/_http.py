@@ -53,6 +53,9 @@ class Turn:
     output_tokens: int = 34
     reasoning_tokens: int = 13
     cached_tokens: int = 5
+    delay: float = 0.0
+    """Seconds to wait before each event (a model's pace), so a client reads
+    the stream in several pieces."""
 
     @classmethod
     def from_json(cls, text: str) -> Turn:
@@ -224,6 +227,9 @@ class ProviderServer(abc.ABC):
             b"transfer-encoding: chunked\r\n\r\n"
         )
         for sent, frame in enumerate(answer.frames):
+            if turn.delay:
+                await writer.drain()
+                await asyncio.sleep(turn.delay)
             writer.write(b"%x\r\n%s\r\n" % (len(frame), frame))
             if sent % 64 == 63:
                 await writer.drain()
