@@ -168,6 +168,30 @@ def test_a_local_openai_server_is_not_priced_as_openai() -> None:
     )
 
 
+class _Served:
+    """A model that says where it is served, as ProviderModel's ``base_url`` does."""
+
+    name = "claude-sonnet-4-5"
+    offline = False
+    spec = "anthropic:claude-sonnet-4-5"
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+
+
+@pytest.mark.parametrize(
+    ("base_url", "priced_as"),
+    [
+        ("https://api.anthropic.com", "anthropic:claude-sonnet-4-5"),
+        ("anthropic", "anthropic:claude-sonnet-4-5"),  # no URL: the spec says
+        ("http://127.0.0.1:8080", None),  # a local server speaking Anthropic's API
+    ],
+)
+def test_a_model_is_priced_where_it_is_served(base_url: str, priced_as: str | None) -> None:
+    model = _Served(base_url)
+    assert _usage.quote(Usage(**ALL), _usage.pricing_of(model)).priced_as == priced_as
+
+
 def test_a_price_ref_prices_a_model_served_elsewhere_or_not_at_all() -> None:
     local = OpenAIModel("my-finetune", base_url="http://127.0.0.1:9/v1", api_key="k")
     local.price_ref = "openai:gpt-4o-mini"  # type: ignore[attr-defined]

@@ -82,8 +82,8 @@ def _base_url(model: Any) -> str | None:
         except Exception:  # no client can be made: then no URL to price by
             logger.debug("no base URL for %r", model, exc_info=True)
             return ""  # served somewhere unknown: matches no provider, so not priced
-    url = getattr(model, "base_url", None)
-    return url if isinstance(url, str) and url else None
+    url = getattr(model, "base_url", None)  # ProviderModel's, when it has a client
+    return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None
 
 
 def quote(usage: Usage, pricing: Pricing | None, model: Any = None) -> Quote:
