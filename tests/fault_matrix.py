@@ -80,8 +80,8 @@ AREAS = (
         "a server that never answers, a stall mid-stream, a stream cut before `[DONE]`, "
         "garbage SSE, an unreachable server; Stop during a retry wait and during a hang; "
         "errors inside an HTTP-200 stream (Groq's `event: error`, OpenRouter's error chunk "
-        'with choices, vLLM\'s error frame, `"error": null`) worded alike on the raw and '
-        "typed paths",
+        'with choices, vLLM\'s error frame, `"error": null`, a frame not JSON) and a cut or '
+        "a timeout mid-reply, worded alike on the raw and typed paths (a cut never retried)",
     ),
     Area(
         "comm",

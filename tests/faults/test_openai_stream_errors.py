@@ -10,7 +10,11 @@ bytes verbatim:
 - vLLM's error object alone in a data frame;
 - ``"error": null`` beside a usage chunk: no error at all;
 - a frame that is not JSON: the same error on both paths, never a bare
-  ``JSONDecodeError`` out of the model.
+  ``JSONDecodeError`` out of the model;
+- the connection cut mid-reply, cut after the finish reason, and a read
+  timeout mid-reply: on the typed path too a cut (not "could not reach"), a
+  whole reply, a timeout mid-stream, and never a retry that would stream the
+  text twice.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import json
 import pytest
 
 from ipygenui.models.base import FinishDelta, ModelError, UsageDelta
+from ipygenui.models.openai import OpenAIModel
 from openai_helpers import ModelFactory, collect, collect_until_error, text_of
 from openai_server import OpenAIServer, Reply
 
@@ -146,3 +151,66 @@ async def test_a_frame_that_is_not_json_reads_the_same(
     assert isinstance(failure, ModelError)
     assert text_of(seen) == "abc"
     assert str(failure) == "the server sent a frame that is not JSON: '{not json'"
+
+
+TEXT_THEN_CUT = frames(
+    chunk({"role": "assistant", "content": "All"}), chunk({"content": " do"}), done=False
+)
+
+
+@pytest.mark.parametrize("typed", PATHS)
+async def test_a_cut_mid_stream_reads_as_a_cut_on_both_paths(
+    make_model: ModelFactory, openai_server: OpenAIServer, typed: bool
+) -> None:
+    openai_server.script(Reply(sse_body=TEXT_THEN_CUT, cut_before_done=True))
+    seen, failure = await collect_until_error(make_model(typed_stream=typed, max_retries=0))
+    assert text_of(seen) == "All do"
+    assert str(failure).startswith("the connection to test-model at http://127.0.0.1:")
+    assert " lost mid-stream (" in str(failure)
+    assert str(failure).endswith("; the reply is incomplete")
+
+
+@pytest.mark.parametrize("typed", PATHS)
+async def test_a_cut_after_the_finish_reason_is_a_whole_reply(
+    make_model: ModelFactory, openai_server: OpenAIServer, typed: bool
+) -> None:
+    body = frames(
+        chunk({"role": "assistant", "content": "All done"}), chunk({}, "stop"), done=False
+    )
+    openai_server.script(Reply(sse_body=body, cut_before_done=True))
+    deltas = await collect(make_model(typed_stream=typed, max_retries=0))
+    assert text_of(deltas) == "All done"
+    assert deltas[-1] == FinishDelta("stop")
+
+
+@pytest.mark.parametrize("typed", PATHS)
+async def test_a_cut_mid_stream_is_never_retried(openai_server: OpenAIServer, typed: bool) -> None:
+    """Our own client retries a refused request; a reply cut after it began
+    must not be asked again (its text would stream twice)."""
+    openai_server.script(
+        Reply(sse_body=TEXT_THEN_CUT, cut_before_done=True), Reply.text_reply("again")
+    )
+    model = OpenAIModel(
+        "test-model", base_url=openai_server.base_url, api_key="k", typed_stream=typed
+    )
+    try:
+        seen, failure = await collect_until_error(model)
+    finally:
+        await model.aclose()
+    # (the aiohttp transport drops bytes it holds unread when the connection
+    # dies, so the text kept is not asserted here: see the test above)
+    assert " lost mid-stream (" in str(failure)
+    assert "again" not in text_of(seen)
+    assert len(openai_server.requests) == 1
+
+
+@pytest.mark.parametrize("typed", PATHS)
+async def test_a_read_timeout_mid_stream_reads_the_same_on_both_paths(
+    make_model: ModelFactory, openai_server: OpenAIServer, typed: bool
+) -> None:
+    openai_server.script(Reply.text_reply("abcdefgh", stall_after=2))
+    model = make_model(typed_stream=typed, timeout=0.3, max_retries=0)
+    seen, failure = await collect_until_error(model)
+    assert text_of(seen) == "abcd"
+    assert " timed out mid-stream (" in str(failure)
+    assert str(failure).endswith("; the reply is incomplete")

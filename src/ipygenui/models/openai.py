@@ -336,16 +336,17 @@ class OpenAIModel(BatchStreaming):
                 wait, lead = backoff(retries + 1), f"Could not reach {url}"
             except ModelError:
                 raise
-            except _TRANSPORT_ERRORS as error:
+            except _CUTS as caught:
                 if cancel.is_set():
                     return  # closing the response on cancel ends the read this way
                 if state.finish is not None:
                     break  # cut after the finish reason (before [DONE]): the reply is whole
-                kind = "timed out" if "timeout" in type(error).__name__.lower() else "lost"
+                cut = caught.cause if isinstance(caught, _CutMidStream) else caught
+                kind = "timed out" if "timeout" in type(cut).__name__.lower() else "lost"
                 raise ModelError(
-                    f"the connection to {where} {kind} mid-stream ({_cause_text(error)}); "
+                    f"the connection to {where} {kind} mid-stream ({_cause_text(cut)}); "
                     "the reply is incomplete"
-                ) from error
+                ) from cut
             retries += 1
             of = f"retry {retries} of {self.max_retries}"
 
@@ -458,8 +459,12 @@ class OpenAIModel(BatchStreaming):
                 batch = list(state.deltas(chunk.to_dict()))
                 if batch:
                     yield batch
-        except (openai.APIStatusError, openai.APIConnectionError):
+        except openai.APIStatusError:
             raise
+        except openai.APIConnectionError as error:
+            # the connection failed after the reply began: a cut, as on the raw
+            # path, never "could not reach" (nor a retry streaming the text twice)
+            raise _CutMidStream(error.__cause__ or error) from error
         except openai.APIError as error:
             # the client raises an error frame (Groq's "event: error", a chunk's
             # "error") as a bare APIError: worded as the raw path words it
@@ -469,6 +474,19 @@ class OpenAIModel(BatchStreaming):
         finally:
             watcher.cancel()
             await stream.close()
+
+
+class _CutMidStream(Exception):
+    """The typed stream's connection failed after the reply began (the client
+    raises that as the ``APIConnectionError`` of a request that never reached)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+_CUTS: tuple[type[BaseException], ...] = (*_TRANSPORT_ERRORS, _CutMidStream)
+"""What ends a stream that had begun: the reply so far is kept, the error says so."""
 
 
 def _socket_of(response: Any) -> asyncio.Transport | None:
