@@ -152,6 +152,16 @@ def test_a_models_own_context_window_is_used() -> None:
     assert message.metadata["context"] == {"tokens": 2048, "window": 8192}
 
 
+def test_a_pydantic_ai_profiles_context_window_is_used() -> None:
+    from pydantic_ai.models.test import TestModel
+
+    model = ScriptedModel([ScriptedReply(text="ok", usage=(4000, 2))])
+    # a ProviderModel streams through a pydantic-ai model: its profile knows the window
+    model.pydantic_model = TestModel(profile={"context_window": 32_000})  # type: ignore[attr-defined]
+    message = gu.Runtime(model=model).run_sync("hi")
+    assert message.metadata["context"] == {"tokens": 4000, "window": 32_000}
+
+
 # --- where a model is served decides its price -------------------------------------
 
 

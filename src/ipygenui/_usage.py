@@ -14,8 +14,9 @@ has tokens and no cost. A model is priced as its ``spec`` says
 with a base URL (our ``OpenAIModel``) is priced by the provider that URL
 belongs to, so a local ``openai:`` server is not priced as OpenAI. A model's
 own ``price_ref`` attribute (a ``"provider:model"`` name, or ``False``) says
-what to price it as instead, and its ``context_window`` attribute (an int)
-gives a window the price data lacks.
+what to price it as instead, and its ``context_window`` attribute (an int) or
+its pydantic-ai profile's ``context_window`` gives the window before the price
+data does.
 """
 
 from __future__ import annotations
@@ -88,8 +89,7 @@ def _base_url(model: Any) -> str | None:
 
 def quote(usage: Usage, pricing: Pricing | None, model: Any = None) -> Quote:
     """The price of ``usage`` under ``pricing``; never raises (unknown: ``usd=None``)."""
-    own_window = getattr(model, "context_window", None)
-    window = own_window if isinstance(own_window, int) and own_window > 0 else None
+    window = _own_window(model)
     if pricing is None or not pricing.model_ref:
         return Quote(None, window, None)
     try:
@@ -119,6 +119,21 @@ def quote(usage: Usage, pricing: Pricing | None, model: Any = None) -> Quote:
         float(calc.total_price),
         window or (known if isinstance(known, int) and known > 0 else None),
         f"{calc.provider.id}:{calc.model.id}",
+    )
+
+
+def _own_window(model: Any) -> int | None:
+    """The window a model says it has: its ``context_window``, or its pydantic-ai
+    profile's (``ProviderModel``; a profile the user set for a local model)."""
+    window = getattr(model, "context_window", None)
+    if window is None and model is not None:
+        try:
+            profile = getattr(getattr(model, "pydantic_model", None), "profile", None)
+            window = profile.get("context_window") if isinstance(profile, dict) else None
+        except Exception:  # no pydantic-ai model can be made here: no window from it
+            logger.debug("no profile for %r", model, exc_info=True)
+    return (
+        window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
     )
 
 
