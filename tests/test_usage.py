@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,23 @@ def test_without_genai_prices_a_reply_has_tokens_only(monkeypatch: pytest.Monkey
     assert message.status == Complete(reason="stop")
     assert message.metadata["usage"]["output_tokens"] == 2
     assert "cost" not in message.metadata
+
+
+def test_the_price_data_loads_once_and_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[threading.Thread] = []
+    load = _usage._load_prices
+
+    def recorded() -> None:
+        threads.append(threading.current_thread())
+        load()
+
+    monkeypatch.setattr(_usage, "_load_prices", recorded)
+    monkeypatch.setattr(_usage, "_prices_loaded", False)
+    model = _priced("openai:gpt-4o-mini", [ScriptedReply(text="ok", usage=(10, 2))] * 2)
+    rt = gu.Runtime(model=model)
+    assert "cost" in rt.run_sync("one").metadata
+    rt.run_sync("two")
+    assert len(threads) == 1 and threads[0] is not threading.main_thread()
 
 
 def test_a_models_own_context_window_is_used() -> None:

@@ -21,6 +21,7 @@ data does.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from collections.abc import Iterable
@@ -85,6 +86,28 @@ def _base_url(model: Any) -> str | None:
             return ""  # served somewhere unknown: matches no provider, so not priced
     url = getattr(model, "base_url", None)  # ProviderModel's, when it has a client
     return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None
+
+
+async def load_prices(model: Any) -> None:
+    """Load genai-prices and its price data in a thread, once, before the first
+    step of a priced model: the import takes a moment the event loop must not wait."""
+    global _prices_loaded
+    if _prices_loaded or model is None or pricing_of(model) is None:
+        return
+    await asyncio.to_thread(_load_prices)
+    _prices_loaded = True
+
+
+_prices_loaded = False
+
+
+def _load_prices() -> None:
+    try:
+        from genai_prices import data_snapshot
+
+        data_snapshot.get_snapshot()
+    except Exception:  # not installed (tokens only), or its data would not load
+        logger.debug("genai-prices did not load", exc_info=True)
 
 
 def quote(usage: Usage, pricing: Pricing | None, model: Any = None) -> Quote:
