@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from .._usage import record_step
+from .._usage import load_prices, record_step
 from ..data import DataStore
 from ..events import AgentCustomEvent, StateChanged
 from ..messages import (
@@ -274,6 +274,7 @@ class RunLoop:
             earlier = self._settings.thread.messages
             earlier = earlier[: next((i for i, m in enumerate(earlier) if m is message), 0)]
             model = run_model if agent is None else None
+            await load_prices(model)
             record_step(message, step, accumulator.usage, model, earlier)
         if cancel.is_set():
             raise asyncio.CancelledError  # cancel() already ended the message
