@@ -569,10 +569,15 @@ class _StreamState:
         if server_index is None:  # some servers omit it: one call per id
             server_index = len(self.index_map) if call_id else max(self.index_map, default=0)
         index = self.index_map.get(server_index)
-        # a new id at a used index is a new call (servers that send every call as 0)
-        if index is None or (call_id and self.ids.get(index, call_id) != call_id):
+        if index is None:
             index = len(self.ids)
             self.index_map[server_index] = index
+        elif call_id and self.ids.get(index, call_id) != call_id:
+            if function.get("name"):  # a new call (servers that send every call as 0)
+                index = len(self.ids)
+                self.index_map[server_index] = index
+            else:  # a fragment of this call under a fresh id (Kimi, LM Studio)
+                call_id = None
         if call_id:
             self.ids[index] = call_id
         extra = call.get("extra_content")  # Gemini: the thought signature, wanted back
