@@ -204,6 +204,23 @@ async def test_a_call_waiting_for_approval_is_answered_for_the_new_model(
     assert tool[0]["content"] == "deleted a.txt"
 
 
+async def test_a_call_rejected_after_the_switch_reaches_the_new_model_answered(
+    openai_server: OpenAIServer,
+) -> None:
+    gemini = GeminiLike([ScriptedCall("delete_file", {"path": "a.txt"})], name="gemini-like")
+    rt = gu.Runtime(model=gemini, tools=[delete_file])
+    waiting = await rt.send("delete a.txt")
+    rt.model = openai_at(openai_server)
+    openai_server.script(Reply(text="Kept it.", refuse_missing="openai"))
+    run = rt.reject(waiting.tool_calls[0].tool_call_id, "keep it")
+    assert run is not None
+    assert (await run).text == "Kept it."
+    (request,) = openai_server.requests
+    assert leaked(request) == []
+    (tool,) = [m for m in request["messages"] if m["role"] == "tool"]
+    assert "keep it" in tool["content"]
+
+
 async def test_a_call_left_waiting_then_a_new_message_reaches_the_new_model_answered(
     openai_server: OpenAIServer,
 ) -> None:

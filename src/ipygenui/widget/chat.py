@@ -147,6 +147,11 @@ class Chat(anywidget.AnyWidget):
     objects, not copies). Listeners and ``run_sync`` (a notebook always runs
     an event loop: ``await chat.send(...)``) stay on ``chat.runtime``.
 
+    ``models=["openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5", "demo"]``
+    (names or model objects) puts a model picker in the header; the choice
+    applies to the next reply and is saved with the thread. ``chat.model =
+    ...`` switches from code.
+
     The thread grows with the page by default (the notebook scrolls, not a
     box inside it). ``height="30rem"`` (any CSS length: ``px``, ``rem``,
     ``em``, ``vh``) gives the thread a fixed height and its own scroller,
