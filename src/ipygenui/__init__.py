@@ -102,6 +102,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
             "ActivePathChanged",
             "FeedbackChanged",
             "ThreadsChanged",
+            "ModelChanged",
             "AgentCustomEvent",
         ),
     },
@@ -113,6 +114,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "persistence": ("PersistenceConflictError", "ThreadFileError"),
         "_threads": ("UnknownThreadError",),
         "_attachments": ("AttachmentError",),
+        "_model_choices": ("ModelChoiceError",),
         "data": ("UnknownReference",),
         "mcp": ("MCPConnectionError",),
     },
@@ -165,6 +167,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from ._attachments import AttachmentError as AttachmentError
     from ._loop.continuation import should_continue as should_continue
+    from ._model_choices import ModelChoiceError as ModelChoiceError
     from ._threads import UnknownThreadError as UnknownThreadError
     from .agui import AGUIAgent as AGUIAgent
     from .agui import AGUIApp as AGUIApp
@@ -189,6 +192,7 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .events import MessageAdded as MessageAdded
     from .events import MessagePatched as MessagePatched
     from .events import MessageReplaced as MessageReplaced
+    from .events import ModelChanged as ModelChanged
     from .events import RunChanged as RunChanged
     from .events import RunEnded as RunEnded
     from .events import RunPhase as RunPhase
