@@ -21,6 +21,8 @@ from ipygenui.models.base import UsageDelta
 from ipygenui.models.openai import OpenAIModel, _StreamState
 from ipygenui.persistence import load_thread, save_thread
 from ipygenui.testing import ScriptedModel, ScriptedReply
+from openai_helpers import ModelFactory, collect
+from openai_server import OpenAIServer, Reply
 from runtime_helpers import call
 
 ALL = {
@@ -270,6 +272,46 @@ def test_openai_usage_details_are_read(usage: dict[str, Any], typed: bool) -> No
         chunk = openai.types.chat.ChatCompletionChunk.model_validate(chunk).to_dict()
     (delta,) = list(_StreamState().deltas(chunk))
     assert delta == UsageDelta(**ALL)
+
+
+CORPUS = Path(__file__).with_name("openai_corpus")
+
+
+@pytest.mark.parametrize("typed", [False, True])
+async def test_a_recorded_deepseek_stream_gives_its_reasoning_and_cache_counts(
+    typed: bool, make_model: ModelFactory, openai_server: OpenAIServer
+) -> None:
+    # DeepSeek's reasoner, as recorded in the corpus (its source: the .json beside it)
+    body = (CORPUS / "deepseek_reasoning_content_tool_call.sse").read_bytes()
+    openai_server.script(Reply(sse_body=body))
+    deltas = await collect(make_model(typed_stream=typed, max_retries=0))
+    usages = [d for d in deltas if isinstance(d, UsageDelta)]
+    assert usages == [UsageDelta(374, 61, reasoning_tokens=17, cache_read_tokens=256)]
+
+
+async def test_a_reply_from_a_local_server_has_tokens_and_no_cost_unless_priced_as(
+    openai_server: OpenAIServer,
+) -> None:
+    openai_server.script(Reply.text_reply("one"), Reply.text_reply("two"))
+    client = openai.AsyncOpenAI(base_url=openai_server.base_url, api_key="k", max_retries=0)
+    model = OpenAIModel("gpt-4o-mini", client=client)  # named like OpenAI's, served locally
+    rt = gu.Runtime(model=model)
+    try:
+        first = await rt.send("a")
+        assert first.metadata["usage"]["input_tokens"] == 11  # the server's (11, 22)
+        assert "cost" not in first.metadata
+        assert first.metadata["context"] == {"tokens": 11, "window": None}
+        model.price_ref = "openai:gpt-4o-mini"  # type: ignore[attr-defined]
+        second = await rt.send("b")
+        assert second.metadata["cost"]["priced_as"] == "openai:gpt-4o-mini"
+        counts = {"input_tokens": 11, "output_tokens": 22}
+        counts |= {"cache_read_tokens": 0, "cache_write_tokens": 0}
+        assert second.metadata["cost"]["usd"] == pytest.approx(
+            _price(counts, "gpt-4o-mini", "openai")
+        )
+        assert [r["cost_usd"] is None for r in rt.usage()] == [True, False]
+    finally:
+        await client.close()
 
 
 def test_odd_usage_fields_count_as_zero() -> None:
