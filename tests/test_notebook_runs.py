@@ -1,0 +1,111 @@
+"""The notebooks read correctly after Run All, top to bottom.
+
+Faults tried: a cell that ends in a bare ``await chat.send(...)`` (the output
+shows the message's repr instead of what the text describes); a last cell that
+closes a chat whose card the text still asks you to approve; notebook 04's
+agent answering a second request with the first one's result ("Done: dropped
+t." and no call), because it read every tool result in the history.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ipygenui as gu
+from ipygenui.messages import RequiresAction
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+AGENTS = next(p for p in NOTEBOOKS if p.name == "04_agents.ipynb")
+
+
+def _code_cells(path: Path) -> list[str]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+
+
+def _tree(source: str, name: str) -> ast.Module:
+    flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    tree = compile(source, name, "exec", flags)
+    assert isinstance(tree, ast.Module)
+    return tree
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_cell_shows_a_bare_send_result(path: Path) -> None:
+    for source in _code_cells(path):
+        body = _tree(source, path.name).body
+        last = body[-1] if body else None
+        shown = (
+            isinstance(last, ast.Expr)
+            and isinstance(last.value, ast.Await)
+            and isinstance(last.value.value, ast.Call)
+            and isinstance(last.value.value.func, ast.Attribute)
+            and last.value.value.func.attr == "send"
+            and not source.rstrip().endswith(";")
+        )
+        assert not shown, f"{path.name}: a cell shows a send() result as its output:\n{source}"
+
+
+def test_run_all_closes_no_chat_the_text_refers_to() -> None:
+    for source in _code_cells(AGENTS):
+        for node in ast.walk(_tree(source, AGENTS.name)):
+            call = node.value if isinstance(node, ast.Expr) else None
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+                closes = call.func.attr == "close"
+                guarded = "CLEAN_UP = False" in source  # the optional clean-up cell
+                assert not closes or guarded, f"Run All closes something:\n{source}"
+
+
+@pytest.fixture
+def agent_server() -> Any:
+    """Notebook 04's agent server cell, run as the notebook runs it (loopback only)."""
+    [cell] = [s for s in _code_cells(AGENTS) if "AGUIAdapter.dispatch_request" in s]
+    namespace: dict[str, Any] = {"__name__": "notebook_04"}
+    exec(compile(cell, AGENTS.name, "exec"), namespace)
+    server = namespace["server"]
+    try:
+        yield namespace["AGENT_URL"]
+    finally:
+        server.should_exit = True
+        threads = [t for t in threading.enumerate() if t.daemon and t.is_alive()]
+        for thread in threads:
+            if getattr(thread, "_target", None) == server.run:
+                thread.join(10)
+
+
+async def test_asking_the_agent_again_starts_a_new_request(agent_server: str) -> None:
+    dropped: list[str] = []
+
+    @gu.tool(requires_approval=True)
+    def drop_table(name: str) -> str:
+        """Drop a table."""
+        dropped.append(name)
+        return f"dropped {name}"
+
+    rt = gu.Runtime(agent=gu.AGUIAgent(agent_server), tools=[drop_table], components=[gu.Metric])
+    try:
+        for table, note in [("t", "drop t"), ("u", "drop u")]:
+            waiting = await rt.send(f"Please drop the table {table}")
+            assert isinstance(waiting.status, RequiresAction), waiting.text
+            [drop] = [c for c in waiting.tool_calls if c.tool_name == "drop_table"]
+            assert drop.args == {"name": table} and rt.state == {"note": note}
+            run = rt.approve(drop.tool_call_id)
+            assert run is not None
+            done = await run
+            assert done.text.endswith(f"Done: dropped {table}.")
+        assert dropped == ["t", "u"]
+        waiting = await rt.send("Please drop the table v")
+        [drop] = [c for c in waiting.tool_calls if c.tool_name == "drop_table"]
+        run = rt.reject(drop.tool_call_id, "keep it")
+        assert run is not None
+        assert (await run).text.endswith("OK, I left the table v alone.")
+        ids = [c.tool_call_id for m in rt.thread.messages for c in m.tool_calls]
+        assert len(ids) == len(set(ids))  # each request's calls have their own ids
+    finally:
+        rt.close()
