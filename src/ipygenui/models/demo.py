@@ -231,12 +231,13 @@ def _describe_attachments(
             data_ref = data_ref or ref
             lines.append(f"- **{name}**: data kept in your notebook as `{ref}`; I read a summary")
         elif kind == "image":
-            lines.append(f"- **{name}**: an image (I am the offline demo: I cannot see it)")
+            lines.append(f"- **{name}**: an image; I'm offline, so I can't see it")
         else:
             lines.append(f"- **{name}**: text, which I read inline")
     text = "You attached:\n" + "\n".join(lines)
     if images:
-        text += f"\n\n{images} image(s) reached me as image content parts."
+        counted = "an image" if images == 1 else f"{images} images"
+        text += f"\n\nA vision model would get {counted} as image content, as I just did."
     if data_ref and _TABLE_TOOL in names:
         text += f"\n\nHere is all of `{data_ref}`, sent by the notebook, not by me:\n\n"
         return ScriptedReply(text=text, tool_calls=[_table_call(data_ref)])
