@@ -49,6 +49,7 @@ from ..events import (
     ThreadSummary,
 )
 from ..messages import Message, Thread
+from ..models.base import Model
 from ..runtime import Run, Runtime
 from ._protocol import (
     STANDARD_PARAM_NAMES,
@@ -270,13 +271,13 @@ class Chat(anywidget.AnyWidget):
         return self._runtime.thread
 
     @property
-    def model(self) -> Any:
+    def model(self) -> Model:
         """The model the next reply uses (``Runtime.model``); set it to a model
         or a ``"provider:model"`` name, checked as ``Chat(model=...)`` is."""
         return self._runtime.model
 
     @model.setter
-    def model(self, value: Any) -> None:
+    def model(self, value: Model | str | None) -> None:
         if not (isinstance(value, str) and value.strip() in self._runtime.models):
             check_model("Chat", value)  # so a mistake is reported as Chat's
         self._runtime.model = value
