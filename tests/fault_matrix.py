@@ -84,6 +84,14 @@ AREAS = (
         "a timeout mid-reply, worded alike on the raw and typed paths (a cut never retried)",
     ),
     Area(
+        "native providers",
+        ("test_provider_model.py",),
+        "`gu.model('anthropic:...')` and the other pydantic-ai providers: a refusal, a 429 "
+        "with `Retry-After` (short, an hour), an error mid-stream, a connection cut "
+        "mid-reply, no server, Stop on a real SDK stream that never ends; a thread file "
+        "with another provider's signed thinking or forged provider data of the wrong types",
+    ),
+    Area(
         "comm",
         ("test_comm.py",),
         "forged frontend messages (wrong types, unknown calls, stale and duplicate "
