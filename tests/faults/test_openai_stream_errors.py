@@ -14,7 +14,10 @@ bytes verbatim:
 - the connection cut mid-reply, cut after the finish reason, and a read
   timeout mid-reply: on the typed path too a cut (not "could not reach"), a
   whole reply, a timeout mid-stream, and never a retry that would stream the
-  text twice.
+  text twice;
+- frames of the wrong shape (a list, a string, null, ``choices`` a string, a
+  delta a list, an index a list): a ModelError on both paths, never an
+  AttributeError; arguments sent as an object are read as its JSON text.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import json
 
 import pytest
 
-from ipygenui.models.base import FinishDelta, ModelError, UsageDelta
+from ipygenui.models.base import FinishDelta, ModelError, ToolCallDelta, UsageDelta
 from ipygenui.models.openai import OpenAIModel
 from openai_helpers import ModelFactory, collect, collect_until_error, text_of
 from openai_server import OpenAIServer, Reply
@@ -214,3 +217,48 @@ async def test_a_read_timeout_mid_stream_reads_the_same_on_both_paths(
     assert text_of(seen) == "abcd"
     assert " timed out mid-stream (" in str(failure)
     assert str(failure).endswith("; the reply is incomplete")
+
+
+ODD_FRAMES = [
+    pytest.param(b"data: [1, 2]\n\n", "not a JSON object: [1, 2]", id="a-list"),
+    pytest.param(b'data: "hello"\n\n', "not a JSON object: 'hello'", id="a-string"),
+    pytest.param(b"data: null\n\n", "not a JSON object: None", id="null"),
+    pytest.param(
+        b'data: {"choices": "x"}\n\n', "a chunk of an unexpected shape", id="choices-a-string"
+    ),
+    pytest.param(
+        b'data: {"choices": [{"index": 0, "delta": ["a"]}]}\n\n',
+        "a chunk of an unexpected shape",
+        id="delta-a-list",
+    ),
+    pytest.param(
+        b'data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": [0]}]}}]}\n\n',
+        "a chunk of an unexpected shape",
+        id="index-a-list",
+    ),
+]
+
+
+@pytest.mark.parametrize("typed", PATHS)
+@pytest.mark.parametrize(("frame", "said"), ODD_FRAMES)
+async def test_a_frame_of_the_wrong_shape_is_a_model_error(
+    make_model: ModelFactory, openai_server: OpenAIServer, typed: bool, frame: bytes, said: str
+) -> None:
+    """Not an AttributeError out of the model: the loop shows a ModelError's text."""
+    openai_server.script(Reply(sse_body=frames(chunk({"content": "kept"}), frame)))
+    seen, failure = await collect_until_error(make_model(typed_stream=typed))
+    assert text_of(seen) == "kept"
+    assert str(failure).startswith("the server sent ")
+    assert said in str(failure)
+
+
+@pytest.mark.parametrize("typed", PATHS)
+async def test_arguments_sent_as_an_object_are_the_calls_arguments(
+    make_model: ModelFactory, openai_server: OpenAIServer, typed: bool
+) -> None:
+    call = {"index": 0, "id": "c1", "function": {"name": "f", "arguments": {"x": 1}}}
+    body = frames(chunk({"tool_calls": [call]}, "tool_calls"))
+    openai_server.script(Reply(sse_body=body))
+    deltas = await collect(make_model(typed_stream=typed))
+    calls = [d for d in deltas if isinstance(d, ToolCallDelta)]
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in calls] == [("c1", "f", {"x": 1})]

@@ -427,6 +427,10 @@ class OpenAIModel(BatchStreaming):
                         if batch:  # what came before a bad frame is kept
                             yield batch
                         raise
+                    except (AttributeError, TypeError) as error:
+                        if batch:
+                            yield batch
+                        raise ModelError(_odd_shape(error)) from error
                     if batch:
                         yield batch
                     if done:
@@ -456,7 +460,11 @@ class OpenAIModel(BatchStreaming):
                 watch.heard()
                 if cancel.is_set():
                     return
-                batch = list(state.deltas(chunk.to_dict()))
+                if not isinstance(chunk, openai.BaseModel):  # a list, a string, null
+                    raise ModelError(_not_an_object(chunk))
+                # warnings=False: a field of another type than the client's own
+                # (content as blocks) is read below, not warned about per frame
+                batch = list(state.deltas(chunk.to_dict(warnings=False)))
                 if batch:
                     yield batch
         except openai.APIStatusError:
@@ -471,6 +479,8 @@ class OpenAIModel(BatchStreaming):
             raise ModelError(_stream_error(error.body or error.message)) from error
         except json.JSONDecodeError as error:
             raise ModelError(_not_json(error.doc)) from error
+        except (AttributeError, TypeError) as error:
+            raise ModelError(_odd_shape(error)) from error
         finally:
             watcher.cancel()
             await stream.close()
@@ -539,14 +549,17 @@ class _StreamState:
             delta = choice.get("delta") or {}
             reasoning = delta.get("reasoning_content")
             if reasoning:  # DeepSeek wants it back with the step's tool calls
-                yield ReasoningDelta(reasoning, self.reasoning_data)
+                yield ReasoningDelta(_text(reasoning), self.reasoning_data)
             else:
                 reasoning = delta.get("reasoning")
                 if reasoning:
-                    yield ReasoningDelta(reasoning)
+                    yield ReasoningDelta(_text(reasoning))
             content = delta.get("content")
             if content:
-                yield TextDelta(content)
+                if content.__class__ is str:
+                    yield TextDelta(content)
+                else:  # Mistral's reasoning models: a list of thinking and text blocks
+                    yield from _content_blocks(content)
             calls = delta.get("tool_calls")
             if calls:
                 for call in calls:
@@ -581,13 +594,39 @@ class _StreamState:
         if call_id:
             self.ids[index] = call_id
         extra = call.get("extra_content")  # Gemini: the thought signature, wanted back
+        name = function.get("name")
+        arguments = function.get("arguments") or ""
+        if arguments.__class__ is not str:  # an object, not its JSON text
+            arguments = json.dumps(arguments)
         return ToolCallDelta(
             index=index,
-            id=call_id,
-            name=function.get("name"),
-            arguments=function.get("arguments") or "",
+            id=_text(call_id) if call_id else None,
+            name=_text(name) if name else None,
+            arguments=arguments,
             provider_data={self.key: {"extra_content": extra}} if extra else None,
         )
+
+
+def _text(value: Any) -> str:
+    """A field that must be text; anything else is a chunk of the wrong shape."""
+    if value.__class__ is not str:
+        raise TypeError(f"expected text, got {value!r:.80}")
+    return str(value)
+
+
+def _content_blocks(blocks: Any) -> Iterator[ModelDelta]:
+    """A delta's content given as blocks (Mistral's reasoning models): thinking
+    blocks hold text parts, text blocks the answer."""
+    if not isinstance(blocks, list):
+        raise TypeError(f"content is {blocks!r:.80}")
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "thinking":
+            texts = [_text(part.get("text") or "") for part in block.get("thinking") or ()]
+            if any(texts):
+                yield ReasoningDelta("".join(texts))
+        elif kind == "text" and block.get("text"):
+            yield TextDelta(_text(block["text"]))
 
 
 def _usage_delta(usage: dict[str, Any]) -> UsageDelta:
@@ -616,7 +655,7 @@ def _decode(payload: bytes) -> dict[str, Any]:
     except ValueError as error:
         raise ModelError(_not_json(payload[:200].decode("utf-8", "replace"))) from error
     if not isinstance(chunk, dict):
-        raise ModelError(f"the server sent a frame that is not a JSON object: {chunk!r:.200}")
+        raise ModelError(_not_an_object(chunk))
     return chunk
 
 
@@ -649,6 +688,14 @@ def _read_timeout(timeout: Any) -> float | None:
 
 def _not_json(frame: str) -> str:
     return f"the server sent a frame that is not JSON: {frame[:200]!r}"
+
+
+def _not_an_object(value: Any) -> str:
+    return f"the server sent a frame that is not a JSON object: {value!r:.200}"
+
+
+def _odd_shape(error: BaseException) -> str:
+    return f"the server sent a chunk of an unexpected shape ({error})"
 
 
 def _stream_error(error: Any) -> str:
