@@ -24,7 +24,9 @@ The deltas decoded from one network read go to the loop as one batch
 Nothing ends silently: a stream without a finish reason, a dropped
 connection, a timeout, an HTTP error after the retries or an error frame
 raises :class:`~ipygenui.models.base.ModelError` with a message
-a user can read; the loop keeps the text streamed so far.
+a user can read, worded the same on both paths; the loop keeps the text
+streamed so far. tests/openai_corpus/ holds the streams of real servers
+(their quirks, their in-stream errors) both paths are tried against.
 """
 
 from __future__ import annotations
