@@ -59,17 +59,23 @@ def test_the_transcript_shows_roles_text_and_calls_one_line_each() -> None:
     html = thread._repr_html_()
     lines = [line for line in markdown.splitlines() if line.strip()]
     assert len(lines) == 4  # heading, user, assistant, its call
-    rendered = mistune.html(markdown)
-    assert "<strong>user</strong>: What&#x27;s the weather in Paris?" in rendered or (
-        "<strong>user</strong>: What's the weather in Paris?" in rendered
-    )
-    assert 'get_weather(city="Paris") → {"city": "Paris"' in rendered.replace("&quot;", '"')
+    rendered = str(mistune.html(markdown)).replace("&quot;", '"').replace("&#x27;", "'")
+    assert "<strong>user</strong>: What's the weather in Paris?" in rendered
+    assert 'get_weather(city="Paris") → {"city": "Paris"' in rendered
     assert html.count("<div") == 5  # the box, the heading, three rows
     assert "<b>assistant</b>: It&#x27;s 21 °C and clear in Paris." in html
     assert "<code>get_weather(city=&quot;Paris&quot;) → " in html
-    one = thread.messages[1]
-    assert "Message (assistant, complete)" in one._repr_html_()
-    assert one._repr_markdown_().count("\n- ") == 1
+
+
+def test_a_send_result_displays_as_its_own_lines_only() -> None:
+    """What a cell ending in ``await chat.send(...)`` shows: one line for a plain reply."""
+    plain = Message(role="assistant", parts=[TextPart(text="Hello **there**")])
+    assert plain._repr_html_().count("<div") == 2  # the box and one row
+    assert plain._repr_markdown_() == "- **assistant**: Hello \\*\\*there\\*\\*\n"
+    _, reply = _weather_thread()
+    assert reply._repr_html_().count("<div") == 3  # its text, its call
+    waiting = Message(role="assistant", status={"type": "requires-action"})
+    assert "<b>assistant (requires-action)</b>: </div>" in waiting._repr_html_()
 
 
 def test_a_pending_or_rejected_call_says_so() -> None:

@@ -130,10 +130,9 @@ def _lines(messages: Sequence[Any]) -> list[tuple[int, str, str]]:
     if left_out > 0:
         rows.append((0, "…", f"{left_out} earlier message{'s' if left_out != 1 else ''}"))
     for message in messages[-MAX_MESSAGES:]:
-        text = one_line(message.text, LINE_TEXT)
-        if not text and message.status.type not in ("complete", "requires-action"):
-            text = f"({_status(message)})"
-        rows.append((0, message.role, text))
+        status = _status(message)
+        label = message.role if status == "complete" else f"{message.role} ({status})"
+        rows.append((0, label, one_line(message.text, LINE_TEXT)))
         calls = message.tool_calls
         for part in calls[:MAX_CALLS]:
             rows.append((1, "tool", f"{call_text(part)} {call_outcome(part)}"))
@@ -142,15 +141,17 @@ def _lines(messages: Sequence[Any]) -> list[tuple[int, str, str]]:
     return rows
 
 
-def transcript_markdown(messages: Sequence[Any], heading: str) -> str:
-    lines = [f"**{_markdown(heading)}**", ""]
+def transcript_markdown(messages: Sequence[Any], heading: str | None = None) -> str:
+    """A list item per message and per call; ``heading`` (a thread's) above them."""
+    lines = [f"**{_markdown(heading)}**", ""] if heading else []
     for depth, label, text in _lines(messages):
         indent = "  " * depth
         lines.append(f"{indent}- **{_markdown(label)}**: {_markdown(text)}")
     return "\n".join(lines) + "\n"
 
 
-def transcript_html(messages: Sequence[Any], heading: str) -> str:
+def transcript_html(messages: Sequence[Any], heading: str | None = None) -> str:
+    """A line per message and per call; ``heading`` (a thread's) above them."""
     rows = []
     for depth, label, text in _lines(messages):
         pad = "padding-left:1.5em;" if depth else ""
@@ -161,12 +162,8 @@ def transcript_html(messages: Sequence[Any], heading: str) -> str:
         )
     return (
         '<div class="gu-transcript" style="font-size:0.9em;line-height:1.5">'
-        f"<div><b>{html.escape(heading)}</b></div>{''.join(rows)}</div>"
+        f"{f'<div><b>{html.escape(heading)}</b></div>' if heading else ''}{''.join(rows)}</div>"
     )
-
-
-def message_heading(message: Any) -> str:
-    return f"Message ({message.role}, {_status(message)})"
 
 
 def thread_heading(thread: Any) -> str:

@@ -307,14 +307,14 @@ class Message(_Model):
     __str__ = __repr__
 
     def _repr_markdown_(self) -> str:
-        from ._message_display import message_heading, transcript_markdown
+        from ._message_display import transcript_markdown
 
-        return transcript_markdown([self], message_heading(self))
+        return transcript_markdown([self])
 
     def _repr_html_(self) -> str:
-        from ._message_display import message_heading, transcript_html
+        from ._message_display import transcript_html
 
-        return transcript_html([self], message_heading(self))
+        return transcript_html([self])
 
     @property
     def feedback(self) -> Feedback | None:
