@@ -83,6 +83,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "models.demo": ("DemoModel",),
         "models.openai": ("OpenAIModel",),
+        "models.providers": ("ProviderModel",),
         "models.select": ("model",),
     },
     "events": {
@@ -236,6 +237,7 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .models.base import UsageDelta as UsageDelta
     from .models.demo import DemoModel as DemoModel
     from .models.openai import OpenAIModel as OpenAIModel
+    from .models.providers import ProviderModel as ProviderModel
     from .models.select import model as model
     from .persistence import PersistenceConflictError as PersistenceConflictError
     from .persistence import ThreadFileError as ThreadFileError
