@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 import mistune
+import pandas as pd
 import pytest
 
 import ipygenui as gu
@@ -261,3 +262,16 @@ async def test_a_note_is_saved_with_the_chats_save_note_tool_only() -> None:
     assert run is not None
     await run
     assert saved == ["buy milk"]
+
+
+async def test_a_table_of_the_notebooks_data_is_not_followed_by_an_offer_of_demo_data() -> None:
+    @gu.tool
+    def query_orders() -> pd.DataFrame:
+        """Orders."""
+        return pd.DataFrame({"units": range(30)})
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[query_orders], components=[gu.Table])
+    reply = await rt.send("Query the top orders")
+    assert [c.tool_name for c in reply.tool_calls] == ["query_orders", "show_component_Table"]
+    assert reply.text.startswith("The query returned 30 rows")
+    assert reply.text.endswith("There it is, above: every row, sortable by a click on a column.")

@@ -154,3 +154,12 @@ def test_a_send_result_in_a_notebook_prints_one_line() -> None:
         r"Thread\(2 messages, id=thread_\w+\)",
         PlainTextFormatter()(Thread(messages=[Message(role="user"), Message(role="assistant")])),
     )
+
+
+def test_a_call_shows_its_arguments_without_the_standard_parameters() -> None:
+    only_standard = ToolCallPart(
+        tool_call_id="q1", tool_name="query_orders", args_text='{"_status_message": "querying"}'
+    )
+    assert repr(only_standard) == "ToolCallPart(query_orders() no result yet)"
+    broken = ToolCallPart(tool_call_id="q2", tool_name="query_orders", args_text='{"min": 4')
+    assert repr(broken) == 'ToolCallPart(query_orders({"min": 4) no result yet)'

@@ -56,8 +56,10 @@ def call_text(part: Any, limit: int = CALL_TEXT) -> str:
     args = part.args
     if isinstance(args, dict) and args:
         inner = ", ".join(f"{key}={_value(value)}" for key, value in args.items())
+    elif isinstance(getattr(part, "parsed_args", None) and part.parsed_args.value, dict):
+        inner = ""  # none, or only the standard parameters (stripped from ``args``)
     else:
-        inner = part.args_text
+        inner = part.args_text  # not a JSON object: shown as the model wrote it
     return f"{one_line(part.tool_name or 'unknown', 60)}({one_line(inner, limit)})"
 
 

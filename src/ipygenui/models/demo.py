@@ -382,8 +382,19 @@ def _answer(lowered: str, names: set[str]) -> str:
     return _offline(names)
 
 
-def _after_components(names: set[str]) -> str:
+def _showed_data(request: ModelRequest) -> bool:
+    """Whether the last components shown hold the notebook's data (by reference)."""
+    for entry in reversed(request.messages):
+        if entry.get("role") == "assistant":
+            calls = entry.get("tool_calls") or []
+            return any('"data"' in str(c["function"].get("arguments", "")) for c in calls)
+    return False
+
+
+def _after_components(request: ModelRequest, names: set[str]) -> str:
     others = [k for k, (tool_name, _) in COMPONENT_DEMOS.items() if tool_name in names]
+    if _showed_data(request):
+        return "There it is, above: every row, sortable by a click on a column."
     if not others:
         return "There it is, above."
     asks = ", ".join(f"*{k}*" for k in others[:-1])
@@ -400,7 +411,7 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
     names = _tool_names(request)
     if request.messages and request.messages[-1].get("role") == "tool":
         if _last_calls_were_ui(request):
-            return ScriptedReply(text=_after_components(names))
+            return ScriptedReply(text=_after_components(request, names))
         table = _table_of_result(request)
         if table is not None:
             return table
