@@ -7,6 +7,9 @@ call gets its own daemon thread: a stuck one costs one idle thread and blocks
 nothing else, and a daemon thread does not keep the process alive at exit.
 The outcome comes back through ``loop.call_soon_threadsafe``; once the call
 was stopped, a late outcome is dropped.
+
+A browser kernel (Pyodide, in the JupyterLite site) has one thread and cannot
+start another: there the function runs on the loop, the only place it can.
 """
 
 from __future__ import annotations
@@ -15,11 +18,18 @@ import asyncio
 import contextvars
 import inspect
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 logger = logging.getLogger("ipygenui")
+
+
+def can_start_threads() -> bool:
+    """False in a browser kernel (Pyodide): work meant for a thread runs on the loop."""
+    # read at each call: sys.platform is what a test makes it
+    return sys.platform != "emscripten"
 
 
 def runs_in_thread(func: Callable[..., Any] | None) -> bool:
@@ -43,6 +53,8 @@ async def call_in_thread(func: Callable[..., Any], /, *args: Any, **kwargs: Any)
     ``KeyboardInterrupt`` included, is raised here, in the awaiting task,
     so the caller decides what it means (the event loop never sees it).
     """
+    if not can_start_threads():
+        return func(*args, **kwargs)
     loop = asyncio.get_running_loop()
     outcome: asyncio.Future[tuple[bool, Any]] = loop.create_future()
     context = contextvars.copy_context()  # as asyncio.to_thread: context variables carry over

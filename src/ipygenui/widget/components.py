@@ -31,6 +31,7 @@ from ..data import RowWindows, using_data
 from ..events import ActivePathChanged, MessageAdded, MessagePatched, MessageReplaced, ThreadEvent
 from ..runtime import Runtime
 from ..tools._ui import component_id_of, component_name_of
+from ..tools._worker_threads import can_start_threads
 from ._protocol import (
     MAX_WINDOW,
     ComponentStateMsg,
@@ -171,6 +172,9 @@ class ComponentBridge:
             return
         if not self.windows.needs_sorting(obj, msg.sort, msg.descending):
             send(compute())  # a slice of a kept order: under a millisecond, no thread hop
+            return
+        if not can_start_threads():  # a browser kernel: the loop is the only thread
+            send(compute())
             return
         future = loop.run_in_executor(None, compute)
         future.add_done_callback(lambda f: None if f.cancelled() else send(f.result()))
