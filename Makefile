@@ -6,8 +6,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 CHROMIUM ?= /usr/bin/chromium
 PORT ?= 8888
+LITE_VENV ?= .lite-venv
 
-.PHONY: demo test setup lint typecheck pytest nbval jstest e2e packaging browser bench clean
+.PHONY: demo test setup lint typecheck pytest nbval jstest e2e packaging browser bench clean lite
 
 # The venv, the JS dependencies and the package (editable) in stamps, redone
 # when the project's manifests change: one per set of extras, so the demo
@@ -56,6 +57,18 @@ demo: $(VENV)/.installed-demo $(DEMO_NOTEBOOKS) $(DEMO_FILES)
 	$(VENV)/bin/jupyter lab --no-browser --ServerApp.root_dir=$(DEMO_DIR) --port=$(PORT) \
 		$(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# The JupyterLite site in lite/_output: the notebooks, ipygenui's wheel and the
+# widget, run in the browser by Pyodide (lite/build.py), built in its own venv.
+$(LITE_VENV)/.installed: lite/requirements-build.txt
+	@echo "Creating the JupyterLite build environment in $(LITE_VENV) (about 20 s)..."
+	$(PYTHON) -m venv $(LITE_VENV)
+	$(LITE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LITE_VENV)/bin/python -m pip install --quiet -r lite/requirements-build.txt
+	touch $@
+
+lite: $(LITE_VENV)/.installed js/node_modules/.package-lock.json
+	$(LITE_VENV)/bin/python lite/build.py
+
 # Debian's chromium drives the browser tests; install it where we may.
 browser:
 	@if [ ! -x "$(CHROMIUM)" ]; then \
@@ -93,7 +106,7 @@ nbval: setup
 jstest: setup
 	cd js && npm test
 
-e2e: setup browser
+e2e: setup browser lite
 	GU_CHROMIUM=$(CHROMIUM) $(VENV)/bin/pytest tests/e2e -m e2e -q
 
 test: lint typecheck pytest nbval jstest e2e packaging
@@ -104,4 +117,4 @@ bench: setup browser
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) js/node_modules src/ipygenui/static .demo
+	rm -rf $(VENV) js/node_modules src/ipygenui/static .demo $(LITE_VENV) lite/_output lite/.cache lite/static
