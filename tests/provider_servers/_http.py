@@ -106,6 +106,9 @@ class ProviderServer(abc.ABC):
         """The 400 bodies sent, in order."""
         self.default: Turn | None = None
         """Served when the script is empty."""
+        self.after_tools: Turn | None = None
+        """When set, served to every request continuing a tool loop (its last
+        input is a tool result), so a benchmark's run ends after two steps."""
         self._turns: deque[Turn] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.Server | None = None
@@ -120,6 +123,10 @@ class ProviderServer(abc.ABC):
     @abc.abstractmethod
     def answer(self, path: str, request: dict[str, Any], turn: Turn) -> Answer:
         """The answer to one valid-JSON request that has a turn to serve."""
+
+    def continues_tool_loop(self, request: dict[str, Any]) -> bool:
+        """Whether ``request``'s last input answers a tool call."""
+        return False
 
     def script(self, *turns: Turn) -> None:
         """Queue turns; each request takes the next one."""
@@ -213,6 +220,8 @@ class ProviderServer(abc.ABC):
         self.requests.append(request)
         self.paths.append(path)
         turn = self._turns.popleft() if self._turns else self.default
+        if self.after_tools is not None and self.continues_tool_loop(request):
+            turn = self.after_tools
         if turn is None:
             await _send_json(writer, 500, {"error": {"message": "no scripted reply"}})
             return

@@ -88,6 +88,10 @@ class AnthropicServer(ProviderServer):
         thinking = (request.get("thinking") or {}).get("type") in ("enabled", "adaptive")
         return Answer(frames=self.events(turn, request.get("model", "claude"), thinking))
 
+    def continues_tool_loop(self, request: dict[str, Any]) -> bool:
+        messages = request.get("messages") or []
+        return bool(messages) and _has_tool_result(messages[-1])
+
     def refusal(self, request: dict[str, Any]) -> str | None:
         """The error message of the rule ``request`` breaks, or None."""
         messages = request.get("messages") or []

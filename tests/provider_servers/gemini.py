@@ -80,6 +80,11 @@ class GeminiServer(ProviderServer):
         thoughts = bool(_field(config, "includeThoughts", "include_thoughts"))
         return Answer(frames=self.chunks(turn, model, thoughts))
 
+    def continues_tool_loop(self, request: dict[str, Any]) -> bool:
+        contents = request.get("contents") or [{}]
+        parts = contents[-1].get("parts") or []
+        return any(_field(p, "functionResponse", "function_response") for p in parts)
+
     def refusal(self, request: dict[str, Any]) -> str | None:
         contents = request.get("contents") or []
         for content in contents:

@@ -68,6 +68,14 @@ class ResponsesServer(ProviderServer):
         encrypted = "reasoning.encrypted_content" in (request.get("include") or [])
         return Answer(frames=self.events(turn, request.get("model", "gpt"), encrypted))
 
+    def continues_tool_loop(self, request: dict[str, Any]) -> bool:
+        items = request.get("input")
+        return (
+            isinstance(items, list)
+            and bool(items)
+            and (items[-1].get("type") == "function_call_output")
+        )
+
     def refusal(self, request: dict[str, Any]) -> str | None:
         items = request.get("input")
         if not isinstance(items, list):
