@@ -99,6 +99,20 @@ async def test_an_error_mid_stream_keeps_the_text_and_says_so() -> None:
     assert got == [TextDelta("Half")]  # nothing retried after text was shown
 
 
+async def test_an_overloaded_event_before_any_text_is_retried() -> None:
+    """Claude's ``event: error`` (``overloaded_error``) in an HTTP-200 stream
+    that has shown nothing yet: as safe to retry as an HTTP 529."""
+    overloaded = ModelHTTPError(
+        529, "m", body={"error": {"message": "Overloaded"}}, in_stream=True, retry_after=0.05
+    )
+    said: list[str] = []
+    req = request()
+    req.status = said.append
+    deltas = await collect(ProviderModel(FunctionModel(stream_function=failing(overloaded))), req)
+    assert TextDelta("fine") in deltas
+    assert said[0].startswith("HTTP 529 from ")
+
+
 async def test_a_cut_connection_mid_stream_is_an_incomplete_reply() -> None:
     cut = httpx2.RemoteProtocolError("peer closed connection without sending complete body")
     model = ProviderModel(FunctionModel(stream_function=failing(cut, text="Half")))

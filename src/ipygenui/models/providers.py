@@ -279,7 +279,10 @@ class ProviderModel(BatchStreaming):
 
         from ._provider_messages import to_model_messages, tool_definitions
 
-        model = self.pydantic_model
+        try:
+            model = self.pydantic_model
+        except (ImportError, ValueError) as error:  # made on a new loop: the key is gone
+            raise ModelError(str(error)) from error
         messages = to_model_messages(request.messages, self.provider_key)
         parameters = ModelRequestParameters(
             function_tools=tool_definitions(request.tools), allow_text_output=True
@@ -300,11 +303,12 @@ class ProviderModel(BatchStreaming):
             except ModelError:
                 raise
             except errors.ModelHTTPError as error:
-                if events.streamed or error.in_stream:
-                    raise ModelError(
-                        f"the server reported an error mid-stream: {_error_text(error)}"
-                    ) from error
+                mid_stream = f"the server reported an error mid-stream: {_error_text(error)}"
+                if events.streamed:  # never retried: the user has read part of the reply
+                    raise ModelError(mid_stream) from error
                 wait = self._retry_wait(error, retries, where)
+                if wait is None and error.in_stream:  # an error event in an HTTP-200 stream
+                    raise ModelError(mid_stream) from error
                 if wait is None:
                     raise ModelError(
                         f"{where} answered HTTP {error.status_code}: {_error_text(error)}"
