@@ -451,3 +451,22 @@ def test_without_pydantic_ai_the_error_says_what_to_install() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert 'pip install "ipygenui[providers]"' in out.stdout, out.stderr
+
+
+def test_a_missing_sdk_names_the_extra_that_brings_it() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['anthropic'] = sys.modules['boto3'] = None\n"
+        "import ipygenui as gu\n"
+        "for name in ('anthropic:claude-sonnet-4-5', 'bedrock:anthropic.claude-sonnet-4-5'):\n"
+        "    try:\n"
+        "        gu.model(name, api_key='k')\n"
+        "    except ImportError as error:\n"
+        "        print(error)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    claude, bedrock = out.stdout.strip().splitlines()
+    assert claude.startswith('anthropic:claude-sonnet-4-5 needs pip install "ipygenui[providers]"')
+    assert 'pip install "pydantic-ai-slim[bedrock]"' in bedrock

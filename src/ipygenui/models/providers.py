@@ -57,8 +57,12 @@ INSTALL_HINT = 'pip install "ipygenui[providers]"'
 _ALIASES = {"google-gla": "google", "google-vertex": "google-cloud"}
 """pydantic-ai's older provider names (still what most docs say) -> the current ones."""
 
-_EXTRA_OF = {"bedrock": 'pip install "pydantic-ai-slim[bedrock]"'}
-"""Providers whose SDK the ``providers`` extra does not bring (heavy ones)."""
+_IN_THE_EXTRA = frozenset(
+    {"anthropic", "google", "google-cloud", "groq", "mistral"}
+    | {"openai-responses", "openai-chat", "deepseek", "openrouter", "ollama"}
+)
+"""Providers whose SDK the ``providers`` extra brings; for the others (Bedrock's
+boto3, xAI, Cohere ...) pydantic-ai's own message names the extra to install."""
 
 _OLLAMA_URL = "http://localhost:11434/v1"
 
@@ -187,8 +191,9 @@ class ProviderModel(BatchStreaming):
         try:
             return infer_model(f"{self._provider_name}:{self._model_name}", self._provider)
         except ImportError as error:
-            hint = _EXTRA_OF.get(self._provider_name, INSTALL_HINT)
-            raise ImportError(f"{self.spec} needs its provider's SDK: {hint} ({error})") from error
+            if self._provider_name in _IN_THE_EXTRA:
+                raise ImportError(f"{self.spec} needs {INSTALL_HINT} ({error})") from error
+            raise ImportError(f"{self.spec} needs its provider's SDK: {error}") from error
         except UserError as error:  # no API key, an unknown provider
             raise ValueError(f"cannot use {self.spec}: {error}") from error
 
