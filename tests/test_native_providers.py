@@ -124,6 +124,25 @@ async def test_a_two_step_tool_loop_with_reasoning(
         assert row["reasoning_tokens"] == 2 * 13
 
 
+async def test_parallel_calls_then_a_second_turn(native: tuple[Native, ProviderServer]) -> None:
+    """Two calls in one step (Gemini signs only the first), then a new tool loop
+    on the same thread: the second loop's follow-up carries both loops' data."""
+    provider, server = native
+    both = [Call("add", {"a": 1, "b": 2}), Call("add", {"a": 3, "b": 4})]
+    server.script(Turn(reasoning="Two sums.", text="Adding both. ", calls=both))
+    server.script(Turn(text="3 and 7."))
+    server.script(Turn(reasoning="One more.", calls=[Call("add", {"a": 5, "b": 5})]))
+    server.script(Turn(text="10."))
+    rt = gu.Runtime(model=provider.model(server), tools=[add])
+    first = await rt.send("1 + 2 and 3 + 4?")
+    assert first.text == "Adding both. 3 and 7.", first
+    assert [call.result for call in calls_of(first)] == [3, 7]
+    second = await rt.send("5 + 5?")
+    assert second.text == "10.", second
+    assert server.refusals == []
+    assert len(carried(server, server.requests[-1])) == 2
+
+
 async def _paused_on_approval(
     provider: Native, server: ProviderServer, path: Path
 ) -> tuple[gu.Runtime, str]:
