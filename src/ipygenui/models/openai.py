@@ -402,19 +402,25 @@ class OpenAIModel(BatchStreaming):
             socket = _socket_of(response) if pause else None
             try:
                 buffer = b""
+                after_cr = False
                 data: list[bytes] = []
                 async for raw in response.iter_bytes():
                     watch.heard()
                     if cancel.is_set():
                         return
-                    lines = (buffer + raw).split(b"\n")
+                    if after_cr and raw[:1] == b"\n":
+                        raw = raw[1:]  # the LF of a CRLF cut between two reads
+                    text = buffer + raw
+                    after_cr = False
+                    if b"\r" in text:  # CRLF or lone CR line ends, read as LF
+                        after_cr = text.endswith(b"\r")
+                        text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+                    lines = text.split(b"\n")
                     buffer = lines.pop()
                     batch: list[ModelDelta] = []
                     done = False
                     try:
                         for line in lines:
-                            if line.endswith(b"\r"):
-                                line = line[:-1]
                             if line.startswith(b"data:"):
                                 data.append(line[6:] if line[5:6] == b" " else line[5:])
                             elif not line and data:  # a blank line ends the event
