@@ -7,8 +7,9 @@ given ``Retry-After``), a connection dropped mid-stream or just before
 ``[DONE]``, a slow stream, a stream that ends without a finish reason or
 without ``[DONE]``, an error frame, a server that never answers and one that
 stalls mid-stream (both hold the connection until the client closes it, which
-``client_closed`` records). Every request body is recorded so tests can
-assert on what reached the model.
+``client_closed`` records). A recorded stream (tests/openai_corpus/) is
+served byte for byte, whole or in small pieces (``Reply.sse_body``). Every
+request body is recorded so tests can assert on what reached the model.
 
 In a test (``tests/conftest.py`` registers the fixture below)::
 
