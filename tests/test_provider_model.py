@@ -24,6 +24,7 @@ from pydantic_ai.models.function import (
     DeltaToolCall,
     FunctionModel,
 )
+from pydantic_ai.usage import RequestUsage
 
 import ipygenui as gu
 from ipygenui._loop.history import to_openai_messages
@@ -35,10 +36,12 @@ from ipygenui.models._provider_messages import (
 )
 from ipygenui.models.base import (
     FinishDelta,
+    ModelError,
     ModelRequest,
     ReasoningDelta,
     TextDelta,
     ToolCallDelta,
+    UsageDelta,
 )
 from ipygenui.models.demo import DemoModel
 from ipygenui.models.openai import OpenAIModel
@@ -229,6 +232,59 @@ class _StreamStub:
     provider_url = None
     canonical_system = None
     provider_response_id = None
+    finish_reason: str | None = "stop"
+    usage = RequestUsage()
+
+
+def test_events_end_with_usage_the_finish_reason_and_the_steps_text_data() -> None:
+    events = _Events("pydantic-ai:openai-responses")
+    stream = _StreamStub()
+    stream.usage = RequestUsage(
+        input_tokens=120,
+        output_tokens=40,
+        output_reasoning_tokens=25,
+        cache_read_tokens=100,
+        cache_write_tokens=7,
+    )
+    text = pm.TextPart("Adding.", id="msg_1", provider_name="openai")
+    call = pm.ToolCallPart("add", '{"a": 1}', "call_1", id="fc_1", provider_name="openai")
+    for event in (
+        pm.PartStartEvent(index=0, part=text),
+        pm.PartEndEvent(index=0, part=text),
+        pm.PartStartEvent(index=1, part=call),
+        pm.PartEndEvent(index=1, part=call),
+    ):
+        events.deltas(event, stream)
+    *rest, usage, finish = events.end(stream, True, "here")
+    assert rest == [
+        ToolCallDelta(
+            0,
+            provider_data={
+                "pydantic-ai:openai-responses": {
+                    "text": [{"id": "msg_1", "provider_name": "openai"}]
+                }
+            },
+        )
+    ]
+    assert usage == UsageDelta(120, 40, 25, 100, 7)
+    assert finish == FinishDelta("tool_calls")  # "stop" after calls is a tool step
+
+
+@pytest.mark.parametrize(
+    ("reason", "ours"),
+    [("stop", "stop"), ("length", "length"), ("content_filter", "content_filter")],
+)
+def test_finish_reasons_map_to_ours(reason: str, ours: str) -> None:
+    stream = _StreamStub()
+    stream.finish_reason = reason
+    assert _Events("k").end(stream, True, "here")[-1] == FinishDelta(ours)  # type: ignore[arg-type]
+
+
+def test_a_stream_without_a_finish_reason_is_incomplete() -> None:
+    stream = _StreamStub()
+    stream.finish_reason = None
+    with pytest.raises(ModelError, match="ended without a finish reason"):
+        _Events("k").end(stream, True, "claude at http://x")
 
 
 # --- history conversion ------------------------------------------------------------
