@@ -106,6 +106,7 @@ async def test_stream(stream: Path, make_model: ModelFactory, openai_server: Ope
     first_name, (deltas, parts, error) = next(iter(runs.items()))
     for name, outcome in runs.items():  # the same deltas however the bytes arrive, on both paths
         assert outcome[0] == deltas, f"{name} streamed other deltas than {first_name}"
+        assert outcome[1] == parts, f"{name} built other parts than {first_name}"
         assert outcome[2] == error, f"{name} ended otherwise than {first_name}"
 
     assert parts == expect["parts"]
