@@ -211,6 +211,28 @@ async def test_every_suggested_question_gets_a_short_answer_not_a_template(quest
     assert len([line for line in prose.splitlines() if line.strip()]) <= 6, reply.text
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What can you do?",
+        "Tell me what you can do, please.",
+        "hello!",
+        "Can you help me?",
+        "What are your capabilities?",
+        "Who are you?",
+    ],
+)
+async def test_asking_what_it_does_lists_what_works_in_this_chat(question: str) -> None:
+    @gu.tool
+    def get_weather(city: str) -> dict:
+        return {"city": city}
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather])
+    reply = await rt.send(question)
+    assert reply.text.startswith("Hi! I'm the offline demo model"), reply.text
+    assert "*What's the weather in Paris?*" in reply.text
+
+
 async def test_an_unknown_question_says_it_is_offline_and_offers_what_works_here() -> None:
     @gu.tool
     def get_weather(city: str) -> dict:

@@ -276,7 +276,8 @@ def _table_of_result(request: ModelRequest) -> ScriptedReply | None:
 # --- free questions ---------------------------------------------------------------
 
 _ASKS_WHAT_IT_DOES = re.compile(
-    r"what (?:can|do|else can) you do|\bhelp\b|who are you|what are you|how does this work"
+    r"what (?:can|could|else can|do) you|what you (?:can )?do|\bhelp\b|capabilit|who are you"
+    r"|what are you|how does this work|how do i use (?:this|it|you)\b"
     r"|^\W*(?:hi|hello|hey|hallo|bonjour|good (?:morning|afternoon|evening))\b\W*$"
 )
 _ASKS_ABOUT_MODELS = re.compile(
