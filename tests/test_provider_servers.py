@@ -341,7 +341,8 @@ async def test_responses_follow_up_needs_the_calls_reasoning_item(
     responses: tuple[ResponsesServer, openai.AsyncOpenAI],
 ) -> None:
     server, client = responses
-    server.script(Turn(reasoning="Sum.", calls=[ADD]), Turn(text="no"), Turn(text="It is 3."))
+    server.script(Turn(reasoning="Sum.", calls=[ADD]), Turn(text="no"), Turn(text="no"))
+    server.script(Turn(text="It is 3."))
     first = await _respond(client, input="1 + 2?", include=["reasoning.encrypted_content"])
     reasoning, call = (item.model_dump(exclude_none=True) for item in first.output)
     output = {"type": "function_call_output", "call_id": call["call_id"], "output": "3"}
@@ -353,5 +354,13 @@ async def test_responses_follow_up_needs_the_calls_reasoning_item(
         f"'reasoning' item: '{reasoning['id']}'."
     )
     assert missing.value.body == error_body(expected)["error"]
+    anonymous = {key: value for key, value in call.items() if key != "id"}
+    with pytest.raises(openai.BadRequestError) as orphan:
+        await _respond(client, input=[question, reasoning, anonymous, output])
+    expected = (
+        f"Item '{reasoning['id']}' of type 'reasoning' was provided without its required "
+        "following item."
+    )
+    assert orphan.value.body == error_body(expected)["error"]
     answer = await _respond(client, input=[question, reasoning, call, output])
     assert answer.output_text == "It is 3."

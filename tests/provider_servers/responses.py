@@ -11,10 +11,15 @@ model), an ``output_item.added`` / ``.done`` pair around each item, then
 ``response.completed`` holding every item and the usage. ``encrypted_content``
 is sent only when the request includes ``reasoning.encrypted_content``.
 
-The rule it enforces, with OpenAI's real 400 body (``recordings/SOURCES.md``):
-an input ``function_call`` item whose id this server issued needs the
-reasoning item issued beside it in the same input: "Item 'fc_...' of type
-'function_call' was provided without its required 'reasoning' item: 'rs_...'.".
+The rules it enforces, with OpenAI's real 400 bodies (``recordings/SOURCES.md``):
+
+- an input ``function_call`` or ``message`` item whose id this server issued
+  after a reasoning item needs that reasoning item in the same input: "Item
+  'fc_...' of type 'function_call' was provided without its required
+  'reasoning' item: 'rs_...'.";
+- an input reasoning item this server issued must be followed by an item it
+  issued after it: "Item 'rs_...' of type 'reasoning' was provided without its
+  required following item.".
 """
 
 from __future__ import annotations
@@ -30,8 +35,11 @@ from ._http import Answer, ProviderServer, Turn, pieces, recorded_events
 _RECORDED_RESPONSE = recorded_events("responses_reasoning_summary.sse")[0]["response"]
 
 MISSING_REASONING = (
-    "Item '{call}' of type 'function_call' was provided without its required 'reasoning' "
+    "Item '{item}' of type '{kind}' was provided without its required 'reasoning' "
     "item: '{reasoning}'."
+)
+MISSING_FOLLOWER = (
+    "Item '{reasoning}' of type 'reasoning' was provided without its required following item."
 )
 
 
@@ -52,7 +60,7 @@ class ResponsesServer(ProviderServer):
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(host, port)
         self.reasoning_of: dict[str, str] = {}
-        """Each function_call item id issued -> the reasoning item id it needs."""
+        """Each function_call / message item id issued -> the reasoning item id it needs."""
         self._ids = itertools.count(1)
 
     @property
@@ -81,12 +89,15 @@ class ResponsesServer(ProviderServer):
         if not isinstance(items, list):
             return None
         sent_reasoning = {item.get("id") for item in items if item.get("type") == "reasoning"}
-        for item in items:
-            if item.get("type") != "function_call":
-                continue
+        for position, item in enumerate(items):
+            kind = item.get("type", "message")
+            if kind == "reasoning" and item.get("id") in self.reasoning_of.values():
+                following = items[position + 1] if position + 1 < len(items) else {}
+                if self.reasoning_of.get(following.get("id") or "") != item["id"]:
+                    return MISSING_FOLLOWER.format(reasoning=item["id"])
             needed = self.reasoning_of.get(item.get("id") or "")
             if needed is not None and needed not in sent_reasoning:
-                return MISSING_REASONING.format(call=item["id"], reasoning=needed)
+                return MISSING_REASONING.format(item=item["id"], kind=kind, reasoning=needed)
         return None
 
     def _id(self, prefix: str) -> str:
@@ -128,6 +139,8 @@ class ResponsesServer(ProviderServer):
             output.append(item)
         if turn.text:
             message_id = self._id("msg")
+            if reasoning_id is not None:
+                self.reasoning_of[message_id] = reasoning_id
             index = len(output)
             item = {
                 "id": message_id,
