@@ -37,6 +37,8 @@ function createReasoningPart(ctx) {
   return {
     el,
     update(part, { streaming }) {
+      // encrypted or redacted reasoning has no text: it is kept for the provider, not shown
+      el.hidden = !part.text;
       setText(summary, streaming ? "Thinking…" : "Reasoning");
       markdown.update(part.text, { streaming });
     },

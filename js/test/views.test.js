@@ -157,6 +157,16 @@ describe("message view", () => {
     expect(v.el.querySelector(".gu-error")).toBeNull();
   });
 
+  it("reasoning without text (encrypted, kept for the provider) shows nothing", () => {
+    const v = createMessageView(ctx());
+    const message = assistant({ parts: [{ type: "reasoning", text: "" }, { type: "text", text: "hi" }] });
+    v.update(message, { isLast: true, running: false });
+    expect(v.el.querySelector("details.gu-reasoning").hidden).toBe(true);
+    message.parts[0] = { type: "reasoning", text: "now some" };
+    v.update({ ...message }, { isLast: true, running: false });
+    expect(v.el.querySelector("details.gu-reasoning").hidden).toBe(false);
+  });
+
   it("an incomplete last message shows its error and a retry button", () => {
     const c = ctx();
     const v = createMessageView(c);
