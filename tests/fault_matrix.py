@@ -159,8 +159,9 @@ AREAS = (
     Area(
         "notebook display",
         ("test_transcript_display.py",),
-        "script, image, iframe, link and markdown payloads in a thread file's text, tool "
-        "names, arguments, results and reasons through `_repr_html_` / `_repr_markdown_`; "
+        "script, image, iframe, link and markdown payloads in a thread file's text, "
+        "attachment and tool names, arguments, results and reasons through `_repr_html_` / "
+        "`_repr_markdown_`; "
         "a right-to-left override, a lone surrogate, a result no encoder takes, a 1 MB "
         "message with 400 calls",
     ),

@@ -75,7 +75,7 @@ def test_a_send_result_displays_as_its_own_lines_only() -> None:
     _, reply = _weather_thread()
     assert reply._repr_html_().count("<div") == 3  # its text, its call
     waiting = Message(role="assistant", status={"type": "requires-action"})
-    assert "<b>assistant (requires-action)</b>: </div>" in waiting._repr_html_()
+    assert "<b>assistant (waiting for you)</b>: </div>" in waiting._repr_html_()
 
 
 def test_a_pending_or_rejected_call_says_so() -> None:
@@ -163,3 +163,16 @@ def test_a_call_shows_its_arguments_without_the_standard_parameters() -> None:
     assert repr(only_standard) == "ToolCallPart(query_orders() no result yet)"
     broken = ToolCallPart(tool_call_id="q2", tool_name="query_orders", args_text='{"min": 4')
     assert repr(broken) == 'ToolCallPart(query_orders({"min": 4) no result yet)'
+
+
+def test_a_users_attachments_are_named_on_its_line() -> None:
+    from ipygenui.messages import AttachmentPart
+
+    sent = Message(
+        role="user",
+        parts=[
+            TextPart(text="What is in this file?"),
+            AttachmentPart(name="sales.csv", kind="data"),
+        ],
+    )
+    assert "<b>user</b>: What is in this file? (attached: sales.csv)</div>" in sent._repr_html_()

@@ -25,7 +25,10 @@ REPR_TEXT = 40
 LINE_TEXT = 200
 """Characters of a message's text one transcript line shows."""
 CALL_TEXT = 100
-"""Characters of a call's arguments, and of its result, one line shows."""
+"""Characters of a call's result one line shows."""
+ARGS_TEXT = 60
+"""Characters of a call's arguments one line shows: short, so how the call
+ended still shows beside them."""
 MAX_MESSAGES = 30
 """Messages a transcript shows: the last ones, with a count of those left out."""
 MAX_CALLS = 5
@@ -51,7 +54,7 @@ def _value(value: Any) -> str:
         return repr(value)
 
 
-def call_text(part: Any, limit: int = CALL_TEXT) -> str:
+def call_text(part: Any, limit: int = ARGS_TEXT) -> str:
     """``name(key=value, ...)``: the call as one line, its arguments cut to ``limit``."""
     args = part.args
     if isinstance(args, dict) and args:
@@ -101,7 +104,8 @@ def message_repr(message: Any) -> str:
 def thread_repr(thread: Any) -> str:
     """``Thread(4 messages, id=thread_…, title="…")``."""
     count = len(thread.messages)
-    title = f", title={json.dumps(one_line(thread.title, REPR_TEXT))}" if thread.title else ""
+    title = one_line(thread.title, REPR_TEXT) if thread.title else ""
+    title = f", title={json.dumps(title, ensure_ascii=False)}" if title else ""
     return (
         f"Thread({count} message{'s' if count != 1 else ''}, id={one_line(thread.id, 60)}{title})"
     )
@@ -125,6 +129,9 @@ def _markdown(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", text)
 
 
+_WAITING = "waiting for you"
+
+
 def _lines(messages: Sequence[Any]) -> list[tuple[int, str, str]]:
     """``(depth, label, text)`` rows: a message (depth 0), its calls (depth 1)."""
     rows: list[tuple[int, str, str]] = []
@@ -132,9 +139,11 @@ def _lines(messages: Sequence[Any]) -> list[tuple[int, str, str]]:
     if left_out > 0:
         rows.append((0, "…", f"{left_out} earlier message{'s' if left_out != 1 else ''}"))
     for message in messages[-MAX_MESSAGES:]:
-        status = _status(message)
+        status = _WAITING if message.status.type == "requires-action" else _status(message)
         label = message.role if status == "complete" else f"{message.role} ({status})"
-        rows.append((0, label, one_line(message.text, LINE_TEXT)))
+        attached = [str(a.name) for a in message.attachments]
+        files = f" (attached: {', '.join(attached)})" if attached else ""
+        rows.append((0, label, one_line(message.text + files, LINE_TEXT)))
         calls = message.tool_calls
         for part in calls[:MAX_CALLS]:
             rows.append((1, "tool", f"{call_text(part)} {call_outcome(part)}"))

@@ -1,8 +1,8 @@
 """A thread's notebook display fed hostile text: a saved thread file, a model,
 a tool or an MCP server wrote what ``chat.thread`` and a ``send`` result show.
 
-Tried: script, image, iframe and link payloads in message text, tool names,
-arguments, results and a rejection's reason, shown through the HTML and the
+Tried: script, image, iframe and link payloads in message text, attachment
+names, tool names, arguments, results and a rejection's reason, shown through the HTML and the
 markdown display (nothing runs, no tag, link or URL is made from them); a
 right-to-left override and a lone surrogate (the output reorders nothing and
 still encodes as UTF-8); a value no JSON encoder takes in a result; a thread
@@ -19,7 +19,7 @@ from typing import Any
 import mistune
 import pytest
 
-from ipygenui.messages import Message, TextPart, Thread, ToolCallPart
+from ipygenui.messages import AttachmentPart, Message, TextPart, Thread, ToolCallPart
 from ipygenui.persistence import load_thread
 
 PAYLOADS = [
@@ -55,7 +55,10 @@ def _hostile_thread(payload: str) -> dict[str, Any]:
     return Thread(
         title=payload,
         messages=[
-            Message(role="user", parts=[TextPart(text=payload)]),
+            Message(
+                role="user",
+                parts=[TextPart(text=payload), AttachmentPart(name=payload, kind="text")],
+            ),
             Message(
                 role="assistant",
                 parts=[
