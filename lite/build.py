@@ -180,7 +180,8 @@ def download_wheels(requirements: list[str], platform: str, python: str) -> list
         shutil.rmtree(folder.parent, ignore_errors=True)
         folder.mkdir(parents=True)
         run(
-            sys.executable, "-m", "pip", "download", "--quiet", "--dest", folder,
+            # -qq: errors only (not this machine's warnings about its index folders)
+            sys.executable, "-m", "pip", "download", "-qq", "--dest", folder,
             "--only-binary=:all:", "--platform", platform,
             "--python-version", python, "--implementation", "cp",
             "--abi", f"cp{python.replace('.', '')}", "--abi", "abi3", "--abi", "none",
@@ -305,7 +306,7 @@ def stage_contents(lock: dict) -> dict:
             top = sorted(set(remote) & set(wanted)) or remote
             note = (
                 f"In the browser this notebook loads {', '.join(top)} from Pyodide's CDN: "
-                "it needs the internet the first time."
+                "it needs the internet to run."
             )
             notebook["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": note})
         (CONTENTS / source.name).write_text(json.dumps(notebook, indent=1), "utf-8")
