@@ -26,7 +26,7 @@ OFFLINE = (
 )
 """The honest line of every reply to a question the demo has no answer for."""
 
-HELLO = "Hi! I'm the offline demo model: no API key is set, so I follow a small script."
+HELLO = "Hi! I'm the offline demo model: I follow a small script instead of a real LLM."
 
 REAL_MODEL = """\
 For real answers, pick a model by name and set its provider's key in the environment:
@@ -37,8 +37,9 @@ chat = gu.Chat(model="anthropic:claude-sonnet-4-5")  # ANTHROPIC_API_KEY
 chat = gu.Chat(model="google-gla:gemini-2.5-flash")  # GOOGLE_API_KEY or GEMINI_API_KEY
 ```
 
-With `OPENAI_API_KEY` set, `gu.Chat()` picks OpenAI by itself. Any OpenAI-compatible \
-server (Ollama, vLLM, LM Studio) works through `gu.OpenAIModel(name, base_url=...)`.
+With one of these keys set, `gu.Chat()` picks that provider by itself (Claude and Gemini \
+need `pip install "ipygenui[providers]"`). Any OpenAI-compatible server (Ollama, vLLM, \
+LM Studio) works through `gu.OpenAIModel(name, base_url=...)`.
 """
 
 ABOUT = (
