@@ -207,6 +207,14 @@ def test_events_whole_arguments_are_one_delta_and_each_call_its_own_index() -> N
     assert data[1]["pydantic-ai:google"]["provider_details"] == {"thought_signature": "c2ln"}
 
 
+def test_events_a_call_started_twice_is_one_call() -> None:
+    events = _Events("k")
+    call = pm.ToolCallPart("add", '{"a": 1}', "c1")
+    out = events.deltas(pm.PartStartEvent(index=0, part=call), _StreamStub())
+    out += events.deltas(pm.PartStartEvent(index=0, part=call), _StreamStub())
+    assert out == [ToolCallDelta(0, id="c1", name="add", arguments='{"a": 1}')]
+
+
 def test_events_reasoning_without_text_keeps_its_data() -> None:
     """An encrypted reasoning item (no summary) still goes back to its provider."""
     events = _Events("pydantic-ai:openai-responses")

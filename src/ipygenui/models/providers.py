@@ -491,6 +491,8 @@ class _Events:
                     out.append(TextDelta(part.content))
                 return out
             if isinstance(part, pm.ToolCallPart):
+                if event.index in self.calls:
+                    return []  # the same call started again: its deltas and end follow
                 out = self._flush(stream)
                 index = self.calls[event.index] = len(self.calls)
                 arguments = ""
