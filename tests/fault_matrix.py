@@ -148,6 +148,12 @@ AREAS = (
         "edits, regenerations and branch switches mid-run, stale data references, the "
         "loop's seams between steps, widget texts and sizes",
     ),
+    Area(
+        "browser kernel",
+        ("test_browser_kernel.py",),
+        "Pyodide with no threads (JupyterLite): a sync tool, a failing sync tool, a sync "
+        "Python component, a sorted page of a large table",
+    ),
     Area("resources", ("test_resources.py",), "1,000 turns on the offline and scripted models"),
     Area(
         "model switch",
