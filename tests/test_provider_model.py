@@ -10,6 +10,7 @@ servers in ``tests/provider_servers/``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -159,6 +160,27 @@ async def test_stream_deltas_are_ours() -> None:
     ]
     assert "".join(c.arguments for c in calls if c.index == 0) == '{"a": 1, "b": 2}'
     assert deltas[-1] == FinishDelta("tool_calls")
+
+
+async def test_a_fast_stream_comes_in_batches() -> None:
+    """The SDKs yield to the loop after every event: read one by one, each
+    event would cost the runtime a change of its own."""
+    pieces = [f"w{i} " for i in range(300)]
+
+    async def fast(messages: list[pm.ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        for piece in pieces:
+            await asyncio.sleep(0)  # as an SDK's checkpoint after each event
+            yield piece
+
+    model = ProviderModel(FunctionModel(stream_function=fast))
+    batches = [b async for b in model.stream_batches(request_for("hi"))]
+    texts = [d.text for b in batches for d in b if isinstance(d, TextDelta)]
+    assert "".join(texts) == "".join(pieces)
+    assert len(batches) < len(pieces) / 4
+
+
+def request_for(text: str) -> ModelRequest:
+    return ModelRequest(messages=[{"role": "user", "content": text}])
 
 
 async def test_settings_and_tool_choice_reach_the_request() -> None:

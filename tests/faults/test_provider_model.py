@@ -223,6 +223,31 @@ async def test_stop_closes_a_stream_that_would_never_end() -> None:
         await model.aclose()
 
 
+async def test_stop_ends_a_stream_its_model_cannot_close() -> None:
+    """A pydantic-ai model whose stream has nothing to close (``FunctionModel``'s
+    ``close_stream`` does nothing): Stop still ends the read it waits in."""
+    closed: list[bool] = []
+
+    async def stalls(messages: list[pm.ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        try:
+            yield "Hi"
+            await asyncio.Event().wait()  # never set: only a cancel ends it
+        finally:
+            closed.append(True)
+
+    model = ProviderModel(FunctionModel(stream_function=stalls))
+    req = request()
+    got: list[Any] = []
+
+    async def read() -> None:
+        async for delta in model.stream(req):
+            got.append(delta)
+            asyncio.get_running_loop().call_later(0.2, req.cancel.set)
+
+    await asyncio.wait_for(read(), 30)  # a guard: without Stop this never ends
+    assert got == [TextDelta("Hi")] and closed == [True]
+
+
 # --- provider data from thread files --------------------------------------------------
 
 

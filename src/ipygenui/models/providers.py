@@ -20,6 +20,11 @@ Like ``OpenAIModel``, retries are ours (the SDKs' are turned off with
 ...: retrying in 20 s"; a silent server shows "No answer from ... for N s";
 Stop closes the stream at once; every failure is a
 :class:`~ipygenui.models.base.ModelError` a user can read.
+
+The stream is read by a task of its own, and the loop takes what it turned
+into deltas as one batch (``stream_batches``): the SDKs yield to the event
+loop after every event, so without it each token would cost the runtime a
+change of its own (benchmarks/bench_native_providers.py).
 """
 
 from __future__ import annotations
@@ -48,7 +53,6 @@ from .base import (
     UsageDelta,
 )
 from .waits import SilenceWatch, backoff, countdown, retryable, seconds_text
-from .waits import unless_cancelled as _unless_cancelled
 
 __all__ = ["INSTALL_HINT", "ProviderModel"]
 
@@ -72,6 +76,12 @@ _FINISH: dict[str, FinishReason] = {
     "content_filter": "content_filter",
     "tool_call": "tool_calls",
 }
+
+_SMALL_BATCH = 32
+_BATCH_PAUSE = 0.012
+"""Seconds to wait after a batch of fewer than _SMALL_BATCH deltas: below the
+widget's frame interval (1/30 s), which paces what the browser sees anyway,
+as ``OpenAIModel``'s pause between small reads."""
 
 _TEST_SYSTEMS = frozenset({"function", "test"})
 """pydantic-ai's offline models: they report no finish reason."""
@@ -388,35 +398,68 @@ class ProviderModel(BatchStreaming):
         cancel: asyncio.Event,
         watch: SilenceWatch,
     ) -> AsyncIterator[list[ModelDelta]]:
+        """The stream's deltas, as batches: a task of its own reads the stream,
+        and each batch is all it turned into deltas since the last one was
+        taken (what one network read brought, when the loop keeps up). Stop
+        cancels that task, which closes the stream at once, whatever it waits on."""
         from pydantic_ai.direct import model_request_stream
 
-        opened = model_request_stream(
-            model,
-            messages,
-            model_settings=settings,  # type: ignore[arg-type]  # a TypedDict, open to each provider's keys
-            model_request_parameters=parameters,
-        )
-        async with contextlib.AsyncExitStack() as stack:
-            # Stop must work before the first byte too (a server that never answers).
-            stream = await _unless_cancelled(stack.enter_async_context(opened), cancel)
-            if stream is None:
-                return
-            watch.heard()
-            watcher = asyncio.ensure_future(_cancel_when_set(cancel, stream))
+        where = f"{self.name} at {self.base_url}"
+        pending: list[ModelDelta] = []
+        ready = asyncio.Event()
+        state: dict[str, Any] = {"done": False, "failure": None}
+
+        async def produce() -> None:
             try:
-                async for event in stream:
+                opened = model_request_stream(
+                    model,
+                    messages,
+                    model_settings=settings,  # type: ignore[arg-type]  # a TypedDict open to each provider's keys
+                    model_request_parameters=parameters,
+                )
+                async with opened as stream:
                     watch.heard()
-                    if cancel.is_set():
-                        return
-                    batch = events.deltas(event, stream)
-                    if batch:
-                        events.streamed = True
-                        yield batch
-                if cancel.is_set():
-                    return
-                yield events.end(stream, self._require_finish, f"{self.name} at {self.base_url}")
+                    async for event in stream:
+                        watch.heard()
+                        deltas = events.deltas(event, stream)
+                        if deltas:
+                            pending.extend(deltas)
+                            ready.set()
+                    pending.extend(events.end(stream, self._require_finish, where))
+            except BaseException as error:  # ours to hand over (a Stop's cancel too)
+                state["failure"] = error
             finally:
-                watcher.cancel()
+                state["done"] = True
+                ready.set()
+
+        reader = asyncio.ensure_future(produce())
+        stopper = asyncio.ensure_future(_cancel_when_set(cancel, reader))
+        try:
+            while True:
+                await ready.wait()
+                ready.clear()
+                finished = state["done"]  # read first: then every delta is in pending
+                if pending and not cancel.is_set():
+                    batch = pending[:]
+                    pending.clear()
+                    events.streamed = True
+                    yield batch
+                    if len(batch) < _SMALL_BATCH and not finished:
+                        # A trickle: each event would be a batch of its own (the
+                        # SDKs yield to the loop after every event). Waiting a
+                        # moment lets the next batch bring what arrived meanwhile.
+                        await asyncio.sleep(_BATCH_PAUSE)
+                if finished or cancel.is_set():
+                    break
+            failure = state["failure"]
+            if failure is not None and not cancel.is_set():
+                raise failure
+        finally:
+            stopper.cancel()
+            if not reader.done():
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reader  # the stream is closed before we return
 
 
 class _Events:
@@ -575,11 +618,11 @@ class _Events:
         return out
 
 
-async def _cancel_when_set(cancel: asyncio.Event, stream: Any) -> None:
-    """Close the stream as soon as the run is stopped, even mid-read."""
+async def _cancel_when_set(cancel: asyncio.Event, reader: asyncio.Future[None]) -> None:
+    """Stop the stream's reader as soon as the run is stopped, even mid-read
+    (its ``async with`` then closes the stream and its connection)."""
     await cancel.wait()
-    with contextlib.suppress(Exception):
-        await stream.cancel()
+    reader.cancel()
 
 
 async def _close_model(model: Any) -> None:
