@@ -87,9 +87,10 @@ AREAS = (
         "native providers",
         ("test_provider_model.py",),
         "`gu.model('anthropic:...')` and the other pydantic-ai providers: a refusal, a 429 "
-        "with `Retry-After` (short, an hour), an error mid-stream, a connection cut "
-        "mid-reply, no server, Stop on a real SDK stream that never ends; a thread file "
-        "with another provider's signed thinking or forged provider data of the wrong types",
+        "with `Retry-After` (short, an hour), an overloaded event before any text, an error "
+        "mid-stream, a connection cut mid-reply, no server, Stop on a real SDK stream that "
+        "never ends and on one with nothing to close; a thread file with another "
+        "provider's signed thinking or forged provider data of the wrong types",
     ),
     Area(
         "comm",
