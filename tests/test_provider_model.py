@@ -135,6 +135,37 @@ async def test_a_two_step_tool_loop_keeps_the_signed_thought_and_sends_it_back()
     assert [t.name for t in script.infos[0].function_tools] == ["add"]
 
 
+async def test_a_step_goes_back_in_the_order_the_provider_sent_it() -> None:
+    """Text, then a signed thought, then a call (a preamble before reasoning):
+    history holds text before calls and reasoning apart; the next request has
+    them as they came."""
+    requests: list[list[pm.ModelMessage]] = []
+
+    async def preamble(messages: list[pm.ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        requests.append(messages)
+        if returned(messages):
+            yield "Done."
+            return
+        yield "Let me check."
+        yield {1: DeltaThinkingPart(content="Which tool?", signature="sig-2")}
+        yield {2: DeltaToolCall(name="add", json_args='{"a": 1, "b": 2}', tool_call_id="t1")}
+
+    rt = gu.Runtime(model=ProviderModel(FunctionModel(stream_function=preamble)), tools=[add])
+    await rt.send("sum?")
+    response = next(m for m in requests[1] if isinstance(m, pm.ModelResponse))
+    assert [type(p) for p in response.parts] == [pm.TextPart, pm.ThinkingPart, pm.ToolCallPart]
+
+
+def test_a_forged_order_is_ignored() -> None:
+    history = history_with(KEY)
+    history[2]["tool_calls"][0]["_provider_data"][KEY]["order"] = ["call", "call", "text"]
+    _, response, _ = to_model_messages(history, KEY)
+    assert [type(p) for p in response.parts] == [pm.ThinkingPart, pm.TextPart, pm.ToolCallPart]
+    history[2]["tool_calls"][0]["_provider_data"][KEY]["order"] = ["text", "call", "thinking"]
+    _, response, _ = to_model_messages(history, KEY)
+    assert [type(p) for p in response.parts] == [pm.TextPart, pm.ToolCallPart, pm.ThinkingPart]
+
+
 async def test_the_thought_survives_a_save_and_load(tmp_path: Any) -> None:
     script = Scripted()
     rt = gu.Runtime(model=ProviderModel(FunctionModel(stream_function=script)), tools=[add])

@@ -17,7 +17,11 @@ What is kept under a model's key (``"pydantic-ai:<provider>"``):
 - on a ``ToolCallPart``: the call's ``id``, ``provider_name`` and
   ``provider_details`` (Gemini's thought signature, a Responses item id),
   ``"response"``, and on a step's first call the step's text parts' data
-  (``"text"``: a Responses message id, Gemini's signature on text);
+  (``"text"``: a Responses message id, Gemini's signature on text) and,
+  when the provider sent them in another order than history gives them
+  (reasoning, text, calls), the kinds of the step's parts as it sent them
+  (``"order"``: a Responses reasoning item must come before the item that
+  followed it);
 - ``"response"``: the response's ``provider_name``, ``provider_url``,
   ``canonical_system`` and ``provider_response_id``, which pydantic-ai reads
   to decide whether it may send signed or encrypted data back.
@@ -175,7 +179,29 @@ def _response(entry: dict[str, Any], key: str) -> pm.ModelResponse | None:
         )
     if not parts:
         return None
+    parts = _in_order(parts, first_own.get("order"))
     return pm.ModelResponse(parts, **response)  # type: ignore[arg-type]
+
+
+_KINDS: dict[str, type[Any]] = {
+    "thinking": pm.ThinkingPart,
+    "text": pm.TextPart,
+    "call": pm.ToolCallPart,
+}
+
+
+def _in_order(parts: list[pm.ModelResponsePart], order: Any) -> list[pm.ModelResponsePart]:
+    """``parts`` in the order the provider sent them (``order``: their kinds),
+    when it tells the same parts; else as they are (reasoning, text, calls)."""
+    if not isinstance(order, list) or len(order) != len(parts):
+        return parts
+    queues: dict[str, list[pm.ModelResponsePart]] = {kind: [] for kind in _KINDS}
+    for part in parts:
+        kind = next(k for k, cls in _KINDS.items() if isinstance(part, cls))
+        queues[kind].append(part)
+    if any(order.count(kind) != len(queue) for kind, queue in queues.items()):
+        return parts  # not the parts it describes (an edited or a forged file)
+    return [queues[kind].pop(0) for kind in order]
 
 
 def _user_part(content: Any) -> pm.UserPromptPart:

@@ -83,6 +83,9 @@ _BATCH_PAUSE = 0.012
 widget's frame interval (1/30 s), which paces what the browser sees anyway,
 as ``OpenAIModel``'s pause between small reads."""
 
+_KIND_RANK = {"thinking": 0, "text": 1, "call": 2}
+"""The order history gives a step's parts (``_provider_messages.py``)."""
+
 _TEST_SYSTEMS = frozenset({"function", "test"})
 """pydantic-ai's offline models: they report no finish reason."""
 
@@ -478,6 +481,10 @@ class _Events:
         self.thinking: list[dict[str, Any]] = []
         """The data of the thinking parts streaming into one reasoning part of ours."""
         self.text: list[dict[str, Any]] = []
+        self.order: list[str] = []
+        """The kinds of the step's parts as the provider sent them ("thinking",
+        "text", "call"): history puts a step's text before its calls and its
+        reasoning first, and a provider may check the order of what it issued."""
 
     def _response(self, stream: Any) -> dict[str, Any]:
         from ._provider_messages import RESPONSE_FIELDS
@@ -497,6 +504,7 @@ class _Events:
         if len(parts) == 1:
             parts[0].pop("content", None)  # it is the reasoning part's text
         data = {"parts": parts, "response": self._response(stream)}
+        self.order += ["thinking"] * len(parts)
         return [ReasoningDelta("", {self.key: data})]
 
     def deltas(self, event: Any, stream: Any) -> list[ModelDelta]:
@@ -538,6 +546,7 @@ class _Events:
                     return []  # the same call started again: its deltas and end follow
                 out = self._flush(stream)
                 index = self.calls[event.index] = len(self.calls)
+                self.order.append("call")
                 arguments = ""
                 if isinstance(part.args, dict):
                     self.whole.add(index)
@@ -556,6 +565,7 @@ class _Events:
             if isinstance(part, pm.ThinkingPart):
                 self.thinking.append({**part_data(part), "content": part.content})
             elif isinstance(part, pm.TextPart):
+                self.order.append("text")
                 self.text.append(
                     {
                         **part_data(part, ("id", "provider_name", "provider_details")),
@@ -588,11 +598,16 @@ class _Events:
     def end(self, stream: Any, require_finish: bool, where: str) -> list[ModelDelta]:
         """The stream's last deltas: what was held back, the usage, the finish reason."""
         out = self._flush(stream)
+        step: dict[str, Any] = {}  # a step's data rides on its first call (history has both)
         texts = [t for t in self.text if set(t) - {"content"}]
-        if texts and self.calls:  # a step's text data rides on its first call (history has both)
+        if texts:
             if len(self.text) == 1:
                 texts[0].pop("content", None)
-            out.append(ToolCallDelta(0, provider_data={self.key: {"text": self.text}}))
+            step["text"] = self.text
+        if self.order != sorted(self.order, key=_KIND_RANK.__getitem__):
+            step["order"] = self.order
+        if step and self.calls:
+            out.append(ToolCallDelta(0, provider_data={self.key: step}))
         usage = stream.usage
         tokens = UsageDelta(
             input_tokens=usage.input_tokens or 0,
