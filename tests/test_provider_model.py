@@ -156,6 +156,18 @@ async def test_a_step_goes_back_in_the_order_the_provider_sent_it() -> None:
     assert [type(p) for p in response.parts] == [pm.TextPart, pm.ThinkingPart, pm.ToolCallPart]
 
 
+def test_events_text_parts_without_data_count_as_the_one_history_joins() -> None:
+    events = _Events("k")
+    stream = _StreamStub()
+    signed = pm.ThinkingPart("Hm.", signature="s", provider_name="openai")
+    call = pm.ToolCallPart("add", "{}", "c1")
+    for i, part in enumerate([pm.TextPart("a"), signed, pm.TextPart("b"), call]):
+        events.deltas(pm.PartStartEvent(index=i, part=part), stream)
+        events.deltas(pm.PartEndEvent(index=i, part=part), stream)
+    (step,) = [d for d in events.end(stream, True, "here") if isinstance(d, ToolCallDelta)]
+    assert step.provider_data == {"k": {"order": ["text", "thinking", "call"]}}
+
+
 def test_a_forged_order_is_ignored() -> None:
     history = history_with(KEY)
     history[2]["tool_calls"][0]["_provider_data"][KEY]["order"] = ["call", "call", "text"]

@@ -604,8 +604,12 @@ class _Events:
             if len(self.text) == 1:
                 texts[0].pop("content", None)
             step["text"] = self.text
-        if self.order != sorted(self.order, key=_KIND_RANK.__getitem__):
-            step["order"] = self.order
+        order = self.order
+        if "text" not in step and order.count("text") > 1:  # history joins them into one
+            first = order.index("text")
+            order = [k for i, k in enumerate(order) if k != "text" or i == first]
+        if order != sorted(order, key=_KIND_RANK.__getitem__):
+            step["order"] = order
         if step and self.calls:
             out.append(ToolCallDelta(0, provider_data={self.key: step}))
         usage = stream.usage
