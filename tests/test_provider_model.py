@@ -226,6 +226,22 @@ def request_for(text: str) -> ModelRequest:
     return ModelRequest(messages=[{"role": "user", "content": text}])
 
 
+async def test_a_reader_that_stops_early_ends_the_stream_now() -> None:
+    closed: list[bool] = []
+
+    async def endless(messages: list[pm.ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        try:
+            yield "Hi"
+            await asyncio.Event().wait()  # never set
+        finally:
+            closed.append(True)
+
+    stream = ProviderModel(FunctionModel(stream_function=endless)).stream(request_for("hi"))
+    assert await anext(stream) == TextDelta("Hi")
+    await stream.aclose()  # what the loop does when a run is stopped between deltas
+    assert closed == [True]
+
+
 async def test_settings_and_tool_choice_reach_the_request() -> None:
     seen: list[Any] = []
 

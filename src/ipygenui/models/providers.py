@@ -36,7 +36,7 @@ import importlib
 import inspect
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from .._internal.loop_clients import LoopClients
@@ -313,8 +313,13 @@ class ProviderModel(BatchStreaming):
         while True:
             events = _Events(self.provider_key)
             try:
-                async with SilenceWatch(url, self.silence_notice, request.status, cancel) as watch:
-                    read = self._read(model, messages, settings, parameters, events, cancel, watch)
+                async with (
+                    SilenceWatch(url, self.silence_notice, request.status, cancel) as watch,
+                    # closed when our reader stops early too: its task ends with it
+                    contextlib.aclosing(
+                        self._read(model, messages, settings, parameters, events, cancel, watch)
+                    ) as read,
+                ):
                     async for batch in read:
                         yield batch
                 break
@@ -400,7 +405,7 @@ class ProviderModel(BatchStreaming):
         events: _Events,
         cancel: asyncio.Event,
         watch: SilenceWatch,
-    ) -> AsyncIterator[list[ModelDelta]]:
+    ) -> AsyncGenerator[list[ModelDelta]]:
         """The stream's deltas, as batches: a task of its own reads the stream,
         and each batch is all it turned into deltas since the last one was
         taken (what one network read brought, when the loop keeps up). Stop
