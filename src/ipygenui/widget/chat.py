@@ -51,6 +51,7 @@ from ..events import (
 from ..messages import Message, Thread
 from ..models.base import Model
 from ..runtime import Run, Runtime
+from ._bundle import Bundle, shared_bundle
 from ._protocol import (
     STANDARD_PARAM_NAMES,
     WIRE_LIMITS,
@@ -92,7 +93,7 @@ from ._protocol import (
 from ._sync import FrameCoalescer
 from .components import ComponentBridge
 from .message_model import MessageModel
-from .static_files import STATIC, lazy_module_source
+from .static_files import LOADER, lazy_module_source
 
 log = logging.getLogger(__name__)
 
@@ -160,8 +161,8 @@ class Chat(anywidget.AnyWidget):
     can be changed later (``chat.height = ""`` lets it grow again).
     """
 
-    _esm = STATIC / "widget.js"
-    _css = STATIC / "widget.css"
+    _esm = LOADER  # the bundle comes from the kernel's one Bundle model (_bundle.py)
+    _bundle = Instance(Bundle).tag(sync=True, **widget_serialization)
 
     messages = List(Instance(MessageModel)).tag(sync=True, **widget_serialization)
     phase = Unicode("idle").tag(sync=True)
@@ -243,6 +244,7 @@ class Chat(anywidget.AnyWidget):
             model_choice=runtime.model_choice or "",
             human_tools=list(runtime.human_tool_names),
             _chat_key=uuid.uuid4().hex,
+            _bundle=shared_bundle(),
             suggestions=list(runtime.current_suggestions),
             messages=[self._new_model(m) for m in runtime.thread.messages],
             phase=runtime.phase,
