@@ -3,7 +3,7 @@
 // controls while the call waits for the user.
 
 import { createApproval, createHumanInput } from "./approval.js";
-import { componentHook } from "./components/slot.js";
+import { componentHook, readableName } from "./components/slot.js";
 import { h, setData, setText, show } from "./dom.js";
 import { fillMarked } from "./invisible-chars.js";
 import { renderMarkdown } from "./markdown.js";
@@ -34,20 +34,51 @@ function setOwn(obj, key, value) {
   else obj[key] = value;
 }
 
-/** The one-line status of a call, as the user reads it. */
+/** A tool's name as a user reads it: "get_weather" -> "Get weather". */
+export function toolTitle(name) {
+  const words = readableName(name);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Who decided a call, as its card says after the decision ("" when unknown: an old thread file). */
+export function decisionLine(approval) {
+  const by = approval?.decided_by;
+  if (approval?.status === "approved") {
+    const edited = approval.edited ? ", edited" : "";
+    if (by === "user") return `Approved by you${edited}`;
+    if (by === "code") return `Approved from code${edited}`;
+    if (by === "grant") return "Approved by an always-allow rule";
+    if (by === "client") return `Approved by the connected client${edited}`;
+    return "";
+  }
+  if (approval?.status === "rejected") {
+    const reason = approval.reason ? `: ${approval.reason}` : "";
+    if (by === "user") return `Rejected by you${reason}`;
+    if (by === "code") return `Rejected from code${reason}`;
+    if (by === "client") return `Rejected by the connected client${reason}`;
+    return `Rejected${reason}`;
+  }
+  return "";
+}
+
+/**
+ * The one-line status of a call, as the user reads it: the tool's own status
+ * texts when it has them, else its readable name and how the call stands
+ * ("Get weather · running…", "· done", "· failed"), and who decided a gated call.
+ */
 export function statusLine(part, { human = false } = {}) {
-  const name = part.tool_name;
+  const title = toolTitle(part.tool_name);
+  const decided = decisionLine(part.approval);
+  const withDecision = (text) => (decided && part.approval?.status === "approved" ? `${text} · ${decided}` : text);
   if (part.has_result) {
-    if (part.approval?.status === "rejected") {
-      return part.approval.reason ? `Rejected: ${part.approval.reason}` : "Rejected";
-    }
-    if (part.is_error) return errorMessage(part.result) || `${name} failed`;
-    return part.completion_status_message || `Called ${name}`;
+    if (part.approval?.status === "rejected") return decided;
+    if (part.is_error) return withDecision(errorMessage(part.result) || `${title} · failed`);
+    return withDecision(part.completion_status_message || `${title} · done`);
   }
   if (part.approval?.status === "pending") return "Waiting for your approval";
-  if (part.approval?.status === "rejected") return "Rejected";
+  if (part.approval?.status === "rejected") return decided;
   if (human && part.args_complete) return "Waiting for your answer";
-  return part.status_message || `Calling ${name}…`;
+  return withDecision(part.status_message || `${title} · running…`);
 }
 
 /** The message of an error result (`{error: "..."}` or a plain string). */

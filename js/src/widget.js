@@ -13,14 +13,14 @@
 // `accepted` clears the composer, `error` leaves the text in it.
 
 import { listenForCodeCopies } from "./clipboard.js";
-import { createComponentContext } from "./components/slot.js";
+import { createComponentContext, readableName } from "./components/slot.js";
 import { loadModule } from "./components/host.js";
 import { createComposer } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
 import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
 import { highlightCodeIn } from "./markdown.js";
 import { createModelPicker, readModelChoices } from "./model-picker.js";
-import { readLimits, readServerMessage, toKernel } from "./protocol.js";
+import { readLimits, readServerMessage, shownComponent, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./resources.js";
 import { createSuggestions } from "./suggestions.js";
 import { MessageStore } from "./sync.js";
@@ -32,29 +32,74 @@ const PHASE_TEXT = {
   thinking: "Thinking…",
   writing: "Writing…",
   "running-tool": "Running a tool…",
+  calling: "Calling a tool…",
+  drawing: "Preparing a component…",
   waiting: "Waiting for you",
+  approval: "Waiting for your approval",
+  answer: "Waiting for your answer",
 };
 
-/** The header's status line: the tools running, or what a thinking model waits for
+// Components the user sees drawn rather than filled in.
+const DRAWN = /chart|plot|figure|graph|image/i;
+
+/** The header's status line: the tools running, the call or component that streams
+ * (`detail`: its readable name), or what a thinking model waits for
  * ("Rate limited by …: retrying in 118 s", "No answer from … for 30 s"). */
 export function phaseText(phase, detail) {
-  if (detail && phase === "running-tool") return `Running ${detail}…`;
+  if (detail && phase === "running-tool") {
+    return `Running ${String(detail).split(", ").map(readableName).join(", ")}…`;
+  }
+  if (detail && phase === "calling") return `Calling ${readableName(detail)}…`;
+  if (detail && phase === "drawing") {
+    const name = readableName(detail);
+    return DRAWN.test(name) ? `Drawing a ${name}…` : `Preparing the ${name}…`;
+  }
   if (detail && phase === "thinking") return detail;
   return PHASE_TEXT[phase] ?? "";
 }
 
+/** The last part of a reply that still streams, if it is a call whose arguments stream. */
+function streamingCall(messages) {
+  const last = messages[messages.length - 1];
+  if (last?.role !== "assistant" || last.status?.type !== "running") return null;
+  const parts = last.parts ?? [];
+  const part = parts[parts.length - 1];
+  return part?.type === "tool-call" && !part.args_complete && !part.has_result ? part : null;
+}
+
 /**
  * What the run is doing, for the header: the kernel's phase, except that a
- * "thinking" model whose reply already streams text is "writing".
+ * "thinking" model whose reply already streams text is "writing", one that
+ * streams a call's arguments is "calling" it (or "drawing" the component it
+ * shows: `activityName` names either), and a wait says what it waits for.
  * @param {string} phase the kernel's phase @param {any[]} messages live messages in order
  */
 export function liveActivity(phase, messages) {
+  if (phase === "waiting") return waitingFor(messages);
   if (phase !== "thinking") return phase;
+  const call = streamingCall(messages);
+  if (call) return shownComponent(call) ? "drawing" : "calling";
   const last = messages[messages.length - 1];
   if (last?.role !== "assistant" || last.status?.type !== "running") return phase;
   const parts = last.parts ?? [];
   const part = parts[parts.length - 1];
   return part?.type === "text" && part.text ? "writing" : phase;
+}
+
+/** The component or tool whose call streams now ("" when none). */
+export function activityName(messages) {
+  const call = streamingCall(messages);
+  if (!call) return "";
+  return String(shownComponent(call) ?? call.tool_name ?? "");
+}
+
+/** What a waiting run waits for: an approval, an answer, or (unknown) the user. */
+function waitingFor(messages) {
+  const last = messages[messages.length - 1];
+  if (last?.status?.type !== "requires-action") return "waiting";
+  const open = (last.parts ?? []).filter((p) => p?.type === "tool-call" && !p.has_result);
+  if (open.some((p) => p.approval?.status === "pending")) return "approval";
+  return open.length ? "answer" : "waiting";
 }
 
 /** The model name the header shows: none for the offline demo (its badge says it). */
@@ -436,6 +481,7 @@ export class ChatView {
     const messages = this.store.messages();
     this.root.dataset.phase = phase;
     const activity = liveActivity(phase, messages);
+    const detail = activity === "calling" || activity === "drawing" ? activityName(messages) : "";
     setData(this.root, "activity", activity);
     const offline = !!m.get("offline");
     setText(this.modelName, headerModelName(m.get("model_name"), offline));
@@ -444,7 +490,9 @@ export class ChatView {
     this.modelPicker.update(choices, m.get("model_choice") || "", m.get("model_name") || "");
     show(this.modelName, !this.modelPicker.shown);
     show(this.badge, offline);
-    setText(this.phase, phaseText(activity, m.get("phase_detail")));
+    // A model's wait (rate limit, no answer) outranks what its reply streams.
+    const waitText = phase === "thinking" ? m.get("phase_detail") : "";
+    setText(this.phase, waitText ? waitText : phaseText(activity, detail || m.get("phase_detail")));
     this.thread.setHeight(m.get("height") || "");
     const saveError = m.get("save_error") || "";
     setText(this.saveErrorEl, saveError);

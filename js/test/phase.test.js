@@ -14,7 +14,7 @@ describe("the header's status line", () => {
   });
 
   it("keeps the other phases as they were", () => {
-    expect(phaseText("running-tool", "drop_table")).toBe("Running drop_table…");
+    expect(phaseText("running-tool", "drop_table")).toBe("Running drop table…");
     expect(phaseText("running-tool", "")).toBe("Running a tool…");
     expect(phaseText("waiting", "")).toBe("Waiting for you");
     expect(phaseText("idle", "stale detail")).toBe("");

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { decisionLine, statusLine } from "../src/tool-card.js";
+import { activityName, liveActivity, phaseText } from "../src/widget.js";
+
+const running = (parts) => [{ id: "a", role: "assistant", status: { type: "running" }, parts }];
+const streamingCall = (extra = {}) => ({ type: "tool-call", tool_call_id: "c", tool_name: "show_component", args_complete: false, ...extra });
+const header = (phase, messages, detail = "") => {
+  const activity = liveActivity(phase, messages);
+  return phaseText(activity, activityName(messages) || detail);
+};
+
+describe("the header says what happens", () => {
+  it("names the component whose props stream", () => {
+    const chart = running([streamingCall({ component_call: { component: "Chart" } })]);
+    expect(header("thinking", chart)).toBe("Drawing a chart…");
+    const table = running([streamingCall({ component_call: { component: "Table" } })]);
+    expect(header("thinking", table)).toBe("Preparing the table…");
+  });
+
+  it("names the tool whose call streams, and thinking or writing otherwise", () => {
+    expect(header("thinking", running([streamingCall({ tool_name: "get_weather" })]))).toBe("Calling get weather…");
+    expect(header("thinking", running([{ type: "text", text: "Hel" }]))).toBe("Writing…");
+    expect(header("thinking", running([]))).toBe("Thinking…");
+    // a call whose arguments are in is no longer streaming: the kernel's phase speaks
+    expect(header("thinking", running([streamingCall({ args_complete: true })]))).toBe("Thinking…");
+  });
+
+  it("says what a wait waits for", () => {
+    const waiting = (part) => [{ id: "a", role: "assistant", status: { type: "requires-action" }, parts: [part] }];
+    expect(header("waiting", waiting({ type: "tool-call", tool_name: "x", approval: { status: "pending" } }))).toBe(
+      "Waiting for your approval",
+    );
+    expect(header("waiting", waiting({ type: "tool-call", tool_name: "ask_user" }))).toBe("Waiting for your answer");
+    expect(header("waiting", [])).toBe("Waiting for you");
+    expect(phaseText("running-tool", "remember, get_weather")).toBe("Running remember, get weather…");
+  });
+});
+
+describe("a card's status line", () => {
+  const call = (extra = {}) => ({ type: "tool-call", tool_call_id: "c", tool_name: "remember", args_complete: true, ...extra });
+
+  it("reads the tool's name, not 'Called remember', when it has no status texts", () => {
+    expect(statusLine(call())).toBe("Remember · running…");
+    expect(statusLine(call({ has_result: true, result: "ok" }))).toBe("Remember · done");
+    expect(statusLine(call({ has_result: true, is_error: true, result: {} }))).toBe("Remember · failed");
+  });
+
+  it("says who decided a gated call", () => {
+    const approved = (by, edited = false) => ({ status: "approved", decided_by: by, edited });
+    expect(decisionLine(approved("user"))).toBe("Approved by you");
+    expect(decisionLine(approved("user", true))).toBe("Approved by you, edited");
+    expect(decisionLine(approved("code"))).toBe("Approved from code");
+    expect(decisionLine(approved("grant"))).toBe("Approved by an always-allow rule");
+    expect(decisionLine({ status: "rejected", decided_by: "user", reason: "too big" })).toBe("Rejected by you: too big");
+    expect(statusLine(call({ has_result: true, result: "ok", approval: approved("user") }))).toBe("Remember · done · Approved by you");
+    expect(statusLine(call({ has_result: true, result: "x", approval: { status: "rejected", decided_by: "user", reason: "no" } }))).toBe(
+      "Rejected by you: no",
+    );
+  });
+
+  it("keeps an old thread file's decision without a source readable", () => {
+    expect(decisionLine({ status: "approved" })).toBe("");
+    expect(statusLine(call({ has_result: true, result: "ok", approval: { status: "approved" } }))).toBe("Remember · done");
+    expect(statusLine(call({ has_result: true, result: "x", approval: { status: "rejected", reason: "no" } }))).toBe("Rejected: no");
+  });
+});
