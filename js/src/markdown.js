@@ -9,6 +9,7 @@ import DOMPurify from "dompurify";
 import { Marked } from "marked";
 import { h } from "./dom.js";
 import { highlighter, wantHighlighter } from "./highlighter.js";
+import { closedBlockSource } from "./markdown-close.js";
 import { addPlaceholders, gateAttributes } from "./resources.js";
 
 export function escapeHtml(text) {
@@ -352,6 +353,23 @@ function sameAttributes(a, b) {
 }
 
 /**
+ * `tokens` with the last block's open inline markers closed (a copy: the
+ * lexer keeps its own tokens for the next frame).
+ * @param {BlockTokens} tokens
+ * @returns {BlockTokens}
+ */
+function withLastBlockClosed(tokens) {
+  const last = tokens[tokens.length - 1];
+  const source = last ? closedBlockSource(last) : null;
+  const relexed = source === null ? null : lexBlocks(source);
+  if (!relexed?.length) return tokens;
+  /** @type {BlockTokens} */
+  const out = [...tokens.slice(0, -1), ...relexed];
+  out.links = tokens.links;
+  return out;
+}
+
+/**
  * Renders markdown that grows while it streams into `el`, incrementally:
  * the text is split into top-level blocks and only blocks whose source
  * changed are rendered again (while streaming that is the last one); the
@@ -368,6 +386,7 @@ export function createMarkdownView(el, { resources } = {}) {
   let links = "{}";
   let lastText = null;
   let lastStreaming = false;
+  let lastOpen = false;
   const lex = createBlockLexer();
 
   function rebuild(text) {
@@ -381,12 +400,14 @@ export function createMarkdownView(el, { resources } = {}) {
     el,
     /**
      * @param {string} text the whole markdown so far
-     * @param {{streaming?: boolean}} [opts] while streaming, the last block
-     *   may still grow: its code is highlighted only once it is complete
+     * @param {{streaming?: boolean, cut?: boolean}} [opts] while streaming, the last block
+     *   may still grow: its code is highlighted only once it is complete;
+     *   while streaming or `cut` (the text ended early: Stop), the last
+     *   block's open emphasis and code spans render closed
      */
-    update(text, { streaming = false } = {}) {
+    update(text, { streaming = false, cut = false } = {}) {
       try {
-        render(text, streaming);
+        render(text, streaming, streaming || cut);
       } catch {
         // Never throw into the thread: show the text as it is.
         lastText = null;
@@ -395,18 +416,20 @@ export function createMarkdownView(el, { resources } = {}) {
     },
   };
 
-  function render(text, streaming) {
+  function render(text, streaming, open) {
     // Marked reads \r\n and \r as \n; doing it first keeps offsets true.
     let source = text ?? "";
     if (source.includes("\r")) source = source.replace(/\r\n?/g, "\n");
-    if (source === lastText && streaming === lastStreaming) return;
+    if (source === lastText && streaming === lastStreaming && open === lastOpen) return;
     lastText = source;
     lastStreaming = streaming;
-    const tokens = lex(source);
-    if (tokens === null) {
+    lastOpen = open;
+    const lexed = lex(source);
+    if (lexed === null) {
       rebuild(source);
       return;
     }
+    const tokens = open ? withLastBlockClosed(lexed) : lexed;
     // Link definitions anywhere resolve references in every block.
     const nextLinks = JSON.stringify(tokens.links ?? {});
     if (nextLinks !== links) {

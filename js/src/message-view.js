@@ -20,11 +20,11 @@ function createTextPart(ctx, role) {
   let last = null;
   return {
     el,
-    update(part, { streaming }) {
+    update(part, { streaming, cut }) {
       if (plain) {
         if (part.text !== last) el.textContent = part.text;
         last = part.text;
-      } else markdown?.update(part.text, { streaming });
+      } else markdown?.update(part.text, { streaming, cut });
     },
   };
 }
@@ -36,11 +36,11 @@ function createReasoningPart(ctx) {
   const markdown = createMarkdownView(body, { resources: ctx.resources });
   return {
     el,
-    update(part, { streaming }) {
+    update(part, { streaming, cut }) {
       // encrypted or redacted reasoning has no text: it is kept for the provider, not shown
       el.hidden = !part.text;
       setText(summary, streaming ? "Thinking…" : "Reasoning");
-      markdown.update(part.text, { streaming });
+      markdown.update(part.text, { streaming, cut });
     },
   };
 }
@@ -172,6 +172,8 @@ export function createMessageView(ctx) {
         views[i].view.update(part, {
           streaming: status === "running",
           canAct: status === "requires-action",
+          // a reply that ended early (Stop) ends mid-text: its open markers render closed
+          cut: status === "incomplete" && i === list.length - 1,
         });
       }
       while (views.length > list.length) views.pop()?.view.el.remove();
