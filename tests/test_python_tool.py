@@ -11,13 +11,17 @@ Faults tried:
 - a cell printing on the main thread while the code runs in its thread
   losing its output to the tool (capture is per thread);
 - figures the code made left open for a later cell, or missing from the result;
-- the last expression's value or a new DataFrame lost (it is summarized, by name).
+- the last expression's value or a new DataFrame lost (it is summarized, by name);
+- the model reading a new table's sample rows or the card's preview
+  (``for_user``: the card's, dropped from what the model reads), or the card
+  left without the first rows and shape of a new table.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import json
 import sys
 import threading
 from typing import Any
@@ -131,7 +135,7 @@ def test_new_dataframe_is_summarized_by_name() -> None:
     summary = result["names"]["big"]
     assert summary["shape"] == [10_000, 1]
     assert summary["ref"] == "big"
-    assert len(summary["sample"]) <= 5
+    assert "sample" not in summary  # the model reads the name, not rows
     assert "names" not in result2  # nothing rebound the second time
     assert namespace_after.keys() == namespace.keys()
 
@@ -193,3 +197,49 @@ async def test_new_frames_and_the_value_are_kept_in_the_chats_data() -> None:
     value_ref = result["value"]["ref"]
     assert rt.data[value_ref].shape == (399, 1)
     assert result["value"]["shape"] == [399, 1]
+
+
+async def test_the_model_reads_refs_and_the_card_gets_a_preview() -> None:
+    import pandas as pd
+
+    namespace: dict[str, Any] = {"pd": pd}
+    code = "sales = pd.DataFrame({'region': ['n', 's'] * 10, 'units': range(20)})\nprint('ok')"
+    model = _script(code)
+    rt = gu.Runtime(model=model, tools=[gu.python_tool(namespace, requires_approval=False)])
+    final = await rt.send("go")
+    sent = tool_messages(model.requests[1])["c1"]
+    assert sent["stdout"] == "ok\n"
+    assert sent["names"]["sales"]["ref"] == "sales"
+    assert sent["names"]["sales"]["shape"] == [20, 2]
+    assert "sample" not in sent["names"]["sales"]
+    assert "for_user" not in sent  # the card's rows are not the model's to read
+    (table,) = final.tool_calls[0].result["for_user"]["tables"]
+    assert table["name"] == "sales"
+    assert table["shape"] == [20, 2]
+    assert table["columns"] == ["region", "units"]
+    assert table["dtypes"][1] == "int64"
+    assert table["rows"][:2] == [["n", 0], ["s", 1]]
+    assert len(table["rows"]) == 5
+
+
+def test_the_preview_is_small_and_marks_the_value() -> None:
+    import numpy as np
+    import pandas as pd
+
+    wide = "pd.DataFrame({f'c{i}': ['x' * 500] * 100 for i in range(40)})"
+    result = run_code(f"arr = np.arange(6)\n{wide}", {"pd": pd, "np": np}, max_output_chars=100)
+    value, arr = result["for_user"]["tables"]
+    assert value["value"] is True and value["shape"] == [100, 40]
+    assert len(value["columns"]) == 12 and len(value["rows"]) == 5
+    assert all(len(cell) <= 60 for cell in value["rows"][0])
+    assert arr["name"] == "arr" and arr["rows"][0] == [0]
+    assert "for_user" not in run_code("x = 1", {}, max_output_chars=100)  # nothing to preview
+
+
+def test_for_user_is_dropped_from_any_result_the_model_reads() -> None:
+    from ipygenui._loop.history import tool_result_content
+    from ipygenui.messages import ToolCallPart
+
+    part = ToolCallPart(tool_call_id="t", tool_name="any", has_result=True)
+    part.result = {"answer": 1, "for_user": {"tables": [{"rows": [["secret"]]}]}}
+    assert json.loads(tool_result_content(part)) == {"answer": 1}

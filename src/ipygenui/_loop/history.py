@@ -39,6 +39,7 @@ from typing import Any
 
 from ..messages import AttachmentPart, Message, ReasoningPart, TextPart, Thread, ToolCallPart
 from ..models.base import PROVIDER_DATA, REASONING
+from ..tools._user_view import for_model
 
 _DATA_URL = re.compile(r"data:image/[\w.+-]+;base64,[A-Za-z0-9+/=]*")
 
@@ -92,7 +93,7 @@ def tool_result_content(part: ToolCallPart, max_chars: int | None = None) -> str
     characters (plus a notice) when longer; ``None``: whole."""
     if not part.has_result:
         return json.dumps({"error": UNANSWERED})
-    result: Any = part.result
+    result: Any = for_model(part.result)  # a card's own rows are not for the model
     text = result if isinstance(result, str) else json.dumps(result, default=repr)
     if "data:image/" in text:  # a figure is for the user's eyes: base64 tells the model nothing
         text = _DATA_URL.sub("[image shown to the user]", text)

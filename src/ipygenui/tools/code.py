@@ -37,7 +37,9 @@ from typing import Any, TextIO
 from pydantic import BaseModel, Field
 
 from ..data import DataStore, current_data, is_figure, is_listable, summarize
+from ._table_preview import table_preview
 from ._tool import ApprovalRule, Tool
+from ._user_view import FOR_USER
 
 __all__ = ["DEFAULT_MAX_OUTPUT_CHARS", "python_tool"]
 
@@ -52,6 +54,9 @@ SUMMARY_CHARS = 2_000
 
 MAX_NAMES = 10
 """Names the result summarizes; more are counted."""
+
+MAX_PREVIEWS = 4
+"""Tables whose first rows the card shows (``for_user``; the model reads none)."""
 
 _FILENAME_PREFIX = "<run_python-"
 
@@ -127,6 +132,7 @@ def run_code(
     # tracebacks quote the code's lines, as IPython's do for cells
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     result: dict[str, Any] = {}
+    previews: list[dict[str, Any] | None] = []
     store = current_data()  # the conversation's data, when a chat runs the tool
     with _lock:
         before = {k: id(v) for k, v in namespace.items()}
@@ -140,6 +146,10 @@ def run_code(
                 if has_value and value is not None:
                     ref = _keep(store, value)
                     result["value"] = summarize(value, ref=ref, budget=SUMMARY_CHARS)
+                    shown = table_preview(value, ref or "value")
+                    if shown is not None:
+                        shown["value"] = True  # the last expression's, not a name's
+                    previews.append(shown)
         figures = _take_new_figures(figures_before)
         changed = [
             k
@@ -154,14 +164,25 @@ def run_code(
     if changed:
         for k in changed:
             _keep(store, namespace[k], k)
-        result["names"] = {
-            k: summarize(namespace[k], ref=k, budget=SUMMARY_CHARS) for k in changed[:MAX_NAMES]
-        }
+        result["names"] = {k: _name_summary(namespace[k], k) for k in changed[:MAX_NAMES]}
         if len(changed) > MAX_NAMES:
             result["names_omitted"] = len(changed) - MAX_NAMES
+        previews.extend(table_preview(namespace[k], k) for k in changed[:MAX_NAMES])
+    tables = [p for p in previews if p is not None][:MAX_PREVIEWS]
+    if tables:
+        result[FOR_USER] = {"tables": tables}
     if not result:
         result["stdout"] = ""
     return result
+
+
+def _name_summary(obj: Any, name: str) -> dict[str, Any]:
+    """What the model reads of a name the code defined: its reference, type,
+    shape and columns; no sample rows (the name is there to read them with
+    the next run, and the card shows the user a few)."""
+    summary = summarize(obj, ref=name, budget=SUMMARY_CHARS)
+    summary.pop("sample", None)
+    return summary
 
 
 def _keep(store: DataStore | None, obj: Any, name: str | None = None) -> str | None:
