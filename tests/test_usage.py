@@ -357,3 +357,41 @@ def test_chat_usage_is_the_runtimes() -> None:
         assert chat.usage_total()["output_tokens"] == 1
     finally:
         chat.close()
+
+
+# --- the offline demo's estimate ----------------------------------------------------
+
+
+def test_the_demo_estimates_its_tokens_and_says_so(tmp_path: Path) -> None:
+    from ipygenui.models.demo import DemoModel
+
+    rt = gu.Runtime(model=DemoModel(delay=0))
+    message = rt.run_sync("What is ipygenui?")
+    text = message.text
+    usage = message.metadata["usage"]
+    assert usage["estimated"] is True
+    assert usage["output_tokens"] == -(-len(text) // 4)  # ~4 characters a token, rounded up
+    # the request's text: the system prompt and the question, each with its overhead
+    assert usage["input_tokens"] > -(-len("What is ipygenui?") // 4) + 8
+    assert "cost" not in message.metadata  # never priced on its own
+    (row,) = rt.usage()
+    assert row["estimated"] is True and row["cost_usd"] is None and row["priced_as"] is None
+    assert rt.usage_total()["estimated"] is True
+    # saved and loaded, the mark stays; a provider's usage has none in its file
+    path = tmp_path / "demo.json"
+    save_thread(rt.thread, path)
+    (loaded,) = _usage.usage_rows(load_thread(path).messages)
+    assert loaded["estimated"] is True
+    assert "estimated" not in Usage(input_tokens=1).model_dump()
+
+
+def test_a_demo_priced_as_a_real_model_shows_what_it_would_cost_there() -> None:
+    demo = gu.model("demo", price_ref="openai:gpt-4o-mini")
+    rt = gu.Runtime(model=demo)
+    message = rt.run_sync("What can you do?")
+    usage = message.metadata["usage"]
+    counts = {k: usage[k] for k in ("input_tokens", "output_tokens")}
+    counts |= {"cache_read_tokens": 0, "cache_write_tokens": 0}
+    assert message.metadata["cost"]["usd"] == pytest.approx(_price(counts, "gpt-4o-mini", "openai"))
+    (row,) = rt.usage()
+    assert (row["priced_as"], row["estimated"]) == ("openai:gpt-4o-mini", True)

@@ -17,6 +17,7 @@ import { h, show } from "./dom.js";
  * @property {string} [priced_as] the price list's "provider:model"
  * @property {number} [context_tokens] the last request's input tokens
  * @property {number} [context_window] the model's context window
+ * @property {boolean} [estimated] the model estimated its tokens (the offline demo): shown with "≈"
  * @property {number} [seconds]
  * @property {string} [model]
  */
@@ -56,18 +57,23 @@ const num = (value) => (typeof value === "number" && Number.isFinite(value) && v
 export function footerBits(footer) {
   if (!footer) return [];
   const bits = [];
+  const about = footer.estimated ? "≈" : "";
   const tin = num(footer.input_tokens);
   const tout = num(footer.output_tokens);
   if (tin || tout) {
     const detail = [`${count(tin)} in`, `${count(tout)} out`];
     if (num(footer.reasoning_tokens)) detail.push(`${count(num(footer.reasoning_tokens))} reasoning`);
     if (num(footer.cache_read_tokens)) detail.push(`${count(num(footer.cache_read_tokens))} cached`);
-    bits.push(`${count(tin + tout)} tokens (${detail.join(", ")})`);
+    if (footer.estimated) detail.push("estimated");
+    bits.push(`${about}${count(tin + tout)} tokens (${detail.join(", ")})`);
   }
   if (typeof footer.cost_usd === "number" && Number.isFinite(footer.cost_usd)) {
-    bits.push(dollars(num(footer.cost_usd)));
+    // an estimate's price is what the reply would cost as the model it is priced as: say which
+    const as = footer.estimated && footer.priced_as ? ` as ${footer.priced_as}` : "";
+    const approx = (usd) => (about && usd >= 0.0001 ? about : "") + dollars(usd); // not "≈<$0.0001"
+    bits.push(`${approx(num(footer.cost_usd))}${as}`);
     if (typeof footer.thread_usd === "number" && Number.isFinite(footer.thread_usd)) {
-      bits.push(`thread ${dollars(num(footer.thread_usd))}`);
+      bits.push(`thread ${approx(num(footer.thread_usd))}`);
     }
   }
   const window = num(footer.context_window);
@@ -107,10 +113,12 @@ export function footerTitle(footer) {
     lines.push(
       `Output: ${count(num(footer.output_tokens))} tokens${reasoning ? ` (${count(reasoning)} reasoning)` : ""}`,
     );
+    if (footer.estimated) lines.push("Estimated by the model (about 4 characters a token), not counted by a provider");
   }
   if (typeof footer.cost_usd === "number") {
     const as = footer.priced_as ? `, priced as ${footer.priced_as}` : "";
-    lines.push(`Cost of this reply: $${num(footer.cost_usd).toPrecision(3)}${as}`);
+    const what = footer.estimated ? "What this reply would cost" : "Cost of this reply";
+    lines.push(`${what}: $${num(footer.cost_usd).toPrecision(3)}${as}`);
   }
   if (typeof footer.thread_usd === "number") {
     lines.push(`Thread so far: $${num(footer.thread_usd).toPrecision(3)}`);
@@ -139,6 +147,7 @@ export function runFooter(message) {
     footer.reasoning_tokens = num(usage.reasoning_tokens);
     footer.cache_read_tokens = num(usage.cache_read_tokens);
     footer.cache_write_tokens = num(usage.cache_write_tokens);
+    if (usage.estimated === true) footer.estimated = true;
   }
   const cost = meta.cost;
   if (cost && typeof cost === "object" && typeof cost.usd === "number") {

@@ -86,6 +86,24 @@ describe("footer", () => {
     expect(footer.el.hasAttribute("title")).toBe(false);
   });
 
+  it("an estimate (the offline demo's) is marked: ≈ and 'estimated', unpriced", () => {
+    const usage = { input_tokens: 337, output_tokens: 57, estimated: true };
+    const footer = runFooter(reply({ usage, context: { tokens: 337, window: null } }));
+    expect(footerText(footer)).toBe("≈394 tokens (337 in, 57 out, estimated) · 2.5 s");
+    expect(footerTitle(footer)).toContain("Estimated by the model");
+    expect(footerText(runFooter(reply({ usage: { ...usage, estimated: "yes" } })))).not.toContain("≈");
+  });
+
+  it("an estimate priced as another model says what it would cost there", () => {
+    const usage = { input_tokens: 337, output_tokens: 57, estimated: true };
+    const cost = { usd: 0.000148, thread_usd: 0.00029, priced_as: "openai:gpt-4o-mini" };
+    const footer = runFooter(reply({ usage, cost }));
+    expect(footerText(footer)).toBe(
+      "≈394 tokens (337 in, 57 out, estimated) · ≈$0.00015 as openai:gpt-4o-mini · thread ≈$0.00029 · 2.5 s",
+    );
+    expect(footerTitle(footer)).toContain("What this reply would cost: $0.000148, priced as openai:gpt-4o-mini");
+  });
+
   it("a user message or an unfinished reply has no footer", () => {
     expect(runFooter({ role: "user", metadata: { ended_at: 1 } })).toBeNull();
     expect(runFooter({ role: "assistant", metadata: { started_at: 1, ...PRICED } })).toBeNull();

@@ -17,6 +17,12 @@ own ``price_ref`` attribute (a ``"provider:model"`` name, or ``False``) says
 what to price it as instead, and its ``context_window`` attribute (an int) or
 its pydantic-ai profile's ``context_window`` gives the window before the price
 data does.
+
+A model that cannot know its tokens (the offline demo) may report an estimate
+(``UsageDelta.estimated``): the reply's usage is then marked ``estimated``, the
+footer shows "≈" and ``usage()`` rows say so. The demo has no price unless its
+``price_ref`` names one: then its cost is what the conversation would cost
+there, labelled with that name.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from .messages import Message, Usage
+from .tools._worker_threads import can_start_threads
 
 logger = logging.getLogger("ipygenui")
 
@@ -90,11 +97,16 @@ def _base_url(model: Any) -> str | None:
 
 async def load_prices(model: Any) -> None:
     """Load genai-prices and its price data in a thread, once, before the first
-    step of a priced model: the import takes a moment the event loop must not wait."""
+    step of a priced model: the import takes a moment the event loop must not wait.
+
+    A browser kernel (Pyodide) cannot start a thread: there it loads on the loop."""
     global _prices_loaded
     if _prices_loaded or model is None or pricing_of(model) is None:
         return
-    await asyncio.to_thread(_load_prices)
+    if can_start_threads():
+        await asyncio.to_thread(_load_prices)
+    else:
+        _load_prices()
     _prices_loaded = True
 
 
@@ -215,6 +227,10 @@ class UsageRow(TypedDict):
     cache_write_tokens: int
     cost_usd: float | None
     """None: not priced (an unknown model, a local server, no ``genai-prices``)."""
+    priced_as: str | None
+    """The price list's ``"provider:model"`` the cost is for (a ``price_ref``'s)."""
+    estimated: bool
+    """The tokens (and so the cost) are the model's estimate: the offline demo's."""
     context_tokens: int | None
     """The last request's input tokens: how much of the window the reply used."""
     context_window: int | None
@@ -232,6 +248,8 @@ class UsageTotal(TypedDict):
     cache_write_tokens: int
     cost_usd: float | None
     """The sum of the priced replies' costs; None when none was priced."""
+    estimated: bool
+    """Some replies' tokens are estimates (the offline demo model's)."""
     seconds: float
 
 
@@ -249,6 +267,7 @@ def usage_rows(messages: Iterable[Message]) -> list[UsageRow]:
         context = meta.get("context")
         if not isinstance(context, dict):
             context = {}
+        cost = meta.get("cost")
         started, ended = _number(meta.get("started_at")), _number(meta.get("ended_at"))
         rows.append(
             UsageRow(
@@ -261,6 +280,8 @@ def usage_rows(messages: Iterable[Message]) -> list[UsageRow]:
                 cache_read_tokens=usage.cache_read_tokens,
                 cache_write_tokens=usage.cache_write_tokens,
                 cost_usd=cost_of(message),
+                priced_as=_str_or_none(cost.get("priced_as")) if isinstance(cost, dict) else None,
+                estimated=usage.estimated,
                 context_tokens=_int_or_none(context.get("tokens")),
                 context_window=_int_or_none(context.get("window")),
                 seconds=max(0.0, ended - started)
@@ -282,6 +303,7 @@ def usage_total(rows: list[UsageRow]) -> UsageTotal:
         cache_read_tokens=sum(r["cache_read_tokens"] for r in rows),
         cache_write_tokens=sum(r["cache_write_tokens"] for r in rows),
         cost_usd=sum(costs) if costs else None,
+        estimated=any(r["estimated"] for r in rows),
         seconds=sum(r["seconds"] or 0.0 for r in rows),
     )
 

@@ -249,6 +249,9 @@ class Usage(_Model):
     """Of ``input_tokens``, those read from the provider's prompt cache."""
     cache_write_tokens: int = 0
     """Of ``input_tokens``, those written to the provider's prompt cache."""
+    estimated: bool = Field(default=False, exclude_if=lambda value: not value)
+    """Some of the counts are a model's estimate (the offline demo's), not a
+    provider's; left out of a dump when False, so files stay as they were."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -257,6 +260,7 @@ class Usage(_Model):
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            estimated=self.estimated or other.estimated,
         )
 
 

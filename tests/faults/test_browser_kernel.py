@@ -11,7 +11,9 @@ making the process look like Pyodide (``sys.platform == "emscripten"``, a
 - its exceptions still reach the model as a tool error;
 - a sync Python component still renders;
 - a sorted page of a large table (sorted in a worker thread elsewhere) is
-  still answered.
+  still answered;
+- a priced model's first reply still loads the price data (loaded in a
+  thread elsewhere: it used to end the reply with "can't start new thread").
 """
 
 from __future__ import annotations
@@ -115,3 +117,19 @@ async def test_a_sorted_page_of_a_large_table_answers_where_no_thread_can_start(
     expected = frame.sort_values("k", ascending=False, kind="stable").iloc[100:150]
     assert [r["n"] for r in answer["rows"]] == expected["n"].tolist()
     assert customs(wire, "error") == []
+
+
+@pytest.mark.usefixtures("browser_kernel")
+async def test_a_priced_reply_loads_the_price_data_where_no_thread_can_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ipygenui import _usage
+    from ipygenui.testing import ScriptedReply
+
+    monkeypatch.setattr(_usage, "_prices_loaded", False)  # the first priced step loads them
+    model = ScriptedModel([ScriptedReply(text="ok", usage=(1000, 500))])
+    model.spec = "openai:gpt-4o-mini"  # type: ignore[attr-defined]
+    rt = gu.Runtime(model=model)
+    message = await asyncio.wait_for(rt.send("hi"), 30)
+    assert message.status == Complete(reason="stop"), message.status
+    assert message.metadata["cost"]["priced_as"] == "openai:gpt-4o-mini"

@@ -182,6 +182,7 @@ class Accumulator:
                 reasoning_tokens=delta.reasoning_tokens,
                 cache_read_tokens=delta.cache_read_tokens,
                 cache_write_tokens=delta.cache_write_tokens,
+                estimated=delta.estimated,
             )
             return []
         if isinstance(delta, FinishDelta):

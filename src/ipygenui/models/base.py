@@ -60,6 +60,9 @@ class UsageDelta:
     """Of ``input_tokens``, those read from the provider's prompt cache."""
     cache_write_tokens: int = 0
     """Of ``input_tokens``, those written to the provider's prompt cache."""
+    estimated: bool = False
+    """The counts are a model's own estimate, not a provider's bill (the
+    offline demo model's); the footer and ``usage()`` say so."""
 
 
 @dataclass(frozen=True, slots=True)

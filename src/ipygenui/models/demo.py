@@ -11,12 +11,14 @@ things to try. It never echoes a template and it is always deterministic.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
 from ._demo_results import results_reply
+from ._token_estimate import reply_usage
 from .base import ModelRequest
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
 
@@ -444,13 +446,25 @@ class DemoModel(ScriptedModel):
 
     Like :class:`ScriptedModel` it keeps only its last few requests unless ``record=True``.
     ``starters`` are the prompts an empty chat on it offers.
+
+    Each reply reports its usage as an estimate (``models/_token_estimate.py``:
+    about four characters a token), so the footer and ``chat.usage()`` show
+    what a real model would count, marked as estimated. It is never priced;
+    set ``price_ref`` (``gu.model("demo", price_ref="openai:gpt-4o-mini")``) to see what
+    the conversation would cost with that model, labelled with its name.
     """
+
+    price_ref: str | None
+    """A ``"provider:model"`` the estimated tokens are priced as (``ipygenui._usage``)."""
 
     starters: tuple[str, ...] = STARTERS
 
-    def __init__(self, *, delay: float = 0.022, record: bool = False) -> None:
+    def __init__(
+        self, *, delay: float = 0.022, record: bool = False, price_ref: str | None = None
+    ) -> None:
         super().__init__(self._reply, chunk_size=4, delay=delay, name="offline demo", record=record)
         self.spec = "demo"
+        self.price_ref = price_ref
         self._chat_tools: set[str] = set()
 
     def _reply(self, request: ModelRequest) -> ScriptedReply:
@@ -458,4 +472,10 @@ class DemoModel(ScriptedModel):
             self._chat_tools = _tool_names(request)
         elif request.tool_choice != "none":
             self._chat_tools = set()
-        return demo_reply(request, self._chat_tools)
+        reply = demo_reply(request, self._chat_tools)
+        calls = [
+            (c.name, c.args if isinstance(c.args, str) else json.dumps(c.args))
+            for c in reply.tool_calls
+        ]
+        usage = reply_usage(request, reply.reasoning, reply.text, calls)
+        return dataclasses.replace(reply, usage=usage)

@@ -52,7 +52,8 @@ def model(
     if provider == DEMO:
         from .demo import DemoModel
 
-        return DemoModel()
+        # its other settings mean nothing offline; a price_ref prices its estimates
+        return DemoModel(price_ref=settings.get("price_ref"))
     if provider == "openai":
         from .openai import OpenAIModel
 
