@@ -5,7 +5,9 @@ Faults tried:
   connection attempts failed" (doubled punctuation) and gave no hint; it must
   name the URL once, read cleanly, and point at ``base_url`` / the server;
 - ``Chat(height=...)`` with a value that is not a CSS length: refused with a
-  message that says what to give, instead of a thread that silently ignores it.
+  message that says what to give, instead of a thread that silently ignores it;
+- no ``height=`` at all: the chat was unbounded (3,000 px after a few
+  replies); it is bounded, and ``"auto"``/``None`` still let it grow.
 """
 
 from __future__ import annotations
@@ -33,12 +35,21 @@ async def test_an_unreachable_server_reads_cleanly_and_says_what_to_check() -> N
     assert "base_url" in text and "server" in text, text
 
 
-def test_chat_height_takes_a_css_length_and_grows_by_default() -> None:
+def test_chat_height_takes_a_css_length_and_is_bounded_by_default() -> None:
     model = ScriptedModel(lambda request: "hi")
-    assert gu.Chat(model=model).height == ""
+    # a chat that grew without limit was 3,000 px tall after a few replies
+    assert gu.Chat(model=model).height == "min(640px, 80vh)"
     chat = gu.Chat(model=model, height="30rem")
     assert chat.height == "30rem"
+    chat.height = "max(20rem, 50vh)"
+    assert chat.height == "max(20rem, 50vh)"
+    chat.height = None  # grows with its thread, as "auto" and "" (older notebooks) do
+    assert chat.height == "auto"
+    assert gu.Chat(model=model, height="auto").height == "auto"
     chat.height = ""
     assert chat.height == ""
+    for bad in ("min(640px; color: red)", "min(640px)", "calc(1px + 2px)"):
+        with pytest.raises(TraitError, match="CSS length"):
+            chat.height = bad
     with pytest.raises(TraitError, match="CSS length"):
         gu.Chat(model=model, height="30 rems; color: red")

@@ -105,7 +105,21 @@ trip then costs one snapshot of the message, not one per event."""
 
 _SETTLED_PHASES = ("idle", "waiting")
 
-_CSS_LENGTH = re.compile(r"\d+(\.\d+)?(px|rem|em|vh)")
+_LENGTH = r"\d+(\.\d+)?(px|rem|em|vh)"
+# A length, or min()/max() of lengths ("min(640px, 80vh)"): digits and units
+# only, so nothing but a size reaches the style.
+_CSS_LENGTH = re.compile(rf"{_LENGTH}|(min|max)\(\s*{_LENGTH}(\s*,\s*{_LENGTH})+\s*\)")
+DEFAULT_HEIGHT = "min(640px, 80vh)"
+"""The chat's height unless ``height=`` says otherwise: its thread scrolls inside."""
+GROW = "auto"
+"""``height="auto"`` (or ``None``): no bound, the chat grows with its thread."""
+
+
+class _Height(Unicode):
+    """A CSS length; ``None`` reads as "auto" (no bound)."""
+
+    def validate(self, obj: Any, value: Any) -> Any:
+        return super().validate(obj, GROW if value is None else value)
 
 
 P = ParamSpec("P")
@@ -154,11 +168,14 @@ class Chat(anywidget.AnyWidget):
     applies to the next reply and is saved with the thread. ``chat.model =
     ...`` switches from code.
 
-    The thread grows with the page by default (the notebook scrolls, not a
-    box inside it). ``height="30rem"`` (any CSS length: ``px``, ``rem``,
-    ``em``, ``vh``) gives the thread a fixed height and its own scroller,
-    which keeps the newest content in view unless the user scrolled up; it
-    can be changed later (``chat.height = ""`` lets it grow again).
+    The chat is at most ``min(640px, 80vh)`` tall by default: its thread
+    scrolls inside, the composer stays in view at the bottom, and the thread
+    follows a streaming reply unless the user scrolled up ("Jump to latest"
+    brings it back). ``height="30rem"`` (a CSS length in ``px``, ``rem``,
+    ``em`` or ``vh``, or ``min(...)``/``max(...)`` of them) sets another
+    bound; ``height="auto"`` (or ``None``) lets the chat grow with its thread
+    and the notebook scroll instead. It can be changed later (``chat.height
+    = "auto"``).
     """
 
     _esm = LOADER  # the bundle comes from the kernel's one Bundle model (_bundle.py)
@@ -188,8 +205,9 @@ class Chat(anywidget.AnyWidget):
     """Component id -> effective props, for components an update changed (the kernel merges)."""
     _chat_key = Unicode("").tag(sync=True)
     """Names this chat to its views: what the user allowed to load is kept per chat."""
-    height = Unicode("").tag(sync=True)
-    """The thread's fixed height as a CSS length ("30rem"); "" grows with the page."""
+    height = _Height(DEFAULT_HEIGHT).tag(sync=True)
+    """The chat's greatest height as a CSS length ("30rem"); "auto" (or "",
+    ``None``) grows with the thread."""
     data_names = List(Unicode()).tag(sync=True)
     """The names in the chat's data (``runtime.data``), for the composer's ``@``
     menu; refreshed when a run settles and after each send."""
@@ -207,10 +225,11 @@ class Chat(anywidget.AnyWidget):
     @validate("height")
     def _check_height(self, proposal: Any) -> str:
         value = proposal["value"].strip()
-        if value and not _CSS_LENGTH.fullmatch(value):
+        if value and value != GROW and not _CSS_LENGTH.fullmatch(value):
             raise TraitError(
                 f"Chat height={proposal['value']!r}: give a CSS length such as '30rem', "
-                "'480px' or '60vh', or '' to let the thread grow with the page"
+                f"'480px', '60vh' or {DEFAULT_HEIGHT!r}, or 'auto' to let the chat grow "
+                "with its thread"
             )
         return str(value)
 
