@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import importlib
 import json
@@ -331,6 +332,8 @@ class OpenAIModel(BatchStreaming):
                         "to wait longer)"
                     ) from error
                 if retries >= self.max_retries or cancel.is_set():
+                    if _connection_refused(error):
+                        raise ModelError(refused_text(url)) from error
                     raise ModelError(
                         f"could not reach {where} ({_cause_text(error)}): check base_url "
                         "and that the server runs"
@@ -684,6 +687,29 @@ def _refused(error: BaseException) -> bool:
             return True
         cause, seen = cause.__cause__ or cause.__context__, seen + 1
     return False
+
+
+def _connection_refused(error: BaseException) -> bool:
+    """Whether a connection error comes from a refused connection (nothing
+    listens there), found along its chain of causes."""
+    cause: BaseException | None = error
+    for _ in range(10):
+        if cause is None:
+            return False
+        if isinstance(cause, ConnectionRefusedError) or (
+            isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED
+        ):
+            return True
+        nested = getattr(cause, "exceptions", None)  # anyio's group of attempts
+        if isinstance(nested, tuple) and any(_connection_refused(e) for e in nested[:4]):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def refused_text(url: str) -> str:
+    """What a refused connection reads as (a timeout's words would mislead)."""
+    return f"could not connect to {url}: connection refused (is the server running?)"
 
 
 def _read_timeout(timeout: Any) -> float | None:

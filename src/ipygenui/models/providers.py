@@ -354,6 +354,8 @@ class ProviderModel(BatchStreaming):
                         "set timeout= to wait longer"
                     ) from error
                 if retries >= self.max_retries:
+                    if _connection_refused(error):
+                        raise ModelError(refused_text(url)) from error
                     raise ModelError(
                         f"could not reach {where} ({_cause_text(error)}): check base_url "
                         "and that the server runs"
@@ -700,6 +702,18 @@ def _image_hint(status: int, messages: list[dict[str, Any]]) -> str:
     from .openai import _image_hint as hint
 
     return hint(status, messages)
+
+
+def _connection_refused(error: BaseException) -> bool:
+    from .openai import _connection_refused as refused
+
+    return refused(error)
+
+
+def refused_text(url: str) -> str:
+    from .openai import refused_text as text
+
+    return text(url)
 
 
 def _cause_text(error: BaseException) -> str:

@@ -1,0 +1,46 @@
+"""Small defects a new user meets: a refused connection named as one, a
+chat's model readable from code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import ipygenui as gu
+from ipygenui.models.base import ModelError, ModelRequest
+from ipygenui.models.openai import OpenAIModel
+
+CLOSED = "http://127.0.0.1:9/v1"  # the discard port: nothing listens on it
+
+
+async def _error_of(model: Any) -> str:
+    with pytest.raises(ModelError) as caught:
+        async for _ in model.stream(ModelRequest(messages=[{"role": "user", "content": "hi"}])):
+            pass
+    return str(caught.value)
+
+
+async def test_openai_model_says_a_refused_connection_is_refused() -> None:
+    text = await _error_of(OpenAIModel("m", base_url=CLOSED, api_key="k", max_retries=0))
+    assert text == f"could not connect to {CLOSED}: connection refused (is the server running?)"
+    assert "timed out" not in text.lower()
+
+
+@pytest.mark.parametrize("spec", ["openai:gpt-4o", "anthropic:claude-x"])
+async def test_provider_model_says_a_refused_connection_is_refused(spec: str) -> None:
+    from ipygenui.models.providers import ProviderModel
+
+    text = await _error_of(ProviderModel(spec, base_url=CLOSED, api_key="k", max_retries=0))
+    assert text == f"could not connect to {CLOSED}: connection refused (is the server running?)"
+
+
+def test_a_chats_model_reads_and_switches_from_code() -> None:
+    chat = gu.Chat(model="demo")
+    try:
+        assert chat.model is chat.runtime.model
+        assert chat.model.name
+        chat.model = "demo"
+        assert chat.model is chat.runtime.model
+    finally:
+        chat.close()
