@@ -18,7 +18,6 @@ import { loadModule } from "./components/host.js";
 import { createComposer } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
 import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
-import { createGrants, readGrants } from "./grants.js";
 import { highlightCodeIn } from "./markdown.js";
 import { createModelPicker, readModelChoices } from "./model-picker.js";
 import { readLimits, readServerMessage, shownComponent, toKernel } from "./protocol.js";
@@ -136,7 +135,6 @@ const META_KEYS = [
   "height",
 ];
 // Traits of the conversation controls (threads, starters).
-  "always_allowed",
 const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
 // (`data_names` is read when the `@` menu opens: no render needed when it changes.)
 
@@ -218,7 +216,6 @@ export class ChatView {
       { hidden: true, title: "No API key: replies come from an offline demo model" },
       "Offline demo model",
     );
-    this.grants = createGrants((name) => this.send(toKernel.revokeAlways(name)));
     this.phase = h("span.gu-phase", { role: "status", "aria-live": "polite" });
     this.noticeEl = h("div.gu-notice", { role: "alert", hidden: true });
     // A failed save of the persisted thread: a trait, so it survives a reload,
@@ -237,7 +234,6 @@ export class ChatView {
     this.stopLoads = listenForLoads(this.root, this.resources);
     this.stopCopies = listenForCodeCopies(this.root);
     /** @type {Map<string, {resolve: (source: string) => void, reject: (err: Error) => void}[]>} */
-      this.grants.el,
     this.moduleWaiters = new Map();
     this.stopHighlighterLoader = addHighlighterLoader(() => this.fetchModule("highlight"));
     this.stopColouring = onHighlighterReady(() => highlightCodeIn(this.root));
@@ -522,4 +518,3 @@ export default {
     return () => view.destroy();
   },
 };
-    this.grants.update(readGrants(m.get("always_allowed")));
