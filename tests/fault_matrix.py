@@ -139,6 +139,13 @@ AREAS = (
         "arguments, a rule that raises, a single-model tool",
     ),
     Area(
+        "always-allow grants",
+        ("test_grants.py",),
+        "forged widget messages that try to grant (extra fields on a revoke, `grant` / "
+        "`always_allow` types, a second `always` on a decided call, a revoke of a tool "
+        "never granted): an error, the grants unchanged; a revoke removes only its tool",
+    ),
+    Area(
         "conversation and data",
         (
             "test_conversation_control.py",

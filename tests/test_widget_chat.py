@@ -150,6 +150,8 @@ async def test_approve_click_resumes_the_loop_and_runs_the_tool_once(wire: list[
         "status": "pending",
         "reason": None,
         "note": None,
+        "decided_by": None,
+        "edited": False,
     }
     details: list[str] = []
     chat.observe(lambda change: details.append(change["new"]), "phase_detail")

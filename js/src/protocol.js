@@ -54,6 +54,8 @@ export const toKernel = Object.freeze({
   /** Approve, and approve this tool without asking for the rest of the chat. */
   always: (toolCallId, args) => ({ type: "always", tool_call_id: toolCallId, args }),
   reject: (toolCallId, reason) => ({ type: "reject", tool_call_id: toolCallId, reason }),
+  /** Take back the "always allow" of a tool (the `always_allowed` trait lists them): it asks again. */
+  revokeAlways: (toolName) => ({ type: "revoke_always", tool_name: toolName }),
   /** The user's answer to a human tool. */
   toolResult: (toolCallId, result) => ({ type: "tool_result", tool_call_id: toolCallId, result }),
   cancel: () => ({ type: "cancel" }),

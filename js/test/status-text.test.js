@@ -64,3 +64,28 @@ describe("a card's status line", () => {
     expect(statusLine(call({ has_result: true, result: "x", approval: { status: "rejected", reason: "no" } }))).toBe("Rejected: no");
   });
 });
+
+describe("the always-allow grants", () => {
+  it("are listed and each chip sends only a revoke", async () => {
+    const { ChatView } = await import("../src/widget.js");
+    const { FakeModel } = await import("./fake-model.js");
+    const model = new FakeModel(
+      { _chat_key: `chat-${Math.random()}`, messages: [], phase: "idle", running: false, suggestions: [], human_tools: [], always_allowed: ["run_python"] },
+      { get_model: async () => null },
+    );
+    const el = document.createElement("div");
+    const v = new ChatView(model, el);
+    await v.start();
+    const row = el.querySelector(".gu-grants");
+    expect(row.hidden).toBe(false);
+    expect(row.textContent).toContain("Allowed without asking:");
+    const chip = row.querySelector("button.gu-grant");
+    expect(chip.getAttribute("aria-label")).toBe("Stop allowing run python without asking");
+    chip.click();
+    expect(model.sent.at(-1)).toEqual({ type: "revoke_always", tool_name: "run_python" });
+    model.set("always_allowed", []);
+    v.renderNow();
+    expect(row.hidden).toBe(true);
+    v.destroy();
+  });
+});

@@ -51,7 +51,7 @@ describe("ChatView", () => {
     model.set("phase_detail", "drop_table");
     model.set("phase", "running-tool");
     v.renderNow();
-    expect(el.querySelector(".gu-phase").textContent).toBe("Running drop_table…");
+    expect(el.querySelector(".gu-phase").textContent).toBe("Running drop table…");
     model.set("running", false);
     model.set("phase", "idle");
     v.renderNow();

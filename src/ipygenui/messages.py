@@ -83,6 +83,10 @@ class ReasoningPart(_Model):
     """Opaque, keyed by the provider that produced it (see ``ToolCallPart.provider_data``)."""
 
 
+DecidedBy = Literal["user", "code", "grant"]
+"""Who decided a gated call (:attr:`Approval.decided_by`)."""
+
+
 class Approval(_Model):
     """The user's decision on a call that needs approval."""
 
@@ -91,6 +95,12 @@ class Approval(_Model):
     note: str | None = None
     """What the card shows beside the question: the tool's ``approval_note``
     (an MCP server's claims about the tool: shown, not obeyed)."""
+    decided_by: DecidedBy | None = None
+    """Who decided: the user in the chat, code (``approve`` / ``reject``
+    called from Python), or a standing always-allow grant. None before the
+    decision, and in a file saved before this was recorded."""
+    edited: bool = False
+    """The call was approved with arguments the decider edited."""
 
 
 @dataclass(frozen=True, slots=True)

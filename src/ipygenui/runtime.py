@@ -95,6 +95,7 @@ from .events import (
 from .messages import (
     BranchError,
     Complete,
+    DecidedBy,
     Incomplete,
     Message,
     Part,
@@ -871,24 +872,34 @@ class Runtime:
     # --- decisions ------------------------------------------------------------
 
     def approve(
-        self, tool_call_id: str, args: dict[str, Any] | None = None, always: bool = False
+        self,
+        tool_call_id: str,
+        args: dict[str, Any] | None = None,
+        always: bool = False,
+        *,
+        by: DecidedBy = "code",
     ) -> Run | None:
         """Approve a pending call, optionally with edited arguments (validated
         again); ``always=True`` trusts this tool for the rest of the chat.
+        ``by`` is who decided, as the call's card says ("Approved from code";
+        the chat's own buttons pass ``"user"``).
 
         Returns the run that continues the loop, or None while other calls
         still wait for the user.
         """
         if args is not None:
             args = json_safe(args)  # what the file and the widget can hold
-        message = approve_call(self.thread, self._tools, tool_call_id, args, always)
+        message = approve_call(self.thread, self._tools, tool_call_id, args, always, by)
         return self._decided(message)
 
-    def reject(self, tool_call_id: str, reason: str | None = None) -> Run | None:
-        """Reject a pending call: the model gets an error result with the reason."""
+    def reject(
+        self, tool_call_id: str, reason: str | None = None, *, by: DecidedBy = "code"
+    ) -> Run | None:
+        """Reject a pending call: the model gets an error result with the reason.
+        ``by`` is who decided, as for :meth:`approve`."""
         if reason is not None:
             reason = clean_text(str(reason))
-        message = reject_call(self.thread, tool_call_id, reason, self._events.answer)
+        message = reject_call(self.thread, tool_call_id, reason, self._events.answer, by)
         return self._decided(message)
 
     def add_tool_result(self, tool_call_id: str, result: Any, is_error: bool = False) -> Run | None:

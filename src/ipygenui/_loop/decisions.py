@@ -13,6 +13,7 @@ from typing import Any
 from ..messages import (
     Approval,
     Complete,
+    DecidedBy,
     Incomplete,
     Message,
     RequiresAction,
@@ -114,6 +115,7 @@ def approve_call(
     tool_call_id: str,
     args: dict[str, Any] | None,
     always: bool,
+    by: DecidedBy = "code",
 ) -> Message:
     """Approve a pending call; returns its message.
 
@@ -122,6 +124,7 @@ def approve_call(
     explicitly, so they run whatever the tool's approval rule says of them.
     """
     message, part = pending_approval(thread, tool_call_id)
+    shown = part.args
     if args is not None:
         tool = tools.get(part.tool_name)
         if tool is None:
@@ -132,16 +135,22 @@ def approve_call(
             raise DecisionError(f"edited arguments rejected: {exc}") from None
         except Exception as exc:  # valid, but with no JSON form to show and store
             raise DecisionError(f"edited arguments rejected: {exc}") from None
-    part.approval = Approval(status="approved")
+    part.approval = Approval(status="approved", decided_by=by, edited=part.args != shown)
     if always:
         set_always_approved(thread, always_approved_tools(thread) | {part.tool_name})
     return message
 
 
-def reject_call(thread: Thread, tool_call_id: str, reason: str | None, answer: Answer) -> Message:
+def reject_call(
+    thread: Thread,
+    tool_call_id: str,
+    reason: str | None,
+    answer: Answer,
+    by: DecidedBy = "code",
+) -> Message:
     """Reject a pending call: it is answered with an error that gives the reason."""
     message, part = pending_approval(thread, tool_call_id)
-    part.approval = Approval(status="rejected", reason=reason)
+    part.approval = Approval(status="rejected", reason=reason, decided_by=by)
     text = "The user rejected this tool call" + (f": {reason}" if reason else ".")
     answer(part, {"error": text}, True)
     return message

@@ -161,7 +161,9 @@ class ToolRunner:
         except Exception as exc:
             return self._fail(part, f"The arguments cannot be shown for approval: {exc}")
         if tool.name in self._always_approved():
-            part.approval = Approval(status="approved", reason="always allowed in this chat")
+            part.approval = Approval(
+                status="approved", reason="always allowed in this chat", decided_by="grant"
+            )
             return Ready(part, tool, validated)
         part.approval = Approval(status="pending", note=tool.approval_note)
         return "asked"

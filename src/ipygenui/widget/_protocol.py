@@ -86,6 +86,7 @@ __all__ = [
     "RejectMsg",
     "RenameThreadMsg",
     "RetryMsg",
+    "RevokeAlwaysMsg",
     "SendMsg",
     "ServerMessage",
     "SetOp",
@@ -198,6 +199,15 @@ class RejectMsg(_Msg):
     type: Literal["reject"]
     tool_call_id: ToolCallId
     reason: Annotated[str, Field(max_length=MAX_TEXT)] | None = None
+
+
+class RevokeAlwaysMsg(_Msg):
+    """Take back an "always allow" grant: the tool's next calls ask again.
+    The only grant message the browser has: it can take trust away, never
+    give it (a grant comes only with the user's approval of a call)."""
+
+    type: Literal["revoke_always"]
+    tool_name: Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class ToolResultMsg(_Msg):
@@ -343,6 +353,7 @@ ClientMessage = Annotated[
     | ApproveMsg
     | AlwaysMsg
     | RejectMsg
+    | RevokeAlwaysMsg
     | ToolResultMsg
     | CancelMsg
     | RetryMsg
@@ -370,6 +381,7 @@ KNOWN_TYPES = (
     "approve",
     "always",
     "reject",
+    "revoke_always",
     "tool_result",
     "cancel",
     "retry",

@@ -73,6 +73,7 @@ from ._protocol import (
     RejectMsg,
     RenameThreadMsg,
     RetryMsg,
+    RevokeAlwaysMsg,
     SendMsg,
     SnapshotItem,
     SuggestionMsg,
@@ -216,6 +217,9 @@ class Chat(anywidget.AnyWidget):
     trait, so a view opened later (or a reload) still shows it."""
     starters = List(Unicode()).tag(sync=True)
     """Prompts an empty thread offers as chips (``Runtime.starters``)."""
+    always_allowed = List(Unicode()).tag(sync=True)
+    """The tools this thread runs without asking (``Runtime.always_approved``),
+    shown so the user can take each grant back (``revoke_always``)."""
     thread_list = List(Dict()).tag(sync=True)
     """The chat's threads for the thread menu: ``{id, title, messages,
     updated_at}`` each (``Runtime.threads``)."""
@@ -273,6 +277,7 @@ class Chat(anywidget.AnyWidget):
             thread_list=_thread_list(runtime.threads),
             thread_id=runtime.thread.id,
             data_names=_data_names(runtime),
+            always_allowed=sorted(runtime.always_approved),
             **widget_kwargs,
         )
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
@@ -345,7 +350,12 @@ class Chat(anywidget.AnyWidget):
     approve = _FromRuntime(Runtime.approve)
     reject = _FromRuntime(Runtime.reject)
     add_tool_result = _FromRuntime(Runtime.add_tool_result)
-    revoke_always = _FromRuntime(Runtime.revoke_always)
+
+    def revoke_always(self, tool_name: str) -> None:
+        """Stop trusting ``tool_name`` (``Runtime.revoke_always``); the view's list follows."""
+        self._runtime.revoke_always(tool_name)
+        self._refresh_always_allowed()
+
     cancel = _FromRuntime(Runtime.cancel)
     retry = _FromRuntime(Runtime.retry)
     shown_components = _FromRuntime(Runtime.shown_components)
@@ -483,6 +493,7 @@ class Chat(anywidget.AnyWidget):
         """Show another branch (or thread) from ``event.start`` on: messages
         kept keep their models (written again: their branch position may have
         changed); another thread's models are closed."""
+        self._refresh_always_allowed()  # grants are the thread's own
         shown = {m.id for m in event.messages}
         for message in event.messages[event.start :]:
             if message.id in self._models:
@@ -506,6 +517,7 @@ class Chat(anywidget.AnyWidget):
         with self.hold_sync():
             self.phase_detail = detail or ""
             self.phase = phase
+            self._refresh_always_allowed()  # an "always allow" starts a run
 
     def _schedule_catch_up(self) -> None:
         if self._catch_up_timer is None and self._dirty:
@@ -593,9 +605,13 @@ class Chat(anywidget.AnyWidget):
                 raise ProtocolError("that suggestion is no longer offered")
             self._start(msg.text)
         elif isinstance(msg, ApproveMsg | AlwaysMsg):
-            rt.approve(msg.tool_call_id, args=msg.args, always=msg.type == "always")
+            rt.approve(msg.tool_call_id, args=msg.args, always=msg.type == "always", by="user")
         elif isinstance(msg, RejectMsg):
-            rt.reject(msg.tool_call_id, reason=msg.reason)
+            rt.reject(msg.tool_call_id, reason=msg.reason, by="user")
+        elif isinstance(msg, RevokeAlwaysMsg):
+            if msg.tool_name not in rt.always_approved:
+                raise ProtocolError(f"{msg.tool_name} is not always allowed in this chat")
+            self.revoke_always(msg.tool_name)
         elif isinstance(msg, ToolResultMsg):
             rt.add_tool_result(msg.tool_call_id, msg.result)
         elif isinstance(msg, CancelMsg):
@@ -659,6 +675,11 @@ class Chat(anywidget.AnyWidget):
             else:
                 out.append(item)
         return out
+
+    def _refresh_always_allowed(self) -> None:
+        names = sorted(self._runtime.always_approved)
+        if names != list(self.always_allowed):
+            self.always_allowed = names
 
     def _refresh_data_names(self) -> None:
         """The names the ``@`` menu offers: the chat's data, as it is now."""
