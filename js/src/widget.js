@@ -18,6 +18,7 @@ import { loadModule } from "./components/host.js";
 import { createComposer } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
 import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
+import { createGrants, readGrants } from "./grants.js";
 import { highlightCodeIn } from "./markdown.js";
 import { createModelPicker, readModelChoices } from "./model-picker.js";
 import { readLimits, readServerMessage, shownComponent, toKernel } from "./protocol.js";
@@ -144,6 +145,7 @@ const nextFrame =
     : (fn) => setTimeout(fn, 0);
 
 /** A file's bytes (FileReader where Blob.arrayBuffer is missing: older browsers, jsdom). */
+  "always_allowed",
 function readBytes(blob) {
   if (typeof blob.arrayBuffer === "function") return blob.arrayBuffer();
   return new Promise((resolve, reject) => {
@@ -226,6 +228,7 @@ export class ChatView {
       { "data-phase": "idle" },
       h("div.gu-header", {}, this.modelName, this.modelPicker.el, this.badge, this.phase, this.threadMenu.el),
       this.thread.el,
+    this.grants = createGrants((name) => this.send(toKernel.revokeAlways(name)));
       this.suggestions.el,
       this.saveErrorEl,
       this.noticeEl,
@@ -244,6 +247,7 @@ export class ChatView {
   async start() {
     const m = this.model;
     this.onCustom = (msg) => this.handleCustom(msg);
+      this.grants.el,
     this.onMessages = () => this.syncChildren();
     this.onMeta = () => this.schedule();
     // Tool cards show human-input controls by tool name: all may change.
@@ -518,3 +522,4 @@ export default {
     return () => view.destroy();
   },
 };
+    this.grants.update(readGrants(m.get("always_allowed")));
