@@ -8,6 +8,7 @@ import { h, setData, setText, show } from "./dom.js";
 import { fillMarked } from "./invisible-chars.js";
 import { renderMarkdown } from "./markdown.js";
 import { shownComponent, updateOf } from "./protocol.js";
+import { createPythonBody } from "./python-result.js";
 import { imageElements, resultImages } from "./result-images.js";
 import { argsRevision, parsedArgs } from "./streamed-args.js";
 
@@ -150,7 +151,9 @@ export function createToolCard(ctx) {
   const head = h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status);
   const images = h("div.gu-tool-images", { hidden: true });
   const figures = h("div.gu-tool-figures", { hidden: true });
-  const el = h("div.gu-tool-call", {}, head, controls, images, figures, details);
+  // A call that runs code reads as a cell: its code, output and tables (python-result.js).
+  const python = createPythonBody();
+  const el = h("div.gu-tool-call", {}, head, controls, python.el, images, figures, details);
   const component = componentHook(ctx.components, el, controls);
   let pendingKey = null;
   let lastArgs = "";
@@ -197,6 +200,7 @@ export function createToolCard(ctx) {
       const revision = argsRevision(part);
       component.update(part, args, revision, { streaming });
       latestArgs = args;
+      python.update(part, args, { approving: canAct && part.approval?.status === "pending" });
       // Printed only when the details are open or the call settled (a
       // streaming call's arguments change every frame), and only when the
       // parse moved on since the last look.
