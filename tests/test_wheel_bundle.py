@@ -51,6 +51,9 @@ def test_a_wheel_built_after_a_js_edit_carries_the_edit(tmp_path: Path) -> None:
         bundle = archive.read("ipygenui/static/widget.js").decode()
         css = archive.read("ipygenui/static/widget.css").decode()
         highlighter = archive.read("ipygenui/static/highlight.js").decode()
+        loader = archive.read("ipygenui/static/loader.js").decode()
     assert mark in bundle and "STALE BUNDLE" not in bundle
     assert "export" in highlighter  # the code highlighter, loaded on demand
     assert "STALE BUNDLE" not in css
+    # each Chat's own module: it takes the bundle from the shared model
+    assert "_bundle" in loader and "get_model" in loader and mark not in loader
