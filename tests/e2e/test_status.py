@@ -1,0 +1,94 @@
+"""The status texts say what happens, in real JupyterLab.
+
+``e2e/status.ipynb`` scripts a Chart call whose arguments wait for ``HOLD``
+(the header names the chart meanwhile) and a gated tool: after a click on
+Approve its card says who decided; "Always allow" shows a grant chip whose ×
+takes the grant back in the kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, expect
+
+from .harness import LabPage, LabServer, report_on_failure, shared_notebook
+from .widget import assistant, send_from_ui, tool_card
+
+pytestmark = pytest.mark.e2e
+
+LONG_WAIT = 60_000  # ms; a ceiling for slow CI, never a measured speed
+SETUP_CELLS = 2
+
+
+@pytest.fixture(scope="module")
+def status_page(lab_server: LabServer, browser: Browser) -> Iterator[LabPage]:
+    with shared_notebook(lab_server, browser, "e2e/status.ipynb") as lab:
+        yield lab
+
+
+@pytest.fixture
+def page(
+    request: pytest.FixtureRequest, status_page: LabPage, lab_server: LabServer
+) -> Iterator[LabPage]:
+    report_on_failure(request, lab_server, [status_page])
+    status_page.keep_cells(SETUP_CELLS)
+    yield status_page
+    status_page.run_code("HOLD.set()")  # nothing stays held for the next test
+
+
+def show(lab: LabPage, factory: str) -> Locator:
+    before = lab.chats().count()
+    lab.run_code(f"chat = {factory}()\ndisplay(chat)")
+    return lab.chat(before)
+
+
+def test_the_header_names_the_chart_while_its_props_stream(
+    page: LabPage, screenshots: Path
+) -> None:
+    chat = show(page, "chart_chat")
+    send_from_ui(chat, "chart the sales")
+    phase = chat.locator(".gu-phase")
+    expect(phase).to_have_text("Drawing a chart…", timeout=LONG_WAIT)
+    expect(chat).to_have_attribute("data-activity", "drawing")
+    chat.screenshot(path=screenshots / "status-drawing-light-1280.png")
+    chat.locator("button.gu-stop").click()
+    expect(assistant(chat)).to_have_attribute("data-status", "incomplete", timeout=LONG_WAIT)
+    expect(phase).to_have_text("")
+
+
+def test_a_click_is_approved_by_you_and_a_grant_shows_and_is_revoked(
+    page: LabPage, screenshots: Path
+) -> None:
+    chat = show(page, "approval_chat")
+    send_from_ui(chat, "drop sales")
+    expect(chat.locator(".gu-phase")).to_have_text("Waiting for your approval", timeout=LONG_WAIT)
+    card = tool_card(chat, "drop_table").first
+    card.locator("button.gu-approve").click()
+    status = card.locator(".gu-tool-status")
+    expect(status).to_have_text("Drop table · done · Approved by you", timeout=LONG_WAIT)
+    assert page.run_json('chat.thread.find_tool_call("d1")[1].approval.decided_by') == "user"
+
+    send_from_ui(chat, "drop staff")
+    second = tool_card(chat, "drop_table").nth(1)
+    second.locator("button.gu-always").click()
+    expect(second.locator(".gu-tool-status")).to_have_text(
+        "Drop table · done · Approved by you", timeout=LONG_WAIT
+    )
+    chip = chat.get_by_role("button", name="Stop allowing drop table without asking")
+    expect(chip).to_be_visible(timeout=LONG_WAIT)
+    expect(chat.get_by_role("group", name="Tools allowed without asking")).to_contain_text(
+        "Allowed without asking:"
+    )
+    chat.screenshot(path=screenshots / "status-grant-light-1280.png")
+    try:
+        page.set_theme("JupyterLab Dark")
+        expect(chip).to_be_visible()
+        chat.screenshot(path=screenshots / "status-grant-dark-1280.png")
+    finally:
+        page.set_theme("JupyterLab Light")
+    chip.click()
+    expect(chip).to_have_count(0, timeout=LONG_WAIT)
+    assert page.run_json("sorted(chat.runtime.always_approved)") == []
