@@ -176,6 +176,7 @@ export class ChatView {
     this.components = createComponentContext({
       model,
       send: (msg) => this.send(msg),
+      sendText: (text) => this.sendText(text),
       resources: this.resources,
     });
     const ctx = {

@@ -1,7 +1,9 @@
 // Built-in Form: fields from the model's schema; what the user types becomes
 // the component's state (sent to the kernel debounced; Submit sends at once
-// and marks it submitted). The form is rebuilt only when its fields change,
-// so typing never loses focus while other props stream.
+// and marks it submitted). Submit also starts a turn: the values go as the
+// user's message (shown in the thread); while a run streams, they are kept and
+// go with the next message, and the form says so. The form is rebuilt only
+// when its fields change, so typing never loses focus while other props stream.
 
 import { h } from "../dom.js";
 
@@ -11,13 +13,51 @@ function fieldValue(input, type) {
   return input.value;
 }
 
+/** A field name as a reader says it: "start_date" / "startDate" -> "Start date". */
+export function humanize(name) {
+  const words = String(name ?? "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_\-\s]+/g, " ")
+    .trim()
+    .toLowerCase();
+  return words ? words[0].toUpperCase() + words.slice(1) : "";
+}
+
+/** What a field is called on screen: its label, its title, else its name in words. */
+export function fieldLabel(field) {
+  for (const given of [field.label, field.title]) if (typeof given === "string" && given.trim()) return given;
+  return humanize(field.name);
+}
+
+/** A value as the user's message says it. */
+function valueText(value) {
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  if (value === null || value === undefined || value === "") return "(empty)";
+  return String(value);
+}
+
+/**
+ * The user's message a submitted form sends: its title and each field's value.
+ * @param {any} title @param {any[]} fields @param {Record<string, any>} values
+ */
+export function formMessage(title, fields, values) {
+  const lines = fields.map((f) => `- ${fieldLabel(f)}: ${valueText(values[f.name])}`);
+  const head = title ? `Submitted the form “${String(title)}”:` : "Submitted the form:";
+  return [head, ...lines].join("\n");
+}
+
+export const SENT_TEXT = "Sent as your message.";
+export const QUEUED_TEXT = "Saved: a reply is still running, so your answers go with your next message.";
+export const SUBMITTED_TEXT = "Submitted.";
+
 function buildField(field, value, onInput) {
   const type = field.type ?? "text";
   const id = `gu-f-${Math.random().toString(36).slice(2, 9)}`;
   const row = h("div.gu-c-form-row");
   const label = h("label", {
     for: id,
-    text: String(field.label ?? field.name) + (field.required ? " *" : ""),
+    text: fieldLabel(field) + (field.required ? " *" : ""),
   });
   /** @type {HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement} */
   let input;
@@ -46,7 +86,13 @@ export function render(args) {
   update(args);
 }
 
-export function update({ props, status, el, state, setState }) {
+/**
+ * @param {{props: any, status: any, el: HTMLElement, state: any, setState: Function,
+ *          sendMessage?: (text: string) => void, isRunning?: () => boolean}} args
+ *   `sendMessage`: starts a turn with the text as the user's message (the chat's);
+ *   `isRunning`: whether a reply streams now
+ */
+export function update({ props, status, el, state, setState, sendMessage, isRunning }) {
   const p = props ?? {};
   const fields = (Array.isArray(p.fields) ? p.fields : []).filter((f) => f && typeof f.name === "string");
   const key = JSON.stringify([p.title, fields, p.submit_label, !status?.streaming]);
@@ -71,12 +117,19 @@ export function update({ props, status, el, state, setState }) {
     disabled: !!status?.streaming,
     text: String(p.submit_label ?? "Submit"),
   });
-  const done = h("span.gu-c-form-done", { text: state?.submitted ? "Sent" : "" });
+  const done = h("span.gu-c-form-done", { role: "status", text: state?.submitted ? SUBMITTED_TEXT : "" });
   form.append(submit, done);
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     setState({ values: { ...current }, submitted: true }, { flush: true });
-    done.textContent = "Sent";
+    // Idle: the values start a turn now. Busy (or no chat to send through): the
+    // state is kept and rides on the next user message (<component_state>).
+    if (typeof sendMessage === "function" && !isRunning?.()) {
+      sendMessage(formMessage(p.title, fields, current));
+      done.textContent = SENT_TEXT;
+    } else {
+      done.textContent = QUEUED_TEXT;
+    }
   });
   el.replaceChildren(form);
 }

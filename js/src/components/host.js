@@ -75,8 +75,10 @@ function describe(err) {
  *          setState?: (state: any, opts?: {flush?: boolean}) => void, output?: any,
  *          importer?: (url: string) => Promise<any>,
  *          resources?: import("../resources.js").Resources,
- *          fetchRows?: (opts: any) => Promise<any>}} opts `fetchRows`: rows of the kernel
- *   data a call's table shows, by window (slot.js)
+ *          fetchRows?: (opts: any) => Promise<any>, sendMessage?: (text: string) => void,
+ *          isRunning?: () => boolean}} opts `fetchRows`: rows of the kernel
+ *   data a call's table shows, by window (slot.js); `sendMessage`: starts a turn with
+ *   a user message (a submitted Form's values); `isRunning`: whether a reply streams
  * @returns {{update: (props: any, status: any, extra?: {state?: any, output?: any, key?: string}) => void,
  *           destroy: () => void, ready: Promise<void>}}
  */
@@ -91,6 +93,8 @@ export function mountComponent({
   importer,
   resources,
   fetchRows,
+  sendMessage,
+  isRunning,
 }) {
   const body = h("div.gu-component-body");
   el.replaceChildren(body);
@@ -122,6 +126,8 @@ export function mountComponent({
     output: current.output,
     resources,
     fetchRows,
+    sendMessage,
+    isRunning,
     setState: (next, opts) => {
       const value = typeof next === "function" ? next(current.state) : next;
       current.state = { ...current.state, ...value };

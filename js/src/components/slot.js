@@ -26,12 +26,14 @@ export const STATE_DEBOUNCE_MS = 400;
 
 /**
  * @param {{model?: any, send: (msg: any) => void, setTimer?: Function, clearTimer?: Function,
- *          resources?: import("../resources.js").Resources}} opts `resources`: the URLs
- *   the chat allowed to load (built-ins showing model images or markdown use it)
+ *          resources?: import("../resources.js").Resources, sendText?: (text: string) => void}} opts
+ *   `resources`: the URLs the chat allowed to load (built-ins showing model images or
+ *   markdown use it); `sendText`: sends a user message as the composer does (a Form's Submit)
  */
 export function createComponentContext({
   model,
   send,
+  sendText,
   setTimer = setTimeout,
   clearTimer = clearTimeout,
   resources,
@@ -102,6 +104,9 @@ export function createComponentContext({
 
   return {
     resources,
+    sendText,
+    /** Whether a reply streams now (the `running` trait). */
+    isRunning: () => !!model?.get?.("running"),
     spec: (name) => specs.get(name) ?? null,
     output: (toolCallId) => outputs.get(toolCallId) ?? null,
     setOutput,
@@ -294,6 +299,8 @@ export function createComponentSlot(cctx) {
           resources: cctx.resources,
           setState: (value, opts) => cctx.sendComponentState(id, value, opts),
           fetchRows: (opts) => cctx.fetchRows(id, opts),
+          sendMessage: cctx.sendText,
+          isRunning: cctx.isRunning,
         });
         seen = null;
       } else {

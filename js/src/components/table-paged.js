@@ -7,6 +7,7 @@
 
 import { h } from "../dom.js";
 import { BLOCK, createRowBlocks } from "./table-blocks.js";
+import { fetchAllRows } from "./table-csv.js";
 
 export { BLOCK } from "./table-blocks.js";
 export const ROW_HEIGHT = 26;
@@ -53,12 +54,12 @@ function cellText(value) {
 }
 
 /** Row `i` of the table, or its placeholder ("…" cells) while its block loads. */
-function pagedRow(row, i, columns) {
+function pagedRow(row, i, columns, format) {
   const tr = h("tr", { "aria-rowindex": i + 2, "data-row": i });
   tr.style.height = `${ROW_HEIGHT}px`;
   for (const column of columns) {
     const value = row ? row[column] : undefined;
-    tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: row ? cellText(value) : "…" }));
+    tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: row ? format(value, column) : "…" }));
   }
   if (!row) tr.classList.add("gu-c-loading");
   return tr;
@@ -88,8 +89,10 @@ export function sortableHeader(column, sort, onSort, tag = "th") {
  * @param {HTMLElement} el
  * @param {any} props `columns`, `rows` (the first rows, unsorted), `total_rows`, `title`
  * @param {(opts: {offset: number, limit: number, sort: string|null, descending: boolean}) => Promise<any>} fetchRows
+ * @param {HTMLElement} [dataEl] the element whose data attributes say what is shown
+ * @param {(value: any, column: string) => string} [format] a cell's text
  */
-export function mountPagedTable(el, props, fetchRows) {
+export function mountPagedTable(el, props, fetchRows, dataEl = el, format = cellText) {
   let columns = Array.isArray(props.columns) ? props.columns.map(String) : [];
   let total = Number.isInteger(props.total_rows) ? props.total_rows : 0;
   let sort = { column: /** @type {string|null} */ (null), descending: false };
@@ -142,7 +145,7 @@ export function mountPagedTable(el, props, fetchRows) {
     blocks.request(Math.floor((last - 1) / BLOCK) + 1, total, sort);
     blocks.request(Math.floor(first / BLOCK) - 1, total, sort);
     const rows = [];
-    for (let i = first; i < last; i++) rows.push(pagedRow(blocks.row(i), i, columns));
+    for (let i = first; i < last; i++) rows.push(pagedRow(blocks.row(i), i, columns, format));
     topCell.colSpan = bottomCell.colSpan = Math.max(1, columns.length);
     topCell.style.height = `${topPx}px`;
     bottomCell.style.height = `${bottomPx}px`;
@@ -150,11 +153,12 @@ export function mountPagedTable(el, props, fetchRows) {
     bottom.hidden = bottomPx === 0;
     tbody.replaceChildren(top, ...rows, bottom);
     table.setAttribute("aria-rowcount", String(total + 1));
-    el.dataset.totalRows = String(total);
-    el.dataset.firstRow = String(first);
-    el.dataset.sort = sort.column ?? "";
+    dataEl.dataset.totalRows = String(total);
+    dataEl.dataset.firstRow = String(first);
+    dataEl.dataset.sort = sort.column ?? "";
     const error = blocks.error;
-    note.textContent = error ? `Rows could not be loaded: ${error}` : `${total.toLocaleString()} rows`;
+    const shape = `${total.toLocaleString()} rows × ${columns.length.toLocaleString()} columns`;
+    note.textContent = error ? `Rows could not be loaded: ${error}` : shape;
     note.classList.toggle("gu-component-error", !!error);
   };
 
@@ -183,6 +187,8 @@ export function mountPagedTable(el, props, fetchRows) {
       }
       render();
     },
+    /** Every row in the current sort, fetched in windows (at most MAX_CSV_ROWS), for a CSV. */
+    allRows: () => fetchAllRows(fetchRows, sort, total),
     destroy() {
       destroyed = true;
       blocks.destroy();

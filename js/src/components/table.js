@@ -5,6 +5,7 @@
 // Cells are text only: nothing the model writes becomes markup.
 
 import { h } from "../dom.js";
+import { csvButton } from "./table-csv.js";
 import { mountPagedTable, sortableHeader } from "./table-paged.js";
 
 const sortOrders = new WeakMap();
@@ -30,10 +31,44 @@ function rawText(value) {
   return String(value);
 }
 
-/** A cell as shown: numbers with the reader's thousands separators (as Metric). */
-export function cellText(value) {
-  if (typeof value === "number" && Number.isFinite(value)) return value.toLocaleString();
+/** A cell as shown: numbers with the reader's thousands separators (as Metric),
+ * except in a column of identifiers (`plain`): an id, a year or a zip code. */
+export function cellText(value, plain = false) {
+  if (!plain && typeof value === "number" && Number.isFinite(value)) return value.toLocaleString();
   return rawText(value);
+}
+
+const IDENTIFIER_NAME =
+  /^(?:id|.*[_\s.-]id|.*[a-z]Id|.*ID|ids?|uuid|year|.*[_\s]year|yr|zip|zip_?code|post(?:al)?_?code|.*_code|code|.*_no|phone)$/;
+
+/** A column whose numbers name things, not amounts: shown as plain digits. */
+export function isIdentifierColumn(column) {
+  return IDENTIFIER_NAME.test(String(column));
+}
+
+/** An internal reference of the chat's data ("df_1"): never a table's title. */
+export const isInternalRef = (text) => typeof text === "string" && /^(?:df|series|array|fig|result)_\d+$/.test(text);
+
+/** The caption: the title given, unless it is only the internal reference of the data shown. */
+export function tableTitle(p) {
+  const title = p.title;
+  if (title === null || title === undefined || title === "") return "";
+  if ((title === p.data || title === p.source) && isInternalRef(title)) return "";
+  return String(title);
+}
+
+/** "1,234 rows × 5 columns" (with a filter: "12 of 1,234 rows × 5 columns"). */
+export function shapeText(rows, columns, of = null) {
+  const n = (count, one) => `${count.toLocaleString()} ${count === 1 ? one : `${one}s`}`;
+  const shown = of === null ? n(rows, "row") : `${rows.toLocaleString()} of ${n(of, "row")}`;
+  return `${shown} × ${n(columns, "column")}`;
+}
+
+/** The rows whose text holds `query` in some column (case-insensitive). */
+export function filterRows(rows, columns, query) {
+  const q = String(query ?? "").trim().toLowerCase();
+  if (!q) return rows;
+  return rows.filter((row) => columns.some((c) => rawText(row?.[c]).toLowerCase().includes(q)));
 }
 
 /** The columns whose values are all numbers (empty cells aside): aligned right. */
@@ -89,9 +124,45 @@ function rowElement(row, columns) {
   const tr = h("tr");
   for (const column of columns) {
     const value = row[column];
-    tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: cellText(value) }));
+    tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: cellText(value, isIdentifierColumn(column)) }));
   }
   return tr;
+}
+
+/** @type {WeakMap<HTMLElement, {el: HTMLElement, filter: HTMLInputElement, count: HTMLElement, note: HTMLElement, view: HTMLElement, current: () => any}>} */
+const toolbars = new WeakMap();
+
+/** The line above a table: its size, a filter (tables in the browser) and CSV download. */
+function toolbarOf(el, { filterable }) {
+  let bar = toolbars.get(el);
+  if (!bar) {
+    const filter = h("input.gu-c-table-filter", {
+      type: "search",
+      placeholder: "Filter rows",
+      "aria-label": "Filter rows",
+    });
+    const count = h("span.gu-c-table-count", { role: "status" });
+    const note = h("div.gu-c-note.gu-c-table-csv-note", { hidden: true });
+    const view = h("div.gu-c-table-view");
+    const made = {
+      el: h("div.gu-c-table-tools"),
+      filter,
+      count,
+      note,
+      view,
+      current: () => ({ columns: [], rows: [] }),
+    };
+    const say = (text) => {
+      note.textContent = text;
+      note.hidden = !text;
+    };
+    made.el.append(filter, count, csvButton(() => Promise.resolve(made.current()), say));
+    bar = made;
+    toolbars.set(el, bar);
+  }
+  bar.filter.hidden = !filterable;
+  if (!el.contains(bar.el)) el.replaceChildren(bar.el, bar.view, bar.note);
+  return bar;
 }
 
 /**
@@ -116,9 +187,16 @@ export function update({ props, el, fetchRows, status }) {
   const p = props ?? {};
   // A large kernel table comes in windows the browser asks for (table-paged.js).
   if (p.paged && typeof fetchRows === "function") {
+    const bar = toolbarOf(el, { filterable: false });
     const paged = pagedTables.get(el);
     if (paged) paged.update(p);
-    else pagedTables.set(el, mountPagedTable(el, p, fetchRows));
+    else {
+      const format = (value, column) => cellText(value, isIdentifierColumn(column));
+      pagedTables.set(el, mountPagedTable(bar.view, { ...p, title: tableTitle(p) }, fetchRows, el, format));
+    }
+    const table = /** @type {ReturnType<typeof mountPagedTable>} */ (pagedTables.get(el));
+    bar.count.textContent = ""; // the paged table's own line says its size
+    bar.current = () => table.allRows().then((all) => ({ ...all, title: tableTitle(p) }));
     return;
   }
   pagedTables.get(el)?.destroy();
@@ -127,12 +205,20 @@ export function update({ props, el, fetchRows, status }) {
   const columns = columnsOf(p, rows);
   const sort = sortOrders.get(el) ?? { column: null, descending: false };
   const numeric = numericColumns(columns, rows);
-  const shape = JSON.stringify([p.title ?? null, columns, [...numeric], p.truncated ? [rows.length, p.total_rows] : null]);
-  if (status?.streaming && sort.column === null && appendRows(el, p, rows, columns, shape)) return;
-  const shown = sort.column === null ? rows : sortRows(rows, sort.column, sort.descending);
+  const bar = toolbarOf(el, { filterable: true });
+  bar.filter.oninput = () => update({ props, el, fetchRows });
+  const query = bar.filter.value;
+  const total = Number.isInteger(p.total_rows) ? p.total_rows : rows.length;
+  const title = tableTitle(p);
+  const shape = JSON.stringify([title, columns, [...numeric], p.truncated ? [rows.length, p.total_rows] : null]);
+  const filtered = filterRows(rows, columns, query);
+  bar.count.textContent = shapeText(query.trim() ? filtered.length : total, columns.length, query.trim() ? rows.length : null);
+  const shown = sort.column === null ? filtered : sortRows(filtered, sort.column, sort.descending);
+  bar.current = () => ({ columns, rows: shown, title, cut: !!p.truncated });
+  if (status?.streaming && sort.column === null && !query.trim() && appendRows(el, p, rows, columns, shape)) return;
 
   const table = h("table.gu-c-table");
-  if (p.title) table.append(h("caption", { text: String(p.title) }));
+  if (title) table.append(h("caption", { text: title }));
   const head = h("tr");
   for (const column of columns) {
     const onSort = () => {
@@ -147,6 +233,6 @@ export function update({ props, el, fetchRows, status }) {
   for (const row of shown) tbody.append(rowElement(row, columns));
   table.append(h("thead", {}, head), tbody);
   const note = p.truncated ? h("div.gu-c-note", { text: `Showing ${rows.length} of ${p.total_rows} rows.` }) : null;
-  el.replaceChildren(h("div.gu-c-table-wrap", {}, table, note));
+  bar.view.replaceChildren(h("div.gu-c-table-wrap", {}, table, note));
   drawn.set(el, { shape, source: p.rows, count: rows.length, tbody });
 }
