@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ._decision_text import decision_text
+
 # Messages, threads and parts are typed ``Any`` here: ``ipygenui.messages``
 # calls this module, so importing it (even for types) would make a cycle.
 
@@ -69,14 +71,18 @@ def call_text(part: Any, limit: int = ARGS_TEXT) -> str:
 def call_outcome(part: Any, limit: int = CALL_TEXT) -> str:
     """How the call ended, in a few words: its result, an error, a decision pending."""
     approval = part.approval
+    decided = decision_text(approval)
     if approval is not None and approval.status == "rejected":
+        if decided:
+            return one_line(decided, limit)
         return "rejected" + (f": {one_line(approval.reason, limit)}" if approval.reason else "")
     if not part.has_result:
         if approval is not None and approval.status == "pending":
             return "waiting for approval"
         return "no result yet"
     result = part.result if isinstance(part.result, str) else _value(part.result)
-    return ("failed: " if part.is_error else "→ ") + one_line(result, limit)
+    outcome = ("failed: " if part.is_error else "→ ") + one_line(result, limit)
+    return f"{outcome} ({decided})" if decided else outcome
 
 
 def _status(message: Any) -> str:

@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from ._decision_text import decision_text
 from ._threads import title_of
 from .messages import Complete, Incomplete, Message, TextPart, Thread, ToolCallPart
 
@@ -57,14 +58,18 @@ def _tool_line(part: ToolCallPart) -> str:
     name = part.tool_name or "unknown"
     head = f"> 🔧 {_code(f'{name}({args})')}"
     approval = part.approval
+    decided = decision_text(approval)
     if approval is not None and approval.status == "rejected":
+        if decided:
+            return f"{head} was {_one_line(decided)}"
         reason = f": {_one_line(approval.reason)}" if approval.reason else ""
         return f"{head} was rejected{reason}"
     if not part.has_result:
         return f"{head}: no result"
+    by = f" ({decided})" if decided else ""
     if part.is_error:
-        return f"{head} failed: {_code(_short(part.result))}"
-    return f"{head} → {_code(_short(part.result))}"
+        return f"{head} failed: {_code(_short(part.result))}{by}"
+    return f"{head} → {_code(_short(part.result))}{by}"
 
 
 def _code(text: str) -> str:
