@@ -6,7 +6,8 @@ chats render and answer, the page evaluated the bundle once; the notebook
 saved with its widget state holds the bundle once; reopened on a new kernel
 that has none of those models, both chats show their threads from the saved
 state alone; after a kernel
-restart a new chat renders from the new kernel's bundle model.
+restart a new chat renders from the new kernel's bundle model; a second
+notebook joined to the same kernel shows its chat from the same bundle model.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ CELLS = [
     "import ipygenui as gu\nfirst = gu.Chat()\nfirst",
     "second = gu.Chat()\nsecond",
 ]
+SECOND = "e2e/second_notebook.ipynb"
+SECOND_CELL = "import ipygenui as gu\nthird = gu.Chat(starters=['from the second notebook'])\nthird"
 BUNDLES_JS = "() => globalThis[Symbol.for('ipygenui.bundles')]?.size ?? 0"
 
 
@@ -137,3 +140,28 @@ def test_a_chat_after_a_kernel_restart_renders(pages: Any) -> None:
     expect(last).to_be_visible(timeout=LONG_WAIT)
     expect(last.get_by_text("after the restart")).to_be_visible()
     assert lab.page.evaluate(BUNDLES_JS) == 1  # same code: not evaluated again
+
+
+def test_a_second_notebook_on_the_same_kernel_shows_its_chat(
+    pages: Any, lab_server: LabServer
+) -> None:
+    lab = pages()
+    lab.open(PATH)
+    lab.run_all()
+    lab.chat(1)
+    [kernel] = lab_server.api("GET", "/api/kernels")
+    second = nbformat.v4.new_notebook()
+    second.cells = [nbformat.v4.new_code_cell(SECOND_CELL)]
+    nbformat.write(second, lab_server.root / SECOND)
+    other = pages()
+    other.open(SECOND)
+    # the second notebook joins the first one's kernel (and its bundle model)
+    other.page.evaluate(
+        "(id) => window.jupyterapp.shell.currentWidget.sessionContext.changeKernel({id})",
+        kernel["id"],
+    )
+    other.wait_ready()
+    other.run_all()
+    chat = other.chat(0)
+    expect(chat.get_by_text("from the second notebook")).to_be_visible(timeout=LONG_WAIT)
+    assert other.run_json("len({c._bundle.model_id for c in (first, second, third)})") == 1
