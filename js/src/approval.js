@@ -196,3 +196,16 @@ function createCodeEditor(source, toolName, onEdit) {
   const el = h("div.gu-code-approval", {}, view, box, toggle);
   return { el, changed, value: () => (changed() ? box.value : source) };
 }
+
+/**
+ * Where the focus goes once a decided call's controls are gone (the focused
+ * button went with them): the next call in `root` that waits for the user,
+ * else `fallback` (the composer). The card's status line says the outcome
+ * (aria-live).
+ * @param {HTMLElement} root the chat @param {() => void} fallback
+ */
+export function focusAfterDecision(root, fallback) {
+  const next = /** @type {HTMLElement | null} */ (root.querySelector(".gu-approval button.gu-approve, textarea.gu-human-input"));
+  if (next) next.focus();
+  else fallback();
+}

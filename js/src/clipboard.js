@@ -44,13 +44,15 @@ export async function copyWithConfirmation(button, text) {
   const ok = await copyText(text);
   const label = button.getAttribute("aria-label");
   const shown = button.textContent;
+  // An icon button keeps its icon (and its width): its label and colour say it.
+  const iconOnly = !!button.querySelector("svg") && !shown?.trim();
   const said = ok ? "Copied" : "Copy failed";
   button.dataset.copied = ok ? "yes" : "failed";
-  button.textContent = said;
+  if (!iconOnly) button.textContent = said;
   if (label !== null) button.setAttribute("aria-label", said);
   setTimeout(() => {
     delete button.dataset.copied;
-    button.textContent = shown;
+    if (!iconOnly) button.textContent = shown;
     if (label !== null) button.setAttribute("aria-label", label);
   }, CONFIRM_MS);
   return ok;

@@ -4,6 +4,7 @@
 // with a notice; what the user typed stays.
 
 import { h, show } from "./dom.js";
+import { icon } from "./icons.js";
 import { readLimits } from "./protocol.js";
 
 /**
@@ -18,6 +19,15 @@ export function sizeText(bytes) {
   if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
   return `${bytes} B`;
+}
+
+/** The composer's attach button (a paperclip icon; its name says what it does). */
+export function createAttachButton() {
+  return h(
+    "button.gu-attach.gu-icon-button",
+    { type: "button", "aria-label": "Attach files", title: "Attach files (or drop or paste them)" },
+    icon("paperclip"),
+  );
 }
 
 /**
@@ -46,7 +56,7 @@ export function createPendingAttachments({ notify, limits = () => readLimits(nul
                 render();
               },
             },
-            "×",
+            icon("x", 14),
           ),
         ),
       ),

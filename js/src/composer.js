@@ -12,7 +12,7 @@
 // chat's data picked from the `@` menu (typing `@` lists them). A file over
 // the size limit is refused at once with a notice; the text stays.
 
-import { createPendingAttachments } from "./composer-attachments.js";
+import { createAttachButton, createPendingAttachments } from "./composer-attachments.js";
 import { createMentionMenu } from "./composer-mentions.js";
 import { createSendWarning } from "./composer-warning.js";
 import { h, show } from "./dom.js";
@@ -35,11 +35,23 @@ function leave(input) {
 
 /** @typedef {import("./composer-attachments.js").Pending} Pending */
 
-/** The box grows with its text, up to 200 px. @param {HTMLTextAreaElement} input */
-function autosize(input) {
+/**
+ * A text box as tall as its text, up to `max` px; its scrollbar shows only
+ * when the text is taller. The height counts the borders (the box is
+ * border-box sized): without them a one-line box was 2 px short and
+ * scrolled, showing a scrollbar on an empty box.
+ * @param {HTMLTextAreaElement} input @param {number} [max]
+ */
+export function fitToText(input, max = 200) {
   input.style.height = "auto";
-  input.style.height = `${Math.min(input.scrollHeight, 200)}px`;
+  const borders = input.offsetHeight - input.clientHeight;
+  const needed = input.scrollHeight + Math.max(0, borders);
+  input.style.height = `${Math.min(needed, max)}px`;
+  input.style.overflowY = needed > max ? "auto" : "hidden";
 }
+
+/** The composer's box grows with its text, up to 200 px. @param {HTMLTextAreaElement} input */
+const autosize = (input) => fitToText(input);
 
 /**
  * Files dropped on the composer attach; the browser must not open them instead.
@@ -84,19 +96,18 @@ export function createComposer({
     rows: 1,
     placeholder: "Send a message… (@ to attach data)",
     "aria-label": "Message",
+    // "/" anywhere in the chat comes back here (see widget-keys.js)
+    "aria-keyshortcuts": "/",
+    title: "Enter sends, Shift+Enter adds a line. In the chat: / comes back here, Esc stops a reply.",
   });
   const send = h("button.gu-send", { type: "button", "aria-label": "Send message" }, "Send");
   const stop = h(
     "button.gu-stop",
-    { type: "button", "aria-label": "Stop the run", hidden: true },
+    { type: "button", "aria-label": "Stop the run", title: "Stop the run (Esc)", hidden: true },
     "Stop",
   );
   const picker = h("input.gu-file-input", { type: "file", multiple: true, hidden: true });
-  const attach = h(
-    "button.gu-attach",
-    { type: "button", "aria-label": "Attach files", title: "Attach files (or drop or paste them)" },
-    "📎",
-  );
+  const attach = createAttachButton();
   const attachments = createPendingAttachments({ notify, limits });
   const menu = createMentionMenu(input, {
     dataNames,
@@ -105,6 +116,7 @@ export function createComposer({
       autosize(input);
     },
   });
+  let running = false;
   const canSend = (text) => (text || attachments.count > 0) && !send.disabled;
   const warning = createSendWarning({
     onConfirm: () => {
@@ -137,7 +149,8 @@ export function createComposer({
       event.preventDefault();
       submit();
     } else if (event.key === "Escape" && !event.isComposing) {
-      leave(input);
+      // While a reply streams, Esc stops it (the chat's key handler does).
+      if (!running) leave(input);
       return; // JupyterLab reads this Esc too: it enters command mode
     } else if (event.key === "ArrowUp" && !input.value && onEditLast?.()) {
       event.preventDefault();
@@ -186,11 +199,12 @@ export function createComposer({
       input.value = "";
       autosize(input);
     },
-    /** @param {boolean} running */
-    update(running) {
+    /** @param {boolean} isRunning */
+    update(isRunning) {
+      running = isRunning;
       if (warning.shown && !warnBeforeSend()) warning.dismiss(); // nothing waits any more
-      send.disabled = running;
-      show(stop, running);
+      send.disabled = isRunning;
+      show(stop, isRunning);
     },
   };
 }

@@ -8,6 +8,7 @@ import { createActionBar } from "./action-bar.js";
 import { sizeText } from "./composer-attachments.js";
 import { h, setData, setText, show } from "./dom.js";
 import { createFooter, runFooter } from "./footer.js";
+import { icon as drawIcon } from "./icons.js";
 import { createMarkdownView } from "./markdown.js";
 import { toKernel } from "./protocol.js";
 import { createToolCard } from "./tool-card.js";
@@ -45,7 +46,7 @@ function createReasoningPart(ctx) {
   };
 }
 
-const KIND_ICONS = { image: "🖼", data: "▦", text: "📄" };
+const KIND_ICONS = { image: "image", data: "table", text: "file" };
 
 /** An attachment of a user message, as a chip: its kind, name, and reference or size. */
 function createAttachmentChip() {
@@ -56,13 +57,13 @@ function createAttachmentChip() {
   return {
     el,
     update(part) {
+      if (el.dataset.kind !== part.kind || !icon.firstChild) {
+        icon.replaceChildren(drawIcon(KIND_ICONS[part.kind] ?? "paperclip", 14));
+      }
       setData(el, "kind", part.kind);
-      setText(icon, KIND_ICONS[part.kind] ?? "📎");
       setText(name, String(part.name ?? ""));
       const size = Number.isFinite(part.size) ? part.size : 0;
-      // data kept under its own name needs no "as": only another name is said
-      const alias = part.ref && part.ref !== part.name ? `as ${part.ref}` : "";
-      const info = part.kind === "data" ? alias : sizeText(size);
+      const info = part.kind === "data" ? (part.ref ? `as ${part.ref}` : "") : sizeText(size);
       setText(detail, info);
       el.title = part.notice ? `${part.name}: ${part.notice}` : String(part.name ?? "");
     },
@@ -184,11 +185,14 @@ export function createMessageView(ctx) {
       setText(errorLine, text);
       if (text && error.parentNode !== bubble) bubble.append(error);
       else if (!text && error.parentNode) error.remove();
-      show(retry, isLast && !running && text !== "");
+      // A stopped or failed last reply offers Retry (it answers again in the
+      // reply's place), not Regenerate too: one button for one action.
+      const retrying = isLast && !running && text !== "";
+      show(retry, retrying);
       // A run that waits for the user has not finished: no footer yet.
       const finished = status === "complete" || status === "incomplete";
       footer.update(finished ? runFooter(message) : null);
-      actions.update(message);
+      actions.update(message, { retrying });
       if (editor?.el.parentNode) show(actions.el, false);
     },
   };

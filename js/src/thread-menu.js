@@ -3,7 +3,8 @@
 // thread as markdown. Reads the `thread_list` and `thread_id` traits; every
 // action is a message to the kernel, which answers with new traits.
 
-import { h, show } from "./dom.js";
+import { h, setText, show } from "./dom.js";
+import { icon } from "./icons.js";
 import { toKernel } from "./protocol.js";
 
 /** @typedef {{id: string, title: string}} ThreadEntry */
@@ -14,21 +15,128 @@ export function readThreads(value) {
   return value.filter((t) => t && typeof t.id === "string" && typeof t.title === "string");
 }
 
+let menus = 0;
+
+/**
+ * The list of threads: a button with the current thread's title opening a
+ * listbox (the WAI-ARIA select-only pattern, as the model picker): Enter,
+ * Space or an arrow opens it on the current thread; arrows, Home and End
+ * move; Enter or Space switches; Escape closes and gives focus back; Tab
+ * closes. No key reaches JupyterLab's notebook shortcuts from inside.
+ * @param {(id: string) => void} onPick
+ */
+function createThreadPicker(onPick) {
+  const uid = `gu-thread-picker-${++menus}`;
+  const name = h("span.gu-thread-picker-name");
+  const button = h(
+    "button.gu-thread-select",
+    { type: "button", "aria-haspopup": "listbox", "aria-expanded": "false", "aria-controls": `${uid}-list`, "aria-label": "Thread" },
+    name,
+    icon("chevron-down", 14),
+  );
+  const list = h("ul.gu-thread-list", { id: `${uid}-list`, role: "listbox", tabindex: "-1", "aria-label": "Threads", hidden: true });
+  const el = h("span.gu-thread-picker", {}, button, list);
+  /** @type {ThreadEntry[]} */
+  let entries = [];
+  let current = "";
+  let active = -1;
+  const options = () => /** @type {HTMLElement[]} */ ([...list.children]);
+  const isOpen = () => !list.hidden;
+
+  function setActive(index) {
+    const items = options();
+    if (!items.length) return;
+    active = Math.max(0, Math.min(items.length - 1, index));
+    items.forEach((item, i) => item.classList.toggle("gu-active", i === active));
+    list.setAttribute("aria-activedescendant", items[active].id);
+    items[active].scrollIntoView?.({ block: "nearest" });
+  }
+  function open() {
+    if (!entries.length) return;
+    show(list, true);
+    button.setAttribute("aria-expanded", "true");
+    setActive(Math.max(0, entries.findIndex((t) => t.id === current)));
+    list.focus();
+    document.addEventListener("pointerdown", onOutside, true);
+  }
+  function close(focusButton) {
+    if (!isOpen()) return;
+    show(list, false);
+    button.setAttribute("aria-expanded", "false");
+    list.removeAttribute("aria-activedescendant");
+    document.removeEventListener("pointerdown", onOutside, true);
+    if (focusButton) button.focus();
+  }
+  function choose(index) {
+    const entry = entries[index];
+    close(true);
+    if (entry && entry.id !== current) onPick(entry.id);
+  }
+  function onOutside(event) {
+    if (!el.contains(/** @type {Node} */ (event.target))) close(false);
+  }
+  button.addEventListener("click", () => (isOpen() ? close(true) : open()));
+  button.addEventListener("keydown", (event) => {
+    event.stopPropagation();
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      open();
+    }
+  });
+  list.addEventListener("keydown", (event) => {
+    event.stopPropagation();
+    const moves = { ArrowDown: active + 1, ArrowUp: active - 1, Home: 0, End: entries.length - 1 };
+    if (event.key in moves) {
+      event.preventDefault();
+      setActive(moves[event.key]);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      choose(active);
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      close(true);
+    } else if (event.key === "Tab") close(false);
+  });
+  list.addEventListener("click", (event) => {
+    const item = /** @type {HTMLElement | null} */ (event.target)?.closest?.("[role=option]");
+    if (item) choose(options().indexOf(/** @type {HTMLElement} */ (item)));
+  });
+  return {
+    el,
+    /** @param {ThreadEntry[]} list_ @param {string} id */
+    update(list_, id) {
+      entries = list_;
+      current = id;
+      const title = list_.find((t) => t.id === id)?.title || "Untitled";
+      setText(name, title);
+      button.title = `Thread: ${title}. Choose another thread`;
+      list.replaceChildren(
+        ...list_.map((t, i) =>
+          h("li.gu-thread-option", { id: `${uid}-${i}`, role: "option", "aria-selected": t.id === id ? "true" : "false" }, t.title || "Untitled"),
+        ),
+      );
+      if (!list_.length) close(false);
+      else if (isOpen()) setActive(Math.min(active, list_.length - 1));
+    },
+    destroy() {
+      document.removeEventListener("pointerdown", onOutside, true);
+    },
+  };
+}
+
 /**
  * @param {{send: (msg: any) => void}} ctx
  */
 export function createThreadMenu(ctx) {
-  const select = h("select.gu-thread-select", { "aria-label": "Thread" });
-  select.addEventListener("change", () => {
-    if (select.value && select.value !== currentId) ctx.send(toKernel.switchThread(select.value));
-  });
+  const picker = createThreadPicker((id) => ctx.send(toKernel.switchThread(id)));
+  const select = picker.el;
   const title = h("input.gu-thread-title", { type: "text", "aria-label": "Thread title", hidden: true });
   const rename = h("button.gu-thread-rename", { type: "button", "aria-label": "Rename thread" }, "Rename");
-  const fresh = h("button.gu-thread-new", { type: "button", "aria-label": "New thread" }, "New");
+  const fresh = h("button.gu-thread-new", { type: "button", "aria-label": "New thread", title: "New thread" }, "New");
   const download = h(
-    "button.gu-download",
+    "button.gu-download.gu-icon-button",
     { type: "button", "aria-label": "Download transcript", title: "Download the thread as markdown" },
-    "⤓",
+    icon("download"),
   );
   let currentId = "";
   /** @type {ThreadEntry[]} */
@@ -81,11 +189,9 @@ export function createThreadMenu(ctx) {
       threads = list;
       currentId = id;
       show(threadControls, list.length > 0);
-      select.replaceChildren(
-        ...list.map((t) => h("option", { value: t.id, selected: t.id === id }, t.title || "Untitled")),
-      );
-      select.value = id;
+      picker.update(list, id);
     },
+    destroy: () => picker.destroy(),
   };
 }
 

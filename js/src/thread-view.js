@@ -1,11 +1,12 @@
-// The list of messages. Keeps one view per message id, in thread order. By
-// default it grows with the page (no scroller inside the notebook's own);
-// with a fixed height it scrolls, keeps the newest content in view (also
-// when a component grows after the render, e.g. a plot arriving) unless the
-// user scrolled up, and then shows "Jump to latest" while a reply streams.
+// The list of messages. Keeps one view per message id, in thread order. In a
+// chat with a greatest height (the default) it scrolls, keeps the newest
+// content in view (also when a component grows after the render, e.g. a plot
+// arriving) unless the user scrolled up, and then shows "Jump to latest"
+// while a reply streams.
 // An empty thread shows the chat's starter prompts.
 
 import { h, show } from "./dom.js";
+import { icon } from "./icons.js";
 import { createMessageView } from "./message-view.js";
 import { createSuggestions } from "./suggestions.js";
 import { createChunkedList } from "./thread-chunks.js";
@@ -34,7 +35,8 @@ export function createThreadView(ctx) {
   const jump = h(
     "button.gu-jump",
     { type: "button", hidden: true, onclick: () => scroll.toLatest() },
-    "↓ Jump to latest",
+    icon("chevron-down"),
+    "Jump to latest",
   );
   const el = h(
     "div.gu-thread",
@@ -82,8 +84,8 @@ export function createThreadView(ctx) {
       views.get(id)?.closeEditor();
     },
     /**
-     * A fixed height (any CSS length: the thread scrolls inside it), or "" to
-     * let the thread grow with the page.
+     * The chat's greatest height (any CSS length: the thread scrolls in
+     * what the chat leaves it), or "" to let the thread grow with the page.
      * @param {string} height
      */
     setHeight(height) {

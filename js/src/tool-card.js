@@ -127,7 +127,7 @@ export function resultFigures(result) {
 /**
  * @param {{send: (msg:any) => void, notify: (text:string) => void, isHuman: (name:string) => boolean,
  *          components?: ReturnType<typeof import("./components/slot.js").createComponentContext>,
- *          standardParams?: () => string[]}} ctx
+ *          standardParams?: () => string[], afterDecision?: () => void}} ctx
  */
 export function createToolCard(ctx) {
   const status = h("span.gu-tool-status", { "aria-live": "polite" });
@@ -200,6 +200,9 @@ export function createToolCard(ctx) {
       const revision = argsRevision(part);
       component.update(part, args, revision, { streaming });
       latestArgs = args;
+      // A component's details (the props the model sent): once they are whole, and only if any.
+      const argsToShow = !!part.args_complete && (Object.keys(args).length > 0 || !!part.is_error);
+      show(details, !isComponentCall || argsToShow);
       python.update(part, args, { approving: canAct && part.approval?.status === "pending" });
       // Printed only when the details are open or the call settled (a
       // streaming call's arguments change every frame), and only when the
@@ -235,6 +238,8 @@ export function createToolCard(ctx) {
       }
       if (key !== pendingKey) {
         pendingKey = key;
+        // The focused button goes with the controls: the chat says where the focus goes next.
+        const hadFocus = controls.contains(document.activeElement);
         if (key === null) controls.replaceChildren();
         else if (key.startsWith("approval:")) {
           const approval = createApproval({
@@ -259,6 +264,7 @@ export function createToolCard(ctx) {
           });
           controls.replaceChildren(input.el);
         }
+        if (hadFocus && !controls.contains(document.activeElement)) ctx.afterDecision?.();
       }
     },
   };

@@ -12,6 +12,7 @@
 // carries a `ref` (unique to this view) that the kernel's answer echoes:
 // `accepted` clears the composer, `error` leaves the text in it.
 
+import { focusAfterDecision } from "./approval.js";
 import { listenForCodeCopies } from "./clipboard.js";
 import { createComponentContext, readableName } from "./components/slot.js";
 import { loadModule } from "./components/host.js";
@@ -27,6 +28,7 @@ import { createSuggestions } from "./suggestions.js";
 import { MessageStore } from "./sync.js";
 import { createThreadMenu, downloadText, readThreads } from "./thread-menu.js";
 import { createThreadView } from "./thread-view.js";
+import { listenForWidgetKeys } from "./widget-keys.js";
 
 const PHASE_TEXT = {
   idle: "",
@@ -176,7 +178,6 @@ export class ChatView {
     this.components = createComponentContext({
       model,
       send: (msg) => this.send(msg),
-      sendText: (text) => this.sendText(text),
       resources: this.resources,
     });
     const ctx = {
@@ -188,6 +189,11 @@ export class ChatView {
       standardParams: () => this.model.get("standard_params") ?? [],
       sendEdit: (messageId, text) => this.sendEdit(messageId, text),
       sendStarter: (text) => this.sendText(text),
+      // Once the render is done (a next call's controls may be new in it).
+      afterDecision: () =>
+        queueMicrotask(() => {
+          if (!this.root.contains(document.activeElement)) focusAfterDecision(this.root, () => this.composer.input.focus());
+        }),
     };
     this.thread = createThreadView(ctx);
     /** Whether a kernel has answered this view (a saved or exported copy has none). */
@@ -237,6 +243,11 @@ export class ChatView {
     );
     this.stopLoads = listenForLoads(this.root, this.resources);
     this.stopCopies = listenForCodeCopies(this.root);
+    this.stopKeys = listenForWidgetKeys(this.root, {
+      running: () => !!this.model.get("running"),
+      stop: () => this.send(toKernel.cancel()),
+      focusComposer: () => this.composer.input.focus(),
+    });
     /** @type {Map<string, {resolve: (source: string) => void, reject: (err: Error) => void}[]>} */
     this.moduleWaiters = new Map();
     this.stopHighlighterLoader = addHighlighterLoader(() => this.fetchModule("highlight"));
@@ -282,9 +293,11 @@ export class ChatView {
     this.unsubscribe?.();
     this.stopLoads();
     this.stopCopies();
+    this.stopKeys();
     this.stopHighlighterLoader();
     this.stopColouring();
     this.modelPicker.destroy();
+    this.threadMenu.destroy();
     // A module this view asked for can no longer arrive here: another view may ask.
     for (const waiters of this.moduleWaiters.values()) {
       for (const { reject } of waiters) reject(new Error("the view closed"));

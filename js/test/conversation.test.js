@@ -84,7 +84,8 @@ describe("action bar", () => {
     copy.click();
     await vi.waitFor(() => expect(clipboard.writeText).toHaveBeenCalled());
     expect(clipboard.writeText).toHaveBeenCalledWith(reply().parts[0].text);
-    await vi.waitFor(() => expect(copy.textContent).toBe("Copied"));
+    // an icon button keeps its icon; its name says it
+    await vi.waitFor(() => expect(copy.getAttribute("aria-label")).toBe("Copied"));
   });
 
   it("regenerate and thumbs send their messages; a second press takes a rating back", () => {
@@ -120,7 +121,7 @@ describe("branch picker", () => {
     v.update(user({ branch: { index: 1, count: 3 } }), idle);
     const picker = v.el.querySelector(".gu-branch-picker");
     expect(picker.hidden).toBe(false);
-    expect(picker.textContent).toBe("‹2 / 3›");
+    expect(picker.textContent).toBe("2 / 3");
     byLabel(v.el, "Previous version").click();
     byLabel(v.el, "Next version").click();
     expect(c.send.mock.calls.map((x) => x[0])).toEqual([
@@ -311,11 +312,13 @@ describe("thread menu", () => {
     menu.update([], "");
     expect(menu.el.querySelector(".gu-thread-controls").hidden).toBe(true); // one thread: no menu
     menu.update(threads, "t1");
-    const select = byLabel(menu.el, "Thread");
-    expect([...select.options].map((o) => o.textContent)).toEqual(["Sales questions", "Plots"]);
-    expect(select.value).toBe("t1");
-    select.value = "t2";
-    select.dispatchEvent(new Event("change"));
+    const button = byLabel(menu.el, "Thread");
+    const options = [...menu.el.querySelectorAll("[role=option]")];
+    expect(options.map((o) => o.textContent)).toEqual(["Sales questions", "Plots"]);
+    expect(options.map((o) => o.getAttribute("aria-selected"))).toEqual(["true", "false"]);
+    expect(button.textContent).toBe("Sales questions");
+    button.click();
+    options[1].click();
     byLabel(menu.el, "New thread").click();
     byLabel(menu.el, "Download transcript").click();
     expect(c.send.mock.calls.map((x) => x[0])).toEqual([
