@@ -63,7 +63,9 @@ function createAttachmentChip() {
       setData(el, "kind", part.kind);
       setText(name, String(part.name ?? ""));
       const size = Number.isFinite(part.size) ? part.size : 0;
-      const info = part.kind === "data" ? (part.ref ? `as ${part.ref}` : "") : sizeText(size);
+      // data kept under its own name needs no "as": only another name is said
+      const alias = part.ref && part.ref !== part.name ? `as ${part.ref}` : "";
+      const info = part.kind === "data" ? alias : sizeText(size);
       setText(detail, info);
       el.title = part.notice ? `${part.name}: ${part.notice}` : String(part.name ?? "");
     },

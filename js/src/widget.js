@@ -178,6 +178,7 @@ export class ChatView {
     this.components = createComponentContext({
       model,
       send: (msg) => this.send(msg),
+      sendText: (text) => this.sendText(text),
       resources: this.resources,
     });
     const ctx = {
