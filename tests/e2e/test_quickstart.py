@@ -66,3 +66,29 @@ def test_typed_message_streams_into_the_dom_and_the_kernel_thread(
     assert added[1]["id"] == reply.get_attribute("data-message-id")
     longest_line = max(final.splitlines(), key=len)
     assert _plain(longest_line) in _plain(added[1]["text"])
+
+
+def test_the_model_section_shows_the_picker_and_the_demos_estimated_usage(
+    open_lab: Callable[[str], LabPage], screenshots: Path
+) -> None:
+    lab = open_lab("01_quickstart.ipynb")
+    lab.run_all()
+    chat = lab.chat(2)  # picker_chat: after the first chat and the weather chat
+    expect(chat.locator(".gu-header button.gu-model-picker-button")).to_be_visible()
+    reply = assistant(chat, 0)
+    expect(reply).to_have_attribute("data-status", "complete", timeout=60_000)
+    tokens = reply.locator(".gu-footer .gu-footer-item").first
+    # the offline demo's tokens are its estimate, and the footer says so
+    estimate = re.compile(r"^≈[\d,]+ tokens \([\d,]+ in, [\d,]+ out, estimated\)$")
+    expect(tokens).to_have_text(estimate)
+    assert lab.run_json("picker_chat.usage_total()['estimated']") is True
+    chat.scroll_into_view_if_needed()
+    try:
+        for theme, name in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
+            lab.set_theme(theme)
+            chat.screenshot(path=screenshots / f"quickstart-usage-{name}-1280.png")
+            chat.evaluate("(el) => { el.style.width = '500px'; }")
+            chat.screenshot(path=screenshots / f"quickstart-usage-{name}-500.png")
+            chat.evaluate("(el) => { el.style.width = ''; }")
+    finally:
+        lab.set_theme("JupyterLab Light")  # the theme is a saved setting: restore it
