@@ -1,4 +1,4 @@
-// The composer's `@` menu: typing `@` lists the chat's data whose names match
+// The composer's `@` menu: typing `@` lists the chat's data and the notebook's tables (the kernel lists them: widget/_notebook_data.py) whose names match
 // what follows it; arrows move, Enter or Tab picks (the `@word` leaves the box
 // and the name becomes an attachment), Esc closes.
 

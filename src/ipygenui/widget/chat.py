@@ -51,6 +51,7 @@ from ..events import (
 from ..messages import Message, Thread
 from ..models.base import Model
 from ..runtime import Run, Runtime
+from . import _notebook_data as notebook_data
 from ._bundle import Bundle, shared_bundle
 from ._protocol import (
     STANDARD_PARAM_NAMES,
@@ -282,6 +283,8 @@ class Chat(anywidget.AnyWidget):
         )
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
         self.on_msg(self._on_comm_msg)
+        # the @ menu lists the notebook's tables as they are after each cell
+        self._stop_watching_cells = notebook_data.watch_cells(self._refresh_data_names)
         self._components.attach(self)
         self._components.render_saved()
 
@@ -397,6 +400,7 @@ class Chat(anywidget.AnyWidget):
         progress is cancelled and MCP servers' connections end)."""
         if hasattr(self, "_components"):
             self._components.close()
+        getattr(self, "_stop_watching_cells", lambda: None)()
         unsubscribe = getattr(self, "_unsubscribe", None)
         if unsubscribe is not None:
             unsubscribe()
@@ -669,6 +673,7 @@ class Chat(anywidget.AnyWidget):
         for item in uploads_for_runtime(msg, buffers):
             if isinstance(item, DataPick):
                 try:
+                    notebook_data.pick_from_notebook(self._runtime.data, item.name)
                     out.append(data_attachment(self._runtime.data, item.name))
                 except KeyError as exc:  # UnknownReference says which names there are
                     raise ProtocolError(str(exc)) from None
@@ -720,10 +725,8 @@ class Chat(anywidget.AnyWidget):
 
 
 def _data_names(runtime: Runtime) -> list[str]:
-    try:
-        return runtime.data.names()
-    except Exception:  # a namespace that cannot be read offers nothing
-        return []
+    """The chat's data names, then the notebook's tables (``_notebook_data``)."""
+    return notebook_data.data_names(runtime.data)
 
 
 def _send_safely(send: Callable[[Any], Any], value: Any) -> Any:
