@@ -104,7 +104,13 @@ def _words(value: str) -> str:
 
 
 def test_export_embeds_the_finished_thread(exported: Path) -> None:
-    threads = chat_threads(widget_state(exported.read_text()))
+    state = widget_state(exported.read_text())
+    threads = chat_threads(state)
+    # the widget's code once (the shared bundle model both chats name), not per chat
+    bundles = [m_id for m_id, m in state.items() if "esm" in m["state"]]
+    assert len(bundles) == 1
+    chats = [m for m in state.values() if m["state"].get("_anywidget_id", "").endswith(".Chat")]
+    assert {c["state"]["_bundle"] for c in chats} == {f"IPY_MODEL_{bundles[0]}"}
     assert len(threads) == 2, "the quickstart displays two chats"
     first, weather = threads
 
