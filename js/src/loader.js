@@ -28,11 +28,15 @@ async function bundleModel(model) {
   if (typeof ref !== "string" || !ref.startsWith(REF)) {
     throw new Error("this chat names no ipygenui bundle model");
   }
+  const missing = new Error("the ipygenui bundle model this chat names is not in the page");
+  let bundle;
   try {
-    return await model.widget_manager.get_model(ref.slice(REF.length));
+    bundle = await model.widget_manager.get_model(ref.slice(REF.length));
   } catch {
-    throw new Error("the ipygenui bundle model this chat names is not in the page");
+    throw missing;
   }
+  if (!bundle) throw missing; // older managers resolve undefined instead of throwing
+  return bundle;
 }
 
 /** @param {string} css */

@@ -34,6 +34,13 @@ describe("loader", () => {
     expect(note?.textContent).toContain("Run its cell again");
   });
 
+  it("says so when the manager answers no model instead of throwing", async () => {
+    const model = fakeModel({ _bundle: "IPY_MODEL_b" });
+    model.widget_manager.get_model = async () => undefined;
+    const el = await rendered(model);
+    expect(el.textContent).toContain("the ipygenui bundle model this chat names is not in the page");
+  });
+
   it("says so when the chat names no bundle", async () => {
     const el = await rendered(fakeModel({}));
     expect(el.textContent).toContain("this chat names no ipygenui bundle model");
