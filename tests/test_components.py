@@ -84,6 +84,7 @@ async def test_table_takes_a_kernel_dataframe_by_name() -> None:
         "rows": [{"region": "north", "sales": 10.5}, {"region": "south", "sales": None}],
         "total_rows": 2,
         "truncated": False,
+        "title": "sales_df",  # untitled: the variable's name
     }
     with pytest.raises(ToolArgumentsError, match=r"no DataFrame named 'sale_df'.*sales_df"):
         await tool.invoke(tool.validate({"dataframe": "sale_df"}))

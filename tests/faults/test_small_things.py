@@ -44,3 +44,24 @@ def test_a_chats_model_reads_and_switches_from_code() -> None:
         assert chat.model is chat.runtime.model
     finally:
         chat.close()
+
+
+def test_a_table_of_a_result_is_titled_by_its_variable_never_by_its_internal_ref() -> None:
+    import pandas as pd
+
+    from ipygenui.components.builtins import TableComponent
+    from ipygenui.data import DataStore, using_data
+
+    orders = pd.DataFrame({"order_id": [1, 2]})
+    store = DataStore()
+    ref = store.add(orders)
+    assert ref == "df_1"
+    unnamed = store.add(pd.DataFrame({"x": [1]}))
+    table = TableComponent(namespace={"orders": orders, "_": orders})
+    with using_data(store):
+        titled = table.resolve(table.validate_props({"title": ref, "data": ref}))
+        untitled = table.resolve(table.validate_props({"data": unnamed}))
+        own = table.resolve(table.validate_props({"title": "Orders", "data": ref}))
+    assert titled is not None and titled["title"] == "orders"
+    assert untitled is not None and untitled["title"] is None  # no "df_2" caption
+    assert own is not None and "title" not in own  # the model's own title stays

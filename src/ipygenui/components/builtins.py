@@ -155,6 +155,10 @@ def table_props(obj: Any, name: str) -> dict[str, Any]:
     }
 
 
+_INTERNAL_REF = re.compile(r"(?:df|series|array|fig|result)_\d+")
+"""The references the chat's data gives results (``DataStore.add``): not for the reader."""
+
+
 def is_table(obj: Any) -> bool:
     return is_tabular(obj) or is_series(obj) or is_array(obj)
 
@@ -213,7 +217,22 @@ class TableComponent(Component):
         assert isinstance(props, TableProps)
         if props.source is None:
             return None
-        return table_props(self._frame(props.source), props.source)
+        obj = self._frame(props.source)
+        resolved = table_props(obj, props.source)
+        if props.title is None or props.title == props.data:
+            resolved["title"] = self._title(obj, props.source)
+        return resolved
+
+    def _title(self, obj: Any, source: str) -> str | None:
+        """A caption the user knows: the notebook variable holding ``obj``, or
+        the data's name unless it is an internal reference (``df_1``)."""
+        try:
+            names = [k for k, v in self.namespace().items() if v is obj and k[:1] != "_"]
+        except Exception:  # a namespace that cannot be read names nothing
+            names = []
+        if names:
+            return str(names[0])
+        return None if _INTERNAL_REF.fullmatch(source) else source
 
     def source_object(self, props: BaseModel) -> Any:
         """The object a shown table displays (for the browser's windows), or None."""
