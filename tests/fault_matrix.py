@@ -160,7 +160,7 @@ AREAS = (
         "browser kernel",
         ("test_browser_kernel.py",),
         "Pyodide with no threads (JupyterLite): a sync tool, a failing sync tool, a sync "
-        "Python component, a sorted page of a large table",
+        "Python component, a sorted page of a large table, the price data of a priced reply",
     ),
     Area("resources", ("test_resources.py",), "1,000 turns on the offline and scripted models"),
     Area(
