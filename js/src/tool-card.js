@@ -3,7 +3,7 @@
 // controls while the call waits for the user.
 
 import { createApproval, createHumanInput } from "./approval.js";
-import { componentHook, readableName } from "./components/slot.js";
+import { componentHook } from "./components/slot.js";
 import { h, setData, setText, show } from "./dom.js";
 import { fillMarked } from "./invisible-chars.js";
 import { renderMarkdown } from "./markdown.js";
@@ -35,12 +35,6 @@ function setOwn(obj, key, value) {
   else obj[key] = value;
 }
 
-/** A tool's name as a user reads it: "get_weather" -> "Get weather". */
-export function toolTitle(name) {
-  const words = readableName(name);
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 /** Who decided a call, as its card says after the decision ("" when unknown: an old thread file). */
 export function decisionLine(approval) {
   const by = approval?.decided_by;
@@ -63,23 +57,22 @@ export function decisionLine(approval) {
 }
 
 /**
- * The one-line status of a call, as the user reads it: the tool's own status
- * texts when it has them, else its readable name and how the call stands
- * ("Get weather · running…", "· done", "· failed"), and who decided a gated call.
+ * The one-line status of a call, beside its name: the tool's own status texts
+ * when it has them, else how the call stands ("Calling…" while the model
+ * writes it, "Running…", "Done", "Failed"), and who decided a gated call.
  */
 export function statusLine(part, { human = false } = {}) {
-  const title = toolTitle(part.tool_name);
   const decided = decisionLine(part.approval);
   const withDecision = (text) => (decided && part.approval?.status === "approved" ? `${text} · ${decided}` : text);
   if (part.has_result) {
     if (part.approval?.status === "rejected") return decided;
-    if (part.is_error) return withDecision(errorMessage(part.result) || `${title} · failed`);
-    return withDecision(part.completion_status_message || `${title} · done`);
+    if (part.is_error) return withDecision(errorMessage(part.result) || "Failed");
+    return withDecision(part.completion_status_message || "Done");
   }
   if (part.approval?.status === "pending") return "Waiting for your approval";
   if (part.approval?.status === "rejected") return decided;
   if (human && part.args_complete) return "Waiting for your answer";
-  return withDecision(part.status_message || `${title} · running…`);
+  return withDecision(part.status_message || (part.args_complete ? "Running…" : "Calling…"));
 }
 
 /** The message of an error result (`{error: "..."}` or a plain string). */

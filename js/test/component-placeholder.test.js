@@ -202,7 +202,7 @@ describe("a tool call that is not a component", () => {
     expect(card.dataset.toolName).toBe("query_sales");
     expect(card.querySelector(".gu-tool-head").hidden).toBe(false);
     expect(card.querySelector(".gu-tool-name").textContent).toBe("query_sales");
-    expect(card.querySelector(".gu-tool-status").textContent).toBe("Calling query_sales…");
+    expect(card.querySelector(".gu-tool-status").textContent).toBe("Calling…");
     expect(t.placeholder()).toBeNull();
   });
 });

@@ -62,7 +62,7 @@ describe("a component stands as itself", () => {
     });
     expect(card.el.classList.contains("gu-tool-call-ui")).toBe(false);
     expect(card.el.querySelector(".gu-tool-head").hidden).toBe(false);
-    expect(card.el.querySelector(".gu-tool-status").textContent).toBe("Get weather · done");
+    expect(card.el.querySelector(".gu-tool-status").textContent).toBe("Done");
   });
 });
 

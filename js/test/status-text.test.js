@@ -39,10 +39,11 @@ describe("the header says what happens", () => {
 describe("a card's status line", () => {
   const call = (extra = {}) => ({ type: "tool-call", tool_call_id: "c", tool_name: "remember", args_complete: true, ...extra });
 
-  it("reads the tool's name, not 'Called remember', when it has no status texts", () => {
-    expect(statusLine(call())).toBe("Remember · running…");
-    expect(statusLine(call({ has_result: true, result: "ok" }))).toBe("Remember · done");
-    expect(statusLine(call({ has_result: true, is_error: true, result: {} }))).toBe("Remember · failed");
+  it("says how the call stands beside its name, not 'Called remember', when it has no status texts", () => {
+    expect(statusLine(call({ args_complete: false }))).toBe("Calling…");
+    expect(statusLine(call())).toBe("Running…");
+    expect(statusLine(call({ has_result: true, result: "ok" }))).toBe("Done");
+    expect(statusLine(call({ has_result: true, is_error: true, result: {} }))).toBe("Failed");
   });
 
   it("says who decided a gated call", () => {
@@ -52,7 +53,7 @@ describe("a card's status line", () => {
     expect(decisionLine(approved("code"))).toBe("Approved from code");
     expect(decisionLine(approved("grant"))).toBe("Approved by an always-allow rule");
     expect(decisionLine({ status: "rejected", decided_by: "user", reason: "too big" })).toBe("Rejected by you: too big");
-    expect(statusLine(call({ has_result: true, result: "ok", approval: approved("user") }))).toBe("Remember · done · Approved by you");
+    expect(statusLine(call({ has_result: true, result: "ok", approval: approved("user") }))).toBe("Done · Approved by you");
     expect(statusLine(call({ has_result: true, result: "x", approval: { status: "rejected", decided_by: "user", reason: "no" } }))).toBe(
       "Rejected by you: no",
     );
@@ -60,7 +61,7 @@ describe("a card's status line", () => {
 
   it("keeps an old thread file's decision without a source readable", () => {
     expect(decisionLine({ status: "approved" })).toBe("");
-    expect(statusLine(call({ has_result: true, result: "ok", approval: { status: "approved" } }))).toBe("Remember · done");
+    expect(statusLine(call({ has_result: true, result: "ok", approval: { status: "approved" } }))).toBe("Done");
     expect(statusLine(call({ has_result: true, result: "x", approval: { status: "rejected", reason: "no" } }))).toBe("Rejected: no");
   });
 });

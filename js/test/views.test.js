@@ -67,10 +67,10 @@ describe("tool card", () => {
 
   it("status line follows the call's life", () => {
     expect(statusLine(call())).toBe("dropping sales");
-    expect(statusLine(call({ status_message: null }))).toBe("Drop table · running…");
+    expect(statusLine(call({ status_message: null }))).toBe("Running…");
     expect(statusLine(call({ approval: { status: "pending" } }))).toBe("Waiting for your approval");
     expect(statusLine(call({ has_result: true, completion_status_message: "dropped sales" }))).toBe("dropped sales");
-    expect(statusLine(call({ has_result: true, is_error: true }))).toBe("Drop table · failed");
+    expect(statusLine(call({ has_result: true, is_error: true }))).toBe("Failed");
     expect(
       statusLine(call({ has_result: true, is_error: true, approval: { status: "rejected", reason: "no" } })),
     ).toBe("Rejected: no");

@@ -68,14 +68,14 @@ def test_a_click_is_approved_by_you_and_a_grant_shows_and_is_revoked(
     card = tool_card(chat, "drop_table").first
     card.locator("button.gu-approve").click()
     status = card.locator(".gu-tool-status")
-    expect(status).to_have_text("Drop table · done · Approved by you", timeout=LONG_WAIT)
+    expect(status).to_have_text("Done · Approved by you", timeout=LONG_WAIT)
     assert page.run_json('chat.thread.find_tool_call("d1")[1].approval.decided_by') == "user"
 
     send_from_ui(chat, "drop staff")
     second = tool_card(chat, "drop_table").nth(1)
     second.locator("button.gu-always").click()
     expect(second.locator(".gu-tool-status")).to_have_text(
-        "Drop table · done · Approved by you", timeout=LONG_WAIT
+        "Done · Approved by you", timeout=LONG_WAIT
     )
     chip = chat.get_by_role("button", name="Stop allowing drop table without asking")
     expect(chip).to_be_visible(timeout=LONG_WAIT)
