@@ -54,6 +54,12 @@ def test_the_header_names_the_chart_while_its_props_stream(
     expect(phase).to_have_text("Drawing a chart…", timeout=LONG_WAIT)
     expect(chat).to_have_attribute("data-activity", "drawing")
     chat.screenshot(path=screenshots / "status-drawing-light-1280.png")
+    try:
+        page.set_theme("JupyterLab Dark")
+        expect(phase).to_have_text("Drawing a chart…")
+        chat.screenshot(path=screenshots / "status-drawing-dark-1280.png")
+    finally:
+        page.set_theme("JupyterLab Light")
     chat.locator("button.gu-stop").click()
     expect(assistant(chat)).to_have_attribute("data-status", "incomplete", timeout=LONG_WAIT)
     expect(phase).to_have_text("")
