@@ -25,7 +25,7 @@ from openai_helpers import ModelFactory, collect
 from openai_server import OpenAIServer, Reply
 from runtime_helpers import call
 
-ALL = {
+ALL: dict[str, Any] = {
     "input_tokens": 1200,
     "output_tokens": 300,
     "reasoning_tokens": 120,
@@ -76,7 +76,7 @@ def test_usage_adds_every_count_and_reads_old_two_count_files(tmp_path: Path) ->
 
 def test_each_step_and_the_reply_record_all_five_counts_and_the_model() -> None:
     step1 = dict(ALL, cache_write_tokens=50)
-    step2 = {"input_tokens": 1600, "output_tokens": 40, "cache_read_tokens": 1200}
+    step2: dict[str, Any] = {"input_tokens": 1600, "output_tokens": 40, "cache_read_tokens": 1200}
     model = _priced(
         "anthropic:claude-sonnet-4-5",
         [

@@ -80,7 +80,7 @@ class ScriptedReply:
     text: str = ""
     reasoning: str = ""
     tool_calls: Sequence[ScriptedCall] = ()
-    usage: UsageDelta | tuple[int, int] | Mapping[str, int] | None = None
+    usage: UsageDelta | tuple[int, int] | Mapping[str, Any] | None = None
     """Tokens the step reports: a ``UsageDelta``, ``(input, output)``, or a
     mapping of ``UsageDelta``'s fields (``{"input_tokens": 900, ...}``)."""
     finish: FinishReason | None = None
@@ -253,7 +253,7 @@ class ScriptedModel(BatchStreaming):
             yield batch
 
 
-def _usage_delta(usage: UsageDelta | tuple[int, int] | Mapping[str, int]) -> UsageDelta:
+def _usage_delta(usage: UsageDelta | tuple[int, int] | Mapping[str, Any]) -> UsageDelta:
     if isinstance(usage, UsageDelta):
         return usage
     if isinstance(usage, Mapping):
