@@ -6,6 +6,7 @@
 
 import { createActionBar } from "./action-bar.js";
 import { sizeText } from "./composer-attachments.js";
+import { fitToText } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
 import { createFooter, runFooter } from "./footer.js";
 import { icon as drawIcon } from "./icons.js";
@@ -130,6 +131,7 @@ export function createMessageView(ctx) {
     if (editor.el.parentNode !== bubble) bubble.append(editor.el);
     show(parts, false);
     show(actions.el, false);
+    editor.fit(); // in the page now: as tall as the message's text
     editor.focus();
   }
 
@@ -208,6 +210,8 @@ function messageText(message) {
     .join("\n\n");
 }
 
+const EDITOR_MAX_PX = 320;
+
 /**
  * The in-place editor of a user message: Enter (or "Save and send") sends
  * the new text, Shift+Enter adds a line, Esc or "Cancel" closes it. It stays
@@ -216,6 +220,7 @@ function messageText(message) {
  */
 function createEditor({ onSave, onCancel }) {
   const input = h("textarea.gu-edit-input", { rows: 2, "aria-label": "Edit your message" });
+  input.addEventListener("input", () => fitToText(input, EDITOR_MAX_PX));
   const save = h("button.gu-edit-save", { type: "button" }, "Save and send");
   const cancel = h("button.gu-edit-cancel", { type: "button" }, "Cancel");
   const submit = () => {
@@ -241,6 +246,12 @@ function createEditor({ onSave, onCancel }) {
     /** @param {string} text */
     open(text) {
       input.value = text;
+      // Before layout (no heights to read yet): a row per line.
+      input.rows = Math.max(2, Math.min(12, text.split("\n").length));
+    },
+    /** As tall as the text (wrapped lines too), up to EDITOR_MAX_PX. */
+    fit() {
+      fitToText(input, EDITOR_MAX_PX);
     },
     focus() {
       input.focus();

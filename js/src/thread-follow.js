@@ -1,4 +1,4 @@
-// Keeps a thread that scrolls (it has a fixed height) on its newest content
+// Keeps a thread that scrolls (the chat has a greatest height) on its newest content
 // while the user has not scrolled up, also when content grows without a
 // render (a component mounting, an image loading); "Jump to latest" shows
 // while a reply streams and the user scrolled away.
@@ -43,11 +43,15 @@ export function createScrollFollow(el, jump) {
       stuckHeight = el.scrollHeight;
       show(jump, false);
     },
-    /** A fixed height (any CSS length), or "" to let the thread grow with the page. @param {string} height */
+    /**
+     * The chat's greatest height (any CSS length: the chat's box takes it and
+     * the thread scrolls in what is left under the header, above the
+     * composer), or "" to let the thread grow with the page.
+     * @param {string} height
+     */
     setHeight(height) {
       if (height === fixedHeight) return;
       fixedHeight = height;
-      el.style.maxHeight = height;
       el.classList.toggle("gu-thread-fixed", !!height);
       stick();
     },

@@ -18,8 +18,8 @@ import { createComponentContext, readableName } from "./components/slot.js";
 import { loadModule } from "./components/host.js";
 import { createComposer } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
-import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
 import { createGrants, readGrants } from "./grants.js";
+import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
 import { highlightCodeIn } from "./markdown.js";
 import { createModelPicker, readModelChoices } from "./model-picker.js";
 import { readLimits, readServerMessage, shownComponent, toKernel } from "./protocol.js";
@@ -117,6 +117,15 @@ function waitingCalls(messages) {
   return (last.parts ?? []).filter((p) => p?.type === "tool-call" && !p.has_result).map((p) => p.tool_name);
 }
 
+/**
+ * The chat's greatest height from the `height` trait: a CSS length, or ""
+ * for none ("auto", and "" as older notebooks saved it: the chat grows).
+ * @param {unknown} value
+ */
+export function chatHeight(value) {
+  return typeof value === "string" && value !== "auto" ? value : "";
+}
+
 /** Extract a widget model id from an ipywidgets reference. */
 export function modelRef(value) {
   if (typeof value === "string" && value.startsWith("IPY_MODEL_")) return value.slice(10);
@@ -136,6 +145,7 @@ const META_KEYS = [
   "model_choice",
   "save_error",
   "height",
+  "always_allowed",
 ];
 // Traits of the conversation controls (threads, starters).
 const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
@@ -147,7 +157,6 @@ const nextFrame =
     : (fn) => setTimeout(fn, 0);
 
 /** A file's bytes (FileReader where Blob.arrayBuffer is missing: older browsers, jsdom). */
-  "always_allowed",
 function readBytes(blob) {
   if (typeof blob.arrayBuffer === "function") return blob.arrayBuffer();
   return new Promise((resolve, reject) => {
@@ -219,6 +228,7 @@ export class ChatView {
     this.pendingEdit = null;
     this.threadMenu = createThreadMenu({ send: (msg) => this.send(msg) });
     this.suggestions = createSuggestions((text) => this.send(toKernel.suggestion(text)));
+    this.grants = createGrants((name) => this.send(toKernel.revokeAlways(name)));
     this.modelName = h("span.gu-model-name");
     this.modelPicker = createModelPicker({ send: (msg) => this.send(msg) });
     this.badge = h(
@@ -236,8 +246,8 @@ export class ChatView {
       { "data-phase": "idle" },
       h("div.gu-header", {}, this.modelName, this.modelPicker.el, this.badge, this.phase, this.threadMenu.el),
       this.thread.el,
-    this.grants = createGrants((name) => this.send(toKernel.revokeAlways(name)));
       this.suggestions.el,
+      this.grants.el,
       this.saveErrorEl,
       this.noticeEl,
       this.composer.el,
@@ -260,7 +270,6 @@ export class ChatView {
   async start() {
     const m = this.model;
     this.onCustom = (msg) => this.handleCustom(msg);
-      this.grants.el,
     this.onMessages = () => this.syncChildren();
     this.onMeta = () => this.schedule();
     // Tool cards show human-input controls by tool name: all may change.
@@ -512,7 +521,10 @@ export class ChatView {
     // A model's wait (rate limit, no answer) outranks what its reply streams.
     const waitText = phase === "thinking" ? m.get("phase_detail") : "";
     setText(this.phase, waitText ? waitText : phaseText(activity, detail || m.get("phase_detail")));
-    this.thread.setHeight(m.get("height") || "");
+    const height = chatHeight(m.get("height"));
+    this.root.style.maxHeight = height;
+    this.root.classList.toggle("gu-chat-bounded", !!height);
+    this.thread.setHeight(height);
     const saveError = m.get("save_error") || "";
     setText(this.saveErrorEl, saveError);
     show(this.saveErrorEl, !!saveError);
@@ -526,6 +538,7 @@ export class ChatView {
     const busy = running ? "true" : "false";
     if (this.thread.el.getAttribute("aria-busy") !== busy) this.thread.el.setAttribute("aria-busy", busy);
     this.suggestions.update(m.get("suggestions") ?? [], !running);
+    this.grants.update(readGrants(m.get("always_allowed")));
     this.composer.update(running);
   }
 }
@@ -537,4 +550,3 @@ export default {
     return () => view.destroy();
   },
 };
-    this.grants.update(readGrants(m.get("always_allowed")));
