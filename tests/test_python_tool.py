@@ -234,6 +234,8 @@ def test_the_preview_is_small_and_marks_the_value() -> None:
     assert all(len(cell) <= 60 for cell in value["rows"][0])
     assert arr["name"] == "arr" and arr["rows"][0] == [0]
     assert "for_user" not in run_code("x = 1", {}, max_output_chars=100)  # nothing to preview
+    again = run_code("same = pd.DataFrame({'a': [1]})\nsame", {"pd": pd}, max_output_chars=100)
+    assert len(again["for_user"]["tables"]) == 1  # the value is that name: shown once
 
 
 def test_for_user_is_dropped_from_any_result_the_model_reads() -> None:

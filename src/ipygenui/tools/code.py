@@ -133,6 +133,7 @@ def run_code(
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     result: dict[str, Any] = {}
     previews: list[dict[str, Any] | None] = []
+    shown_value: Any = None
     store = current_data()  # the conversation's data, when a chat runs the tool
     with _lock:
         before = {k: id(v) for k, v in namespace.items()}
@@ -144,6 +145,7 @@ def run_code(
                 result["error"] = _error_report(exc, filename)
             else:
                 if has_value and value is not None:
+                    shown_value = value
                     ref = _keep(store, value)
                     result["value"] = summarize(value, ref=ref, budget=SUMMARY_CHARS)
                     shown = table_preview(value, ref or "value")
@@ -167,7 +169,11 @@ def run_code(
         result["names"] = {k: _name_summary(namespace[k], k) for k in changed[:MAX_NAMES]}
         if len(changed) > MAX_NAMES:
             result["names_omitted"] = len(changed) - MAX_NAMES
-        previews.extend(table_preview(namespace[k], k) for k in changed[:MAX_NAMES])
+        previews.extend(
+            table_preview(namespace[k], k)
+            for k in changed[:MAX_NAMES]
+            if "value" not in result or namespace[k] is not shown_value  # one table, once
+        )
     tables = [p for p in previews if p is not None][:MAX_PREVIEWS]
     if tables:
         result[FOR_USER] = {"tables": tables}
