@@ -65,3 +65,29 @@ def test_a_table_of_a_result_is_titled_by_its_variable_never_by_its_internal_ref
     assert titled is not None and titled["title"] == "orders"
     assert untitled is not None and untitled["title"] is None  # no "df_2" caption
     assert own is not None and "title" not in own  # the model's own title stays
+
+
+def test_a_default_figure_renders_transparent_for_the_theme_a_styled_one_as_made() -> None:
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.image import imread
+
+    from ipygenui.components.python_component import THEMED_FIGURE, to_mimebundle
+
+    def corner_alpha(bundle: dict[str, Any]) -> float:
+        pixels = imread(io.BytesIO(base64.b64decode(bundle["image/png"])), format="png")
+        return float(pixels[0, 0, 3])
+
+    plain, ax = plt.subplots()
+    ax.plot([1, 2, 3])
+    themed = to_mimebundle(plain)
+    assert themed[THEMED_FIGURE] is True and corner_alpha(themed) == 0.0
+    dark, ax = plt.subplots(facecolor="black")
+    ax.plot([1, 2, 3])
+    styled = to_mimebundle(dark)
+    assert THEMED_FIGURE not in styled and corner_alpha(styled) == 1.0

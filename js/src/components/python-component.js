@@ -30,6 +30,8 @@ export function bundleElement(bundle, resources) {
     else if (typeof jpeg === "string") img.src = `data:image/jpeg;base64,${jpeg}`;
     else img.src = `data:image/svg+xml;base64,${utf8Base64(svg)}`;
     img.alt = typeof bundle["text/plain"] === "string" ? bundle["text/plain"] : "output";
+    // a default-styled figure on a transparent background: recoloured in a dark theme
+    if (bundle["application/vnd.ipygenui.themed-figure"] === true) img.classList.add("gu-c-themed-figure");
     return img;
   }
   if (typeof bundle["text/html"] === "string") {

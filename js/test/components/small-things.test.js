@@ -3,6 +3,7 @@ import * as form from "../../src/components/form.js";
 import * as table from "../../src/components/table.js";
 import { csvField, toCsv } from "../../src/components/table-csv.js";
 import { mountPagedTable } from "../../src/components/table-paged.js";
+import { bundleElement } from "../../src/components/python-component.js";
 import { propsStatus } from "../../src/components/status.js";
 import { createMessageView } from "../../src/message-view.js";
 
@@ -138,5 +139,14 @@ describe("a data attachment's chip", () => {
   it("shows the name alone when the data is kept under it", () => {
     expect(chip({ kind: "data", name: "df_1", ref: "df_1" })).toBe("df_1");
     expect(chip({ kind: "data", name: "sales.csv", ref: "sales" })).toBe("sales.csvas sales");
+  });
+});
+
+describe("a matplotlib figure", () => {
+  it("is marked for the dark theme's recolouring only when the kernel says it kept the default style", () => {
+    expect(bundleElement({ "image/png": "AAAA", "application/vnd.ipygenui.themed-figure": true }).classList).toContain(
+      "gu-c-themed-figure",
+    );
+    expect(bundleElement({ "image/png": "AAAA" }).classList).not.toContain("gu-c-themed-figure");
   });
 });

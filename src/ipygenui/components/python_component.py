@@ -48,9 +48,27 @@ def _matplotlib_figure(obj: Any) -> Any:
     return figure if hasattr(figure, "savefig") else None
 
 
+THEMED_FIGURE = "application/vnd.ipygenui.themed-figure"
+"""A bundle's key saying its PNG is a default-styled figure on a transparent
+background: the browser recolours it for a dark theme (components.css)."""
+
+
+def _default_style(figure: Any) -> bool:
+    """Whether ``figure`` keeps matplotlib's default white background (the
+    user's own style, a dark one for instance, is shown as they made it)."""
+    try:
+        from matplotlib.colors import to_rgba
+
+        return bool(to_rgba(figure.get_facecolor()) == (1.0, 1.0, 1.0, 1.0))
+    except Exception:
+        return False
+
+
 def _figure_png(figure: Any) -> MimeBundle:
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", bbox_inches="tight", dpi=96)
+    themed = _default_style(figure)
+    # transparent: the chat's background shows through, light or dark
+    figure.savefig(buffer, format="png", bbox_inches="tight", dpi=96, transparent=themed)
     try:  # close it, or the inline backend shows it again after the next cell
         import matplotlib.pyplot as plt
 
@@ -58,7 +76,10 @@ def _figure_png(figure: Any) -> MimeBundle:
     except Exception:
         pass
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return {"image/png": data, "text/plain": "<Figure>"}
+    bundle: MimeBundle = {"image/png": data, "text/plain": "<Figure>"}
+    if themed:
+        bundle[THEMED_FIGURE] = True
+    return bundle
 
 
 def to_mimebundle(obj: Any) -> MimeBundle:
