@@ -110,3 +110,19 @@ def test_the_at_menu_lists_the_notebooks_dataframes_and_attaches_one(page: LabPa
     chip = messages(chat, "user").first.locator('.gu-attachment[data-kind="data"]')
     expect(chip).to_have_text("orders", timeout=LONG_WAIT)  # no "orders as orders"
     assert page.run_json("chat.data['orders'] is orders") is True
+
+
+def test_a_default_matplotlib_figure_reads_in_the_dark_theme(
+    page: LabPage, screenshots: Path
+) -> None:
+    chat = show_chat(page)
+    send_from_ui(chat, "show the plot")
+    figure = chat.locator('.gu-component[data-component="Plot"] img.gu-c-themed-figure')
+    expect(figure).to_be_visible(timeout=LONG_WAIT)
+    try:
+        page.set_theme("JupyterLab Dark")
+        assert "invert(1)" in figure.evaluate("(img) => getComputedStyle(img).filter")
+        figure.screenshot(path=screenshots / "13-figure-dark-1280.png")
+    finally:
+        page.set_theme("JupyterLab Light")
+    assert figure.evaluate("(img) => getComputedStyle(img).filter") == "none"
