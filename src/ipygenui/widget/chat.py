@@ -355,9 +355,9 @@ class Chat(anywidget.AnyWidget):
     add_tool_result = _FromRuntime(Runtime.add_tool_result)
 
     def revoke_always(self, tool_name: str) -> None:
-        """Stop trusting ``tool_name`` (``Runtime.revoke_always``); the view's list follows."""
+        """Stop trusting ``tool_name``: its next calls need approval again."""
         self._runtime.revoke_always(tool_name)
-        self._refresh_always_allowed()
+        self._refresh_always_allowed()  # the view's list of grants follows at once
 
     cancel = _FromRuntime(Runtime.cancel)
     retry = _FromRuntime(Runtime.retry)
