@@ -146,19 +146,15 @@ def test_form_edit_reaches_the_next_model_request(page: LabPage) -> None:
     assert label["y"] <= middle <= label["y"] + label["height"], (check, label)
     city.fill("Lima")
     form.locator("button.gu-c-form-submit").click()
-    expect(form.locator(".gu-c-form-done")).to_have_text("Sent")
-    state = None
-    for _ in range(100):  # each probe is a cell run: the debounced state arrives meanwhile
-        state = page.run_json("chat.thread.messages[-1].tool_calls[0].component_state")
-        if state:
-            break
-    assert state == {"values": {"city": "Lima"}, "submitted": True}
-
-    send_from_ui(chat, "done")
+    # Submit sends: the values go as the user's message, and the model answers
+    expect(form.locator(".gu-c-form-done")).to_have_text("Sent as your message.")
     expect(assistant(chat)).to_contain_text("Thanks.", timeout=LONG_WAIT)
+    state = page.run_json("chat.thread.messages[1].tool_calls[0].component_state")
+    assert state == {"values": {"city": "Lima"}, "submitted": True}
     request = page.run_json("SERVER.requests[-1]")
     user = request["messages"][-1]
-    assert user["role"] == "user" and user["content"].startswith("done")
+    assert user["role"] == "user" and user["content"].startswith("Submitted the form “Trip”")
+    assert "- City: Lima" in user["content"]
     assert "<component_state" in user["content"] and '"city": "Lima"' in user["content"]
 
 
@@ -315,12 +311,13 @@ def test_a_large_table_scrolls_and_sorts_in_windows_from_the_kernel(page: LabPag
     scroller.evaluate(
         "el => { el.scrollTop = Math.ceil(100000 * 26 / ((200000 * 26 - 420) / (4e6 - 420))); }"
     )
+    # amounts with the reader's separators, as in a table held in the browser
     expect(table.locator('tbody tr[data-row="100000"] td').first).to_have_text(
-        "100000", timeout=LONG_WAIT
+        "100,000", timeout=LONG_WAIT
     )
     table.locator("th", has_text="k").click()  # ascending, sorted by the kernel
     expect(mount).to_have_attribute("data-sort", "k")
     smallest = page.run_json("int(BIG.sort_values('k', kind='stable').iloc[0]['n'])")
     expect(table.locator('tbody tr[data-row="0"] td').first).to_have_text(
-        str(smallest), timeout=LONG_WAIT
+        f"{smallest:,}", timeout=LONG_WAIT
     )

@@ -126,3 +126,14 @@ def test_a_default_matplotlib_figure_reads_in_the_dark_theme(
     finally:
         page.set_theme("JupyterLab Light")
     assert figure.evaluate("(img) => getComputedStyle(img).filter") == "none"
+
+
+def test_a_tools_exception_is_said_once_on_screen(page: LabPage) -> None:
+    chat = show_chat(page)
+    send_from_ui(chat, "the weather in Paris?")
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    expect(chat.locator(".gu-tool-call")).to_have_attribute("data-status", "error")
+    # the card's status line says it; the traceback and the error JSON wait, folded
+    shown = chat.evaluate("(el) => el.innerText")
+    assert shown.count("station offline") == 1
+    assert "Traceback (most recent call last)" not in shown

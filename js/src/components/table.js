@@ -39,7 +39,7 @@ export function cellText(value, plain = false) {
 }
 
 const IDENTIFIER_NAME =
-  /^(?:id|.*[_\s.-]id|.*[a-z]Id|.*ID|ids?|uuid|year|.*[_\s]year|yr|zip|zip_?code|post(?:al)?_?code|.*_code|code|.*_no|phone)$/;
+  /^(?:id|.*[_\s.-]id|.*[a-z]Id|.*ID|ids?|uuid|year|.*[_\s]year|yr|zip|zip_?code|post(?:al)?_?code|.*_code|code|.*_no|phone|order|invoice|account|sku|isbn|ean)$/;
 
 /** A column whose numbers name things, not amounts: shown as plain digits. */
 export function isIdentifierColumn(column) {
