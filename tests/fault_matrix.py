@@ -164,6 +164,13 @@ AREAS = (
     ),
     Area("resources", ("test_resources.py",), "1,000 turns on the offline and scripted models"),
     Area(
+        "small things",
+        ("test_small_things.py",),
+        "a refused connection through OpenAIModel and two SDKs (not called a timeout), a "
+        "table titled by an internal ref, a default and a user-styled matplotlib figure, "
+        "`chat.model` from code",
+    ),
+    Area(
         "model switch",
         ("test_model_switch.py",),
         "a forged picker choice (an unlisted name, a near-miss id, extra fields, a 10,000-"
