@@ -162,6 +162,12 @@ AREAS = (
         "Pyodide with no threads (JupyterLite): a sync tool, a failing sync tool, a sync "
         "Python component, a sorted page of a large table, the price data of a priced reply",
     ),
+    Area(
+        "widget bundle",
+        ("test_widget_bundle.py",),
+        "five chats in one saved notebook (the bundle once, each later chat under 10 KB), "
+        "a closed bundle model replaced, a checkout without the built bundle",
+    ),
     Area("resources", ("test_resources.py",), "1,000 turns on the offline and scripted models"),
     Area(
         "small things",
@@ -198,6 +204,11 @@ _JS_AND_BROWSER_ROWS = (
     "space and tag characters in arguments and `run_python` code (highlighted, plain, "
     "late-highlighted, edited, CRLF), the XSS corpus wrapped in them; a server's claims "
     "shown as text |",
+    "| run_python card (JS) | `js/test/run-python-card.test.js` | script and HTML in stdout, "
+    "the value's repr and table names, cells, dtypes and index; figure URLs that are not "
+    "`data:`; a malformed `for_user` |",
+    "| widget keyboard (JS) | `js/test/controls.test.js` | Esc, `/` and arrow keys inside the "
+    "widget kept from JupyterLab's notebook shortcuts; Esc outside the widget left alone |",
     "| in the browser | `tests/e2e/` | model-written images against a local server that "
     "records requests, a `<frameset>` reply, a typed XSS attempt, a `no-cors` POST from "
     "another origin to the AG-UI endpoint, invisible characters on the approval card |",

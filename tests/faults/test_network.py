@@ -139,7 +139,7 @@ async def test_frame_that_is_not_json(
 async def test_unreachable_server() -> None:
     client = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0)
     _, error = await collect_until_error(OpenAIModel("m", client=client))
-    assert "connection refused (is the server running?)" in str(error)
+    assert "connection refused (is the server running? check the model's base_url)" in str(error)
 
 
 # --- retries said aloud (our own client) ---------------------------------------------

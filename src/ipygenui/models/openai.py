@@ -709,7 +709,10 @@ def _connection_refused(error: BaseException) -> bool:
 
 def refused_text(url: str) -> str:
     """What a refused connection reads as (a timeout's words would mislead)."""
-    return f"could not connect to {url}: connection refused (is the server running?)"
+    return (
+        f"could not connect to {url}: connection refused "
+        "(is the server running? check the model's base_url)"
+    )
 
 
 def _read_timeout(timeout: Any) -> float | None:
