@@ -77,7 +77,8 @@ def test_the_placeholder_names_the_table_then_the_table_settles_in_one_step(
     chat.evaluate(_STATUS_RECORDER_JS)
     send_from_ui(chat, "show the trip")
     slot = chat.locator('.gu-component[data-component="Table"]')
-    placeholder = slot.get_by_role("status")
+    # the placeholder is the slot's busy status (the settled table has a row-count status)
+    placeholder = slot.locator('[role="status"][aria-busy="true"]')
     expect(placeholder).to_have_text("Preparing the table…", timeout=LONG_WAIT)
     expect(placeholder).to_have_attribute("aria-busy", "true")
     expect(slot).to_have_attribute("data-status", "preparing")
@@ -113,7 +114,9 @@ def test_a_stop_while_the_arguments_are_held_leaves_no_placeholder(page: LabPage
     chat = show_chat(page)
     send_from_ui(chat, "show the trip")
     slot = chat.locator('.gu-component[data-component="Table"]')
-    expect(slot.get_by_role("status")).to_have_text("Preparing the table…", timeout=LONG_WAIT)
+    expect(slot.locator('[role="status"][aria-busy="true"]')).to_have_text(
+        "Preparing the table…", timeout=LONG_WAIT
+    )
     chat.locator("button.gu-stop").click()
     expect(assistant(chat)).to_have_attribute("data-status", "incomplete", timeout=LONG_WAIT)
     expect(slot.locator(".gu-component-placeholder")).to_have_count(0)

@@ -60,6 +60,7 @@ def test_notebook7_lists_the_notebooks_and_the_chat_answers(
     reply = assistant(chat)
     expect(reply).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     assert reply.locator(".gu-text").first.inner_text().strip(), "the reply rendered no text"
-    # the thread grows with the page here too: no second scroller inside the notebook
+    # bounded here too: the thread scrolls inside a chat at most 640 px tall
     thread = chat.locator(".gu-thread")
-    assert thread.evaluate("(el) => getComputedStyle(el).overflowY") == "visible"
+    assert thread.evaluate("(el) => getComputedStyle(el).overflowY") == "auto"
+    assert chat.evaluate("(el) => el.getBoundingClientRect().height") <= 641

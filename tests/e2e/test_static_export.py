@@ -111,8 +111,9 @@ def test_export_embeds_the_finished_thread(exported: Path) -> None:
     assert len(bundles) == 1
     chats = [m for m in state.values() if m["state"].get("_anywidget_id", "").endswith(".Chat")]
     assert {c["state"]["_bundle"] for c in chats} == {f"IPY_MODEL_{bundles[0]}"}
-    assert len(threads) == 2, "the quickstart displays two chats"
-    first, weather = threads
+    assert len(threads) == 3, "the quickstart displays three chats"
+    first, weather, picker = threads
+    assert [m["role"] for m in picker] == ["user", "assistant"]  # the model section's reply
 
     assert [(m["role"], m["status"]["type"]) for m in first] == [
         ("user", "complete"),
@@ -206,7 +207,7 @@ def test_exported_html_renders_the_finished_thread_without_a_kernel(
 ) -> None:
     page, cdn, console = export_page
     chats = page.locator(".jp-OutputArea-output .gu-chat")
-    expect(chats, f"console: {console}\ncdn: {cdn}").to_have_count(2, timeout=30_000)
+    expect(chats, f"console: {console}\ncdn: {cdn}").to_have_count(3, timeout=30_000)
     first, weather = chats.nth(0), chats.nth(1)
 
     expect(messages(first, "user").locator(".gu-bubble")).to_have_text(FIRST_PROMPT)

@@ -23,10 +23,7 @@ async def _error_of(model: Any) -> str:
 
 async def test_openai_model_says_a_refused_connection_is_refused() -> None:
     text = await _error_of(OpenAIModel("m", base_url=CLOSED, api_key="k", max_retries=0))
-    assert (
-        text
-        == f"could not connect to {CLOSED}: connection refused (is the server running? check the model's base_url)"
-    )
+    assert text == f"could not connect to {CLOSED}: connection refused ({REFUSED_HINT})"
     assert "timed out" not in text.lower()
 
 
@@ -35,10 +32,10 @@ async def test_provider_model_says_a_refused_connection_is_refused(spec: str) ->
     from ipygenui.models.providers import ProviderModel
 
     text = await _error_of(ProviderModel(spec, base_url=CLOSED, api_key="k", max_retries=0))
-    assert (
-        text
-        == f"could not connect to {CLOSED}: connection refused (is the server running? check the model's base_url)"
-    )
+    assert text == f"could not connect to {CLOSED}: connection refused ({REFUSED_HINT})"
+
+
+REFUSED_HINT = "is the server running? check the model's base_url"
 
 
 def test_a_chats_model_reads_and_switches_from_code() -> None:
