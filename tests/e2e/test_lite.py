@@ -158,6 +158,7 @@ def test_a_notebook_runs_all_and_its_chat_answers(
     lite.open(notebook)
     lite.run_all()
     chat = lite.chat(0)
+    chat.scroll_into_view_if_needed()  # JupyterLab renders only the cells in view
     reply = assistant(chat, 0)
     expect(reply).to_have_attribute("data-status", "complete", timeout=60_000)
     assert text_of(reply).strip(), "the demo model's reply rendered no text"

@@ -34,6 +34,7 @@ def test_typed_message_streams_into_the_dom_and_the_kernel_thread(
     lab = open_lab("01_quickstart.ipynb")
     lab.run_all()
     chat = lab.chat(0)
+    chat.scroll_into_view_if_needed()  # JupyterLab renders only the cells in view
     expect(chat.locator(".gu-offline-badge")).to_be_visible()
     # the header names the offline demo once (the badge), not also as the model name
     header = chat.locator(".gu-header").inner_text().lower()
