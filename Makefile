@@ -8,7 +8,7 @@ CHROMIUM ?= /usr/bin/chromium
 PORT ?= 8888
 LITE_VENV ?= .lite-venv
 
-.PHONY: demo test setup lint typecheck pytest nbval jstest e2e packaging browser bench clean lite
+.PHONY: demo test setup peers lint typecheck pytest nbval jstest e2e packaging browser bench clean lite
 
 # The venv, the JS dependencies and the package (editable) in stamps, redone
 # when the project's manifests change: one per set of extras, so the demo
@@ -22,6 +22,14 @@ $(VENV)/.created:
 js/node_modules/.package-lock.json: js/package.json js/package-lock.json
 	@echo "Installing the widget's JS dependencies with npm ci (about 20 s)..."
 	cd js && npm ci --no-audit --no-fund
+
+# The reference peers the tests run against: the official AG-UI client and
+# the MCP reference server (tests/peers/package.json).
+tests/peers/node_modules/.package-lock.json: tests/peers/package.json tests/peers/package-lock.json
+	@echo "Installing the test peers (@ag-ui/client, MCP server-everything) with npm ci (about 10 s)..."
+	cd tests/peers && npm ci --no-audit --no-fund
+
+peers: tests/peers/node_modules/.package-lock.json
 
 $(VENV)/.installed-%: $(VENV)/.created pyproject.toml js/node_modules/.package-lock.json
 	@echo "Installing ipygenui with its '$*' extra and building the widget ($(INSTALL_TIME_$*))..."
@@ -90,7 +98,7 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy
 
-pytest: setup
+pytest: setup peers
 	$(VENV)/bin/pytest tests -m "not e2e and not packaging" -q
 
 # Binder's build from binder/ alone in a fresh venv (every notebook run with
@@ -106,7 +114,7 @@ nbval: setup
 jstest: setup
 	cd js && npm test
 
-e2e: setup browser lite
+e2e: setup peers browser lite
 	GU_CHROMIUM=$(CHROMIUM) $(VENV)/bin/pytest tests/e2e -m e2e -q
 
 test: lint typecheck pytest nbval jstest e2e packaging
@@ -117,4 +125,4 @@ bench: setup browser
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) js/node_modules src/ipygenui/static .demo $(LITE_VENV) lite/_output lite/.cache lite/static
+	rm -rf $(VENV) js/node_modules tests/peers/node_modules src/ipygenui/static .demo $(LITE_VENV) lite/_output lite/.cache lite/static
