@@ -4,7 +4,7 @@ The official ``openai`` async client does auth, base URL and typed HTTP
 errors. Retries are ours (the client we make has ``max_retries=0``), so the
 chat can say what it waits for: "Rate limited by http://...: retrying in
 118 s", and, while a request gets no byte, "No answer from http://... for
-30 s" (``waits.py``). A ``Retry-After`` beyond ``max_retry_wait`` is an error
+30 s" (``_retries.py``, ``waits.py``). A ``Retry-After`` beyond ``max_retry_wait`` is an error
 at once, not an hour of "Thinking…". Our client's timeouts are
 :data:`DEFAULT_TIMEOUT` (the client's own default waits 600 s per attempt).
 A client you pass is used as it is (its own retries and timeouts).
@@ -45,6 +45,7 @@ from typing import Any
 import openai
 
 from .._internal.loop_clients import LoopClients
+from ._retries import Retries
 from .base import (
     PROVIDER_DATA,
     REASONING,
@@ -59,7 +60,7 @@ from .base import (
     ToolCallDelta,
     UsageDelta,
 )
-from .waits import SilenceWatch, backoff, countdown, retry_after, retryable, seconds_text
+from .waits import SilenceWatch, retry_after, seconds_text
 from .waits import unless_cancelled as _unless_cancelled
 
 __all__ = ["DEFAULT_TIMEOUT", "OpenAIModel"]
@@ -305,7 +306,7 @@ class OpenAIModel(BatchStreaming):
         url = str(self.client.base_url).rstrip("/")
         where = f"{self.name} at {url}"
         cancel = request.cancel
-        retries = 0
+        retries = Retries(self.max_retries, self.max_retry_wait, url, where, request.status, cancel)
         while True:
             state = _StreamState(self.provider_key)
             try:
@@ -315,14 +316,14 @@ class OpenAIModel(BatchStreaming):
                         yield batch
                 break
             except openai.APIStatusError as error:
-                wait = self._retry_wait(error, retries, where)
-                if wait is None:
+                code, detail = error.status_code, _error_text(error)
+                asked = retry_after(error.response.headers)
+                plan = retries.after_status(error, code, asked, detail)
+                if plan is None:
                     raise ModelError(
-                        f"{where} answered HTTP {error.status_code}: {_error_text(error)}"
-                        + _image_hint(error.status_code, request.messages)
+                        f"{where} answered HTTP {code}: {detail}"
+                        + _image_hint(code, request.messages)
                     ) from error
-                code = error.status_code
-                lead = f"Rate limited by {url}" if code == 429 else f"HTTP {code} from {url}"
             except openai.APIConnectionError as error:
                 if isinstance(error, openai.APITimeoutError) and not _refused(error):
                     limit = _read_timeout(self._timeout or self.client.timeout)
@@ -331,14 +332,8 @@ class OpenAIModel(BatchStreaming):
                         f"no answer from {where}{within} (the read timeout: set timeout= "
                         "to wait longer)"
                     ) from error
-                if retries >= self.max_retries or cancel.is_set():
-                    if _connection_refused(error):
-                        raise ModelError(refused_text(url)) from error
-                    raise ModelError(
-                        f"could not reach {where} ({_cause_text(error)}): check base_url "
-                        "and that the server runs"
-                    ) from error
-                wait, lead = backoff(retries + 1), f"Could not reach {url}"
+                refused = _connection_refused(error)
+                plan = retries.after_connection_error(error, refused, _cause_text(error))
             except ModelError:
                 raise
             except _CUTS as caught:
@@ -352,15 +347,7 @@ class OpenAIModel(BatchStreaming):
                     f"the connection to {where} {kind} mid-stream ({_cause_text(cut)}); "
                     "the reply is incomplete"
                 ) from cut
-            retries += 1
-            of = f"retry {retries} of {self.max_retries}"
-
-            def say(remaining: float, lead: str = lead, of: str = of) -> None:
-                request.status(f"{lead}: retrying in {seconds_text(remaining)} ({of})")
-
-            waited = await countdown(wait, cancel, say)
-            request.status("")
-            if not waited:
+            if not await retries.wait(plan):
                 return  # stopped while waiting
         if cancel.is_set():
             return
@@ -370,21 +357,6 @@ class OpenAIModel(BatchStreaming):
                 "(the connection was probably cut); the reply is incomplete"
             )
         yield [FinishDelta(state.finish)]
-
-    def _retry_wait(self, error: openai.APIStatusError, retries: int, where: str) -> float | None:
-        """Seconds to wait before retrying ``error``'s request; None: do not retry."""
-        if retries >= self.max_retries or not retryable(error.status_code):
-            return None
-        asked = retry_after(error.response.headers)
-        if asked is None:
-            return backoff(retries + 1)
-        if asked > self.max_retry_wait:
-            raise ModelError(
-                f"{where} answered HTTP {error.status_code} ({_error_text(error)}) and asks "
-                f"to wait {seconds_text(asked)} before retrying, longer than max_retry_wait "
-                f"({seconds_text(self.max_retry_wait)}): try again later"
-            ) from error
-        return asked
 
     async def _raw(
         self,
@@ -705,14 +677,6 @@ def _connection_refused(error: BaseException) -> bool:
             return True
         cause = cause.__cause__ or cause.__context__
     return False
-
-
-def refused_text(url: str) -> str:
-    """What a refused connection reads as (a timeout's words would mislead)."""
-    return (
-        f"could not connect to {url}: connection refused "
-        "(is the server running? check the model's base_url)"
-    )
 
 
 def _read_timeout(timeout: Any) -> float | None:

@@ -40,6 +40,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from .._internal.loop_clients import LoopClients
+from ._retries import Retries
 from .base import (
     BatchStreaming,
     FinishDelta,
@@ -52,7 +53,7 @@ from .base import (
     ToolCallDelta,
     UsageDelta,
 )
-from .waits import SilenceWatch, backoff, countdown, retryable, seconds_text
+from .waits import SilenceWatch
 
 __all__ = ["INSTALL_HINT", "ProviderModel"]
 
@@ -309,7 +310,7 @@ class ProviderModel(BatchStreaming):
         url = self.base_url
         where = f"{self.name} at {url}"
         cancel = request.cancel
-        retries = 0
+        retries = Retries(self.max_retries, self.max_retry_wait, url, where, request.status, cancel)
         while True:
             events = _Events(self.provider_key)
             try:
@@ -329,16 +330,15 @@ class ProviderModel(BatchStreaming):
                 mid_stream = f"the server reported an error mid-stream: {_error_text(error)}"
                 if events.streamed:  # never retried: the user has read part of the reply
                     raise ModelError(mid_stream) from error
-                wait = self._retry_wait(error, retries, where)
-                if wait is None and error.in_stream:  # an error event in an HTTP-200 stream
+                code, detail = error.status_code, _error_text(error)
+                plan = retries.after_status(error, code, error.retry_after, detail)
+                if plan is None and error.in_stream:  # an error event in an HTTP-200 stream
                     raise ModelError(mid_stream) from error
-                if wait is None:
+                if plan is None:
                     raise ModelError(
-                        f"{where} answered HTTP {error.status_code}: {_error_text(error)}"
-                        + _image_hint(error.status_code, request.messages)
+                        f"{where} answered HTTP {code}: {detail}"
+                        + _image_hint(code, request.messages)
                     ) from error
-                code = error.status_code
-                lead = f"Rate limited by {url}" if code == 429 else f"HTTP {code} from {url}"
             except _connection_errors() as error:
                 if cancel.is_set():
                     return  # closing the stream on Stop ends the read this way
@@ -353,14 +353,8 @@ class ProviderModel(BatchStreaming):
                         f"no answer from {where} ({_cause_text(error)}): "
                         "set timeout= to wait longer"
                     ) from error
-                if retries >= self.max_retries:
-                    if _connection_refused(error):
-                        raise ModelError(refused_text(url)) from error
-                    raise ModelError(
-                        f"could not reach {where} ({_cause_text(error)}): check base_url "
-                        "and that the server runs"
-                    ) from error
-                wait, lead = backoff(retries + 1), f"Could not reach {url}"
+                refused = _connection_refused(error)
+                plan = retries.after_connection_error(error, refused, _cause_text(error))
             except errors.ModelAPIError as error:
                 if cancel.is_set():
                     return
@@ -372,31 +366,8 @@ class ProviderModel(BatchStreaming):
                 raise ModelError(
                     f"{where} refused the request before sending it: {error}"
                 ) from error
-            retries += 1
-            of = f"retry {retries} of {self.max_retries}"
-
-            def say(remaining: float, lead: str = lead, of: str = of) -> None:
-                request.status(f"{lead}: retrying in {seconds_text(remaining)} ({of})")
-
-            waited = await countdown(wait, cancel, say)
-            request.status("")
-            if not waited:
+            if not await retries.wait(plan):
                 return  # stopped while waiting
-
-    def _retry_wait(self, error: Any, retries: int, where: str) -> float | None:
-        """Seconds to wait before retrying ``error``'s request; None: do not retry."""
-        if retries >= self.max_retries or not retryable(error.status_code):
-            return None
-        asked = error.retry_after
-        if asked is None:
-            return backoff(retries + 1)
-        if asked > self.max_retry_wait:
-            raise ModelError(
-                f"{where} answered HTTP {error.status_code} ({_error_text(error)}) and asks "
-                f"to wait {seconds_text(asked)} before retrying, longer than max_retry_wait "
-                f"({seconds_text(self.max_retry_wait)}): try again later"
-            ) from error
-        return float(asked)
 
     async def _read(
         self,
@@ -708,12 +679,6 @@ def _connection_refused(error: BaseException) -> bool:
     from .openai import _connection_refused as refused
 
     return refused(error)
-
-
-def refused_text(url: str) -> str:
-    from .openai import refused_text as text
-
-    return text(url)
 
 
 def _cause_text(error: BaseException) -> str:
