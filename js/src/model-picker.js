@@ -4,11 +4,11 @@
 // kernel answers with the `model_choice` trait (or an error notice, and the
 // model in use stays), so the button always shows what the next reply uses.
 //
-// Keyboard (the WAI-ARIA select-only listbox): Enter, Space, ArrowDown or
-// ArrowUp open the list on the current model; arrows, Home and End move;
-// Enter or Space chooses; Escape closes and gives focus back; Tab closes.
+// Keyboard: the WAI-ARIA select-only listbox of listbox.js, opening on the
+// current model.
 
 import { h, setText, show } from "./dom.js";
+import { createListbox } from "./listbox.js";
 import { toKernel } from "./protocol.js";
 
 /** @typedef {{id: string, name: string, provider: string}} ModelChoice */
@@ -78,83 +78,16 @@ export function createModelPicker(ctx) {
   /** @type {ModelChoice[]} */
   let choices = [];
   let current = "";
-  let active = -1;
   let key = "";
 
-  const options = () => /** @type {HTMLElement[]} */ ([...list.children]);
-  const isOpen = () => !list.hidden;
-
-  function setActive(index) {
-    const items = options();
-    if (!items.length) return;
-    active = Math.max(0, Math.min(items.length - 1, index));
-    items.forEach((item, i) => item.classList.toggle("gu-active", i === active));
-    list.setAttribute("aria-activedescendant", items[active].id);
-    items[active].scrollIntoView?.({ block: "nearest" });
-  }
-
-  function open(at) {
-    if (!choices.length) return;
-    show(list, true);
-    button.setAttribute("aria-expanded", "true");
-    const selected = choices.findIndex((c) => c.id === current);
-    setActive(at === "last" ? choices.length - 1 : selected >= 0 ? selected : 0);
-    list.focus();
-    document.addEventListener("pointerdown", onOutside, true);
-  }
-
-  function close(focusButton) {
-    if (!isOpen()) return;
-    show(list, false);
-    button.setAttribute("aria-expanded", "false");
-    list.removeAttribute("aria-activedescendant");
-    document.removeEventListener("pointerdown", onOutside, true);
-    if (focusButton) button.focus();
-  }
-
-  function choose(index) {
-    const choice = choices[index];
-    close(true);
-    if (choice && choice.id !== current) ctx.send(toKernel.chooseModel(choice.id));
-  }
-
-  function onOutside(event) {
-    if (!el.contains(/** @type {Node} */ (event.target))) close(false);
-  }
-
-  button.addEventListener("click", () => (isOpen() ? close(true) : open("current")));
-  button.addEventListener("keydown", (event) => {
-    event.stopPropagation(); // notebook shortcuts stay out of the picker
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      event.preventDefault();
-      open(event.key === "ArrowUp" && !choices.some((c) => c.id === current) ? "last" : "current");
-    }
-    // Enter and Space reach the button as a click
-  });
-  list.addEventListener("keydown", (event) => {
-    event.stopPropagation();
-    const moves = { ArrowDown: active + 1, ArrowUp: active - 1, Home: 0, End: choices.length - 1 };
-    if (event.key in moves) {
-      event.preventDefault();
-      setActive(moves[event.key]);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
-      choose(active);
-    } else if (event.key === "Escape") {
-      event.preventDefault();
-      close(true);
-    } else if (event.key === "Tab") {
-      close(false);
-    }
-  });
-  list.addEventListener("click", (event) => {
-    const item = /** @type {HTMLElement | null} */ (event.target)?.closest?.("[role=option]");
-    if (item) choose(options().indexOf(/** @type {HTMLElement} */ (item)));
-  });
-  list.addEventListener("pointermove", (event) => {
-    const item = /** @type {HTMLElement | null} */ (event.target)?.closest?.("[role=option]");
-    const index = item ? options().indexOf(/** @type {HTMLElement} */ (item)) : -1;
-    if (index >= 0 && index !== active) setActive(index);
+  const listbox = createListbox({
+    button,
+    list,
+    root: el,
+    ids: () => choices.map((c) => c.id),
+    current: () => current,
+    onChoose: (id) => ctx.send(toKernel.chooseModel(id)),
+    followPointer: true,
   });
 
   return {
@@ -190,11 +123,8 @@ export function createModelPicker(ctx) {
           ),
         ),
       );
-      if (!choices.length) close(false);
-      else if (isOpen()) setActive(Math.min(active, choices.length - 1));
+      listbox.refresh();
     },
-    destroy() {
-      document.removeEventListener("pointerdown", onOutside, true);
-    },
+    destroy: () => listbox.destroy(),
   };
 }

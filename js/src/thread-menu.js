@@ -5,6 +5,7 @@
 
 import { h, setText, show } from "./dom.js";
 import { icon } from "./icons.js";
+import { createListbox } from "./listbox.js";
 import { toKernel } from "./protocol.js";
 
 /** @typedef {{id: string, title: string}} ThreadEntry */
@@ -19,10 +20,7 @@ let menus = 0;
 
 /**
  * The list of threads: a button with the current thread's title opening a
- * listbox (the WAI-ARIA select-only pattern, as the model picker): Enter,
- * Space or an arrow opens it on the current thread; arrows, Home and End
- * move; Enter or Space switches; Escape closes and gives focus back; Tab
- * closes. No key reaches JupyterLab's notebook shortcuts from inside.
+ * listbox (listbox.js, as the model picker) on the current thread.
  * @param {(id: string) => void} onPick
  */
 function createThreadPicker(onPick) {
@@ -39,68 +37,7 @@ function createThreadPicker(onPick) {
   /** @type {ThreadEntry[]} */
   let entries = [];
   let current = "";
-  let active = -1;
-  const options = () => /** @type {HTMLElement[]} */ ([...list.children]);
-  const isOpen = () => !list.hidden;
-
-  function setActive(index) {
-    const items = options();
-    if (!items.length) return;
-    active = Math.max(0, Math.min(items.length - 1, index));
-    items.forEach((item, i) => item.classList.toggle("gu-active", i === active));
-    list.setAttribute("aria-activedescendant", items[active].id);
-    items[active].scrollIntoView?.({ block: "nearest" });
-  }
-  function open() {
-    if (!entries.length) return;
-    show(list, true);
-    button.setAttribute("aria-expanded", "true");
-    setActive(Math.max(0, entries.findIndex((t) => t.id === current)));
-    list.focus();
-    document.addEventListener("pointerdown", onOutside, true);
-  }
-  function close(focusButton) {
-    if (!isOpen()) return;
-    show(list, false);
-    button.setAttribute("aria-expanded", "false");
-    list.removeAttribute("aria-activedescendant");
-    document.removeEventListener("pointerdown", onOutside, true);
-    if (focusButton) button.focus();
-  }
-  function choose(index) {
-    const entry = entries[index];
-    close(true);
-    if (entry && entry.id !== current) onPick(entry.id);
-  }
-  function onOutside(event) {
-    if (!el.contains(/** @type {Node} */ (event.target))) close(false);
-  }
-  button.addEventListener("click", () => (isOpen() ? close(true) : open()));
-  button.addEventListener("keydown", (event) => {
-    event.stopPropagation();
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      event.preventDefault();
-      open();
-    }
-  });
-  list.addEventListener("keydown", (event) => {
-    event.stopPropagation();
-    const moves = { ArrowDown: active + 1, ArrowUp: active - 1, Home: 0, End: entries.length - 1 };
-    if (event.key in moves) {
-      event.preventDefault();
-      setActive(moves[event.key]);
-    } else if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
-      choose(active);
-    } else if (event.key === "Escape") {
-      event.preventDefault();
-      close(true);
-    } else if (event.key === "Tab") close(false);
-  });
-  list.addEventListener("click", (event) => {
-    const item = /** @type {HTMLElement | null} */ (event.target)?.closest?.("[role=option]");
-    if (item) choose(options().indexOf(/** @type {HTMLElement} */ (item)));
-  });
+  const listbox = createListbox({ button, list, root: el, ids: () => entries.map((t) => t.id), current: () => current, onChoose: onPick });
   return {
     el,
     /** @param {ThreadEntry[]} list_ @param {string} id */
@@ -115,12 +52,9 @@ function createThreadPicker(onPick) {
           h("li.gu-thread-option", { id: `${uid}-${i}`, role: "option", "aria-selected": t.id === id ? "true" : "false" }, t.title || "Untitled"),
         ),
       );
-      if (!list_.length) close(false);
-      else if (isOpen()) setActive(Math.min(active, list_.length - 1));
+      listbox.refresh();
     },
-    destroy() {
-      document.removeEventListener("pointerdown", onOutside, true);
-    },
+    destroy: () => listbox.destroy(),
   };
 }
 
