@@ -121,6 +121,29 @@ def test_figures_come_back_and_are_closed() -> None:
     assert set(plt.get_fignums()) == before
 
 
+def test_a_default_figure_comes_back_transparent_for_the_theme_a_styled_one_as_made() -> None:
+    import base64
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.image import imread
+
+    def corner_alpha(figure: dict[str, Any]) -> float:
+        png = base64.b64decode(figure["image"].split(",", 1)[1])
+        return float(imread(io.BytesIO(png), format="png")[0, 0, 3])
+
+    code = (
+        "import matplotlib.pyplot as plt\n"
+        "plt.figure(); plt.plot([1, 2, 3])\n"
+        "plt.figure(facecolor='black'); plt.plot([3, 2, 1])"
+    )
+    plain, styled = run_code(code, {}, max_output_chars=100)["figures"]
+    # the card recolours a themed figure in a dark theme (tool-card.js, components.css)
+    assert plain["themed"] is True and corner_alpha(plain) == 0.0
+    assert "themed" not in styled and corner_alpha(styled) == 1.0
+
+
 def test_new_dataframe_is_summarized_by_name() -> None:
     import pandas as pd
 

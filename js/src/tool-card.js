@@ -11,6 +11,7 @@ import { shownComponent, updateOf } from "./protocol.js";
 import { createPythonBody } from "./python-result.js";
 import { imageElements, resultImages } from "./result-images.js";
 import { argsRevision, parsedArgs } from "./streamed-args.js";
+import { createToolProgress } from "./tool-progress.js";
 
 /**
  * The arguments to show: as parsed from the streamed text while it streams
@@ -111,10 +112,20 @@ function pretty(value) {
 
 const FIGURE_URL = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/=]+$/;
 
-/** Images a result carries as `figures: [{image: "data:image/png;base64,..."}]` (run_python's). */
+/**
+ * Images a result carries as `figures: [{image: "data:image/png;base64,...", themed?: true}]`
+ * (run_python's), as `{src, themed}`; `themed`: a default-styled figure on a transparent
+ * background, recoloured in a dark theme as a Python component's figure is.
+ */
 export function resultFigures(result) {
   const list = result && typeof result === "object" && Array.isArray(result.figures) ? result.figures : [];
-  return list.map((f) => f?.image).filter((src) => typeof src === "string" && FIGURE_URL.test(src));
+  return list
+    .filter((f) => typeof f?.image === "string" && FIGURE_URL.test(f.image))
+    .map((f) => ({ src: f.image, themed: f.themed === true }));
+}
+
+function figureElement({ src, themed }) {
+  return h(themed ? "img.gu-tool-figure.gu-c-themed-figure" : "img.gu-tool-figure", { src, alt: "Figure" });
 }
 
 /**
@@ -128,6 +139,7 @@ export function createToolCard(ctx) {
   const argsBlock = h("div.gu-tool-args");
   const resultLabel = h("div.gu-tool-label", { text: "Result", hidden: true });
   const resultBlock = h("div.gu-tool-result", { hidden: true });
+  const progress = createToolProgress();
   const tracePre = h("pre.gu-tool-traceback-text");
   // In the DOM only when the kernel sent one.
   const traceback = h("details.gu-tool-traceback", {}, h("summary", {}, "Traceback"), tracePre);
@@ -139,6 +151,7 @@ export function createToolCard(ctx) {
     argsBlock,
     resultLabel,
     resultBlock,
+    ...progress.log,
   );
   const controls = h("div.gu-tool-controls");
   const head = h("div.gu-tool-head", {}, h("span.gu-tool-icon", { "aria-hidden": "true" }), name, status);
@@ -146,7 +159,7 @@ export function createToolCard(ctx) {
   const figures = h("div.gu-tool-figures", { hidden: true });
   // A call that runs code reads as a cell: its code, output and tables (python-result.js).
   const python = createPythonBody();
-  const el = h("div.gu-tool-call", {}, head, controls, python.el, images, figures, details);
+  const el = h("div.gu-tool-call", {}, head, progress.bar, controls, python.el, images, figures, details);
   const component = componentHook(ctx.components, el, controls);
   let pendingKey = null;
   let lastArgs = "";
@@ -183,6 +196,7 @@ export function createToolCard(ctx) {
       setData(el, "status", callStatusOf(part));
       setText(name, part.component ? part.component : part.tool_name);
       setText(status, statusLine(part, { human }));
+      progress.update(part);
       // A component stands in the thread as itself: no card, no status line
       // (only a waiting approval or a failure still speaks).
       const isComponentCall = !!(shownComponent(part) || updateOf(part));
@@ -209,7 +223,7 @@ export function createToolCard(ctx) {
         lastResult = part.result;
         setText(resultLabel, part.is_error ? "Error" : "Result");
         const figs = resultFigures(part.result);
-        figures.replaceChildren(...figs.map((src) => h("img.gu-tool-figure", { src, alt: "Figure" })));
+        figures.replaceChildren(...figs.map(figureElement));
         show(figures, figs.length > 0);
         fillJson(resultBlock, pretty(figs.length ? { ...part.result, figures: `${figs.length} shown above` } : part.result));
         const sources = part.is_error ? [] : resultImages(part.result);

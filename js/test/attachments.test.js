@@ -178,7 +178,7 @@ describe("chips and code", () => {
 
   it("a result's figures show as images; other URLs do not", () => {
     const png = "data:image/png;base64,iVBORw0KGgo=";
-    expect(resultFigures({ figures: [{ image: png }, { image: "https://evil/x.png" }, { image: "data:image/svg+xml;base64,AA==" }] })).toEqual([png]);
+    expect(resultFigures({ figures: [{ image: png }, { image: "https://evil/x.png" }, { image: "data:image/svg+xml;base64,AA==" }] })).toEqual([{ src: png, themed: false }]);
     const card = createToolCard({ send: vi.fn(), notify: vi.fn(), isHuman: () => false });
     card.update(
       { type: "tool-call", tool_call_id: "c1", tool_name: "run_python", args: { code: "plot()" }, args_text: "", args_complete: true, has_result: true, is_error: false, result: { figures: [{ image: png }] }, approval: null },

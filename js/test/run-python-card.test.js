@@ -58,6 +58,14 @@ describe("run_python's card reads like a cell", () => {
     expect(code.textContent).not.toContain("\\n");
   });
 
+  it("marks a default-styled figure for the dark theme, as a component's figure is, and not a styled one", () => {
+    const themed = { figure: 1, image: PNG, width: 640, height: 480, themed: true };
+    const el = card(run({ figures: [themed, { figure: 2, image: PNG, width: 640, height: 480 }] }));
+    const [plain, styled] = el.querySelectorAll(".gu-tool-figures img");
+    expect(plain.classList).toContain("gu-c-themed-figure");
+    expect(styled.classList).not.toContain("gu-c-themed-figure");
+  });
+
   it("shows the printed output, the figure and a small table with its shape", () => {
     const el = card(run(RESULT));
     expect(el.querySelector("pre.gu-py-stdout").textContent).toBe("8\n");

@@ -4,6 +4,7 @@ One page and kernel on ``e2e/attachments.ipynb`` (the offline demo model and
 ``run_python``). Faults tried: the approved code shown as a JSON string with
 ``\\n`` escapes instead of highlighted Python; the printed output, the figure
 or a new table buried in a wall of result JSON (outside the Details fold);
+a default-styled figure left white in the dark theme;
 the card overflowing a 500 px page. Screenshots at 1280 and 500 px, light
 and dark (into ``docs/screenshots/`` with ``UPDATE_SCREENSHOTS=1``).
 """
@@ -67,6 +68,8 @@ def test_an_approved_run_shows_code_output_figure_and_table(
     figure = card.locator(".gu-tool-figures img")
     expect(figure).to_have_count(1)
     assert figure.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    # a default-styled figure: transparent, recoloured in the dark theme (below)
+    assert figure.evaluate("(img) => getComputedStyle(img).filter") == "none"
     table = card.locator(".gu-py-table")
     expect(table.locator(".gu-py-shape")).to_have_text("4 × 2")
     # the column's type on hover (pandas 3 names text columns "str", earlier ones "object")
@@ -87,6 +90,8 @@ def test_an_approved_run_shows_code_output_figure_and_table(
                 and page.page.evaluate("document.body.dataset.jpThemeName") != "JupyterLab Dark"
             ):
                 page.set_theme("JupyterLab Dark")
+                # its ink turned light on the dark page, as a component's figure is
+                assert "invert(1)" in figure.evaluate("(img) => getComputedStyle(img).filter")
             chat.evaluate("(el, w) => { el.style.width = w === 500 ? '500px' : ''; }", width)
             assert card.evaluate(
                 "(el) => el.scrollWidth <= el.clientWidth + 1"

@@ -21,6 +21,7 @@ from typing import Any, get_type_hints, overload
 import pydantic
 from pydantic import BaseModel
 
+from .._figure_style import default_styled
 from ..tools import parse_docstring
 from .component import Component
 
@@ -53,20 +54,9 @@ THEMED_FIGURE = "application/vnd.ipygenui.themed-figure"
 background: the browser recolours it for a dark theme (components.css)."""
 
 
-def _default_style(figure: Any) -> bool:
-    """Whether ``figure`` keeps matplotlib's default white background (the
-    user's own style, a dark one for instance, is shown as they made it)."""
-    try:
-        from matplotlib.colors import to_rgba
-
-        return bool(to_rgba(figure.get_facecolor()) == (1.0, 1.0, 1.0, 1.0))
-    except Exception:
-        return False
-
-
 def _figure_png(figure: Any) -> MimeBundle:
     buffer = io.BytesIO()
-    themed = _default_style(figure)
+    themed = default_styled(figure)
     # transparent: the chat's background shows through, light or dark
     figure.savefig(buffer, format="png", bbox_inches="tight", dpi=96, transparent=themed)
     try:  # close it, or the inline backend shows it again after the next cell

@@ -36,6 +36,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, Field
 
+from .._figure_style import default_styled
 from ..data import DataStore, current_data, is_figure, is_listable, summarize
 from ._table_preview import table_preview
 from ._tool import ApprovalRule, Tool
@@ -262,24 +263,30 @@ def _take_new_figures(before: set[int]) -> list[dict[str, Any]]:
     for number in sorted(set(pyplot.get_fignums()) - before):
         figure = pyplot.figure(number)
         if len(out) < MAX_FIGURES:
-            out.append({"figure": number, **figure_png(figure)})
+            out.append({"figure": number, **figure_png(figure, themed=default_styled(figure))})
         pyplot.close(figure)
     return out
 
 
-def figure_bytes(figure: Any) -> bytes:
+def figure_bytes(figure: Any, *, transparent: bool = False) -> bytes:
     """A matplotlib figure as PNG bytes (``savefig`` draws PNG with Agg, also
     for a GUI backend's figure, so it works off the main thread)."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
+    figure.savefig(buffer, format="png", transparent=transparent)
     return buffer.getvalue()
 
 
-def figure_png(figure: Any) -> dict[str, Any]:
-    """A matplotlib figure as ``{"image": data URL, "width", "height"}``."""
+def figure_png(figure: Any, *, themed: bool = False) -> dict[str, Any]:
+    """A matplotlib figure as ``{"image": data URL, "width", "height"}``.
+
+    ``themed``: a default-styled figure, saved on a transparent background
+    and marked ``"themed": True`` so the card recolours it in a dark theme
+    (it is for the user's eyes only: the model never gets a figure's pixels).
+    """
     width, height = (int(v) for v in figure.get_size_inches() * figure.dpi)
-    encoded = base64.b64encode(figure_bytes(figure)).decode("ascii")
-    return {"image": f"data:image/png;base64,{encoded}", "width": width, "height": height}
+    encoded = base64.b64encode(figure_bytes(figure, transparent=themed)).decode("ascii")
+    png = {"image": f"data:image/png;base64,{encoded}", "width": width, "height": height}
+    return {**png, "themed": True} if themed else png
 
 
 # --- output captured per thread ---------------------------------------------------
