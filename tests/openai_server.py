@@ -40,6 +40,8 @@ from typing import Any
 
 import pytest
 
+from _local_server import LocalServer, send_json
+
 __all__ = ["OpenAIServer", "Reply", "ToolCall", "openai_server", "table_args"]
 
 
@@ -346,12 +348,13 @@ def _frame(payload: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(body), body)
 
 
-class OpenAIServer:
+class OpenAIServer(LocalServer):
     """The server, run on its own event loop in a background thread."""
 
+    name = "openai"
+
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.host = host
-        self.port = port
+        super().__init__(host, port)
         self.requests: list[dict[str, Any]] = []
         """Every request body received, in order (including refused ones)."""
         self.default: Reply | None = None
@@ -359,10 +362,6 @@ class OpenAIServer:
         self.client_closed = threading.Event()
         """Set when a client closed a connection held open (``hang``, ``stall_after``)."""
         self._replies: deque[Reply] = deque()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
 
     @property
     def base_url(self) -> str:
@@ -371,81 +370,6 @@ class OpenAIServer:
     def script(self, *replies: Reply) -> None:
         """Queue replies; each request takes the next one."""
         self._replies.extend(replies)
-
-    # --- lifecycle ------------------------------------------------------------
-
-    def start(self) -> OpenAIServer:
-        self._thread = threading.Thread(target=self._run, name="openai-test-server", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("the test server did not start")
-        return self
-
-    def stop(self) -> None:
-        loop = self._loop
-        if loop is not None and self._server is not None:
-            loop.call_soon_threadsafe(self._server.close)
-            loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(10)
-
-    def __enter__(self) -> OpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        self._loop = loop
-        self._server = loop.run_until_complete(
-            asyncio.start_server(self._handle, self.host, self.port)
-        )
-        self.port = self._server.sockets[0].getsockname()[1]
-        self._ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            self._server.close()
-            pending = asyncio.all_tasks(loop)  # open keep-alive connections
-            for task in pending:
-                task.cancel()
-            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            loop.close()
-
-    async def serve_forever(self) -> None:
-        """Serve on the current loop (the subprocess mode)."""
-        server = await asyncio.start_server(self._handle, self.host, self.port)
-        self.port = server.sockets[0].getsockname()[1]
-        print(f"PORT {self.port}", flush=True)
-        async with server:
-            await server.serve_forever()
-
-    # --- HTTP -------------------------------------------------------------------
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:  # keep-alive: one request after another
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    return
-                lines = head.decode("latin-1").split("\r\n")
-                method, path, _ = lines[0].split(" ", 2)
-                headers = {}
-                for line in lines[1:]:
-                    if ":" in line:
-                        name, value = line.split(":", 1)
-                        headers[name.strip().lower()] = value.strip()
-                body = await reader.readexactly(int(headers.get("content-length", "0")))
-                if not await self._respond(method, path, body, reader, writer):
-                    return
-        except ConnectionError:
-            return
-        finally:
-            with contextlib.suppress(Exception):
-                writer.close()
 
     async def _respond(
         self,
@@ -457,23 +381,23 @@ class OpenAIServer:
     ) -> bool:
         """Answer one request; False when the connection must not be reused."""
         if method != "POST" or not path.endswith("/chat/completions"):
-            await _send_json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+            await send_json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
             return True
         try:
             request = json.loads(body)
         except ValueError:
-            await _send_json(writer, 400, {"error": {"message": "body is not JSON"}})
+            await send_json(writer, 400, {"error": {"message": "body is not JSON"}})
             return True
         self.requests.append(request)
         reply = self._replies.popleft() if self._replies else self.default
         if reply is None:
-            await _send_json(writer, 500, {"error": {"message": "no scripted reply"}})
+            await send_json(writer, 500, {"error": {"message": "no scripted reply"}})
             return True
         refusal = reply.refuse_missing and provider_refusal(
             reply.refuse_missing, request.get("messages") or []
         )
         if refusal:
-            await _send_json(writer, 400, refusal)
+            await send_json(writer, 400, refusal)
             return True
         if reply.hang:
             await self._hold(reader)
@@ -483,12 +407,12 @@ class OpenAIServer:
             if reply.retry_after is not None:
                 extra = {"retry-after": reply.retry_after}
             message = reply.error_message or f"scripted failure {reply.status}"
-            await _send_json(
+            await send_json(
                 writer, reply.status, {"error": {"message": message, "type": "test"}}, extra
             )
             return True
         if not request.get("stream"):
-            await _send_json(writer, 200, reply.completion())
+            await send_json(writer, 200, reply.completion())
             return True
         include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
         return await self._stream(reply, include_usage, reader, writer)
@@ -559,22 +483,6 @@ async def _send_body(reply: Reply, body: bytes, writer: asyncio.StreamWriter) ->
     writer.write(b"0\r\n\r\n")
     await writer.drain()
     return True
-
-
-async def _send_json(
-    writer: asyncio.StreamWriter,
-    status: int,
-    payload: Any,
-    extra_headers: dict[str, str] | None = None,
-) -> None:
-    body = json.dumps(payload).encode()
-    head = (
-        f"HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
-    )
-    for name, value in (extra_headers or {}).items():
-        head += f"{name}: {value}\r\n"
-    writer.write(head.encode() + b"\r\n" + body)
-    await writer.drain()
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
-"""What the three native provider servers share: the scripted turn, the HTTP
-loop on 127.0.0.1 in a background thread, and the subprocess mode for
-benchmarks.
+"""What the three native provider servers share: the scripted turn and the
+request handling (the HTTP loop on 127.0.0.1, in a background thread or the
+subprocess mode for benchmarks, is ``_local_server.py``'s).
 
 Each server (``anthropic.py``, ``gemini.py``, ``responses.py``) turns a
 :class:`Turn` into its provider's real event stream (shapes taken from the
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import contextlib
 import json
-import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
+
+from _local_server import LocalServer, send_json
 
 RECORDINGS = Path(__file__).with_name("recordings")
 
@@ -91,14 +91,13 @@ class Answer:
     frames: Iterable[bytes] | None = None
 
 
-class ProviderServer(abc.ABC):
+class ProviderServer(LocalServer):
     """A provider's HTTP API on 127.0.0.1, on its own loop in a thread."""
 
     name = "provider"
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.host = host
-        self.port = port
+        super().__init__(host, port)
         self.requests: list[dict[str, Any]] = []
         """Every request body received, in order (refused ones too)."""
         self.paths: list[str] = []
@@ -110,10 +109,6 @@ class ProviderServer(abc.ABC):
         """When set, served to every request continuing a tool loop (its last
         input is a tool result), so a benchmark's run ends after two steps."""
         self._turns: deque[Turn] = deque()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
 
     @property
     @abc.abstractmethod
@@ -132,105 +127,38 @@ class ProviderServer(abc.ABC):
         """Queue turns; each request takes the next one."""
         self._turns.extend(turns)
 
-    # --- lifecycle --------------------------------------------------------------
-
-    def start(self) -> Self:
-        self._thread = threading.Thread(target=self._run, name=f"{self.name}-server", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError(f"the {self.name} test server did not start")
-        return self
-
-    def stop(self) -> None:
-        loop = self._loop
-        if loop is not None and self._server is not None:
-            loop.call_soon_threadsafe(self._server.close)
-            loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(10)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _run(self) -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        self._loop = loop
-        self._server = loop.run_until_complete(
-            asyncio.start_server(self._handle, self.host, self.port)
-        )
-        self.port = self._server.sockets[0].getsockname()[1]
-        self._ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            self._server.close()
-            pending = asyncio.all_tasks(loop)  # open keep-alive connections
-            for task in pending:
-                task.cancel()
-            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            loop.close()
-
-    async def serve_forever(self) -> None:
-        """Serve on the current loop (the subprocess mode of ``serve.py``)."""
-        server = await asyncio.start_server(self._handle, self.host, self.port)
-        self.port = server.sockets[0].getsockname()[1]
-        print(f"PORT {self.port}", flush=True)
-        async with server:
-            await server.serve_forever()
-
     # --- HTTP -------------------------------------------------------------------
 
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:  # keep-alive: one request after another
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    return
-                lines = head.decode("latin-1").split("\r\n")
-                method, path, _ = lines[0].split(" ", 2)
-                headers = {}
-                for line in lines[1:]:
-                    if ":" in line:
-                        key, value = line.split(":", 1)
-                        headers[key.strip().lower()] = value.strip()
-                body = await reader.readexactly(int(headers.get("content-length", "0")))
-                await self._respond(method, path, body, writer)
-        except (ConnectionError, asyncio.CancelledError):
-            return  # a client went away, or the server stops with connections open
-        finally:
-            with contextlib.suppress(Exception):
-                writer.close()
-
     async def _respond(
-        self, method: str, path: str, body: bytes, writer: asyncio.StreamWriter
-    ) -> None:
+        self,
+        method: str,
+        path: str,
+        body: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
         if method != "POST":
-            await _send_json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
-            return
+            await send_json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+            return True
         try:
             request = json.loads(body)
         except ValueError:
-            await _send_json(writer, 400, {"error": {"message": "body is not JSON"}})
-            return
+            await send_json(writer, 400, {"error": {"message": "body is not JSON"}})
+            return True
         self.requests.append(request)
         self.paths.append(path)
         turn = self._turns.popleft() if self._turns else self.default
         if self.after_tools is not None and self.continues_tool_loop(request):
             turn = self.after_tools
         if turn is None:
-            await _send_json(writer, 500, {"error": {"message": "no scripted reply"}})
-            return
+            await send_json(writer, 500, {"error": {"message": "no scripted reply"}})
+            return True
         answer = self.answer(path, request, turn)
         if answer.frames is None:
             if answer.status == 400:
                 self.refusals.append(answer.body)
-            await _send_json(writer, answer.status, answer.body)
-            return
+            await send_json(writer, answer.status, answer.body)
+            return True
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
             b"transfer-encoding: chunked\r\n\r\n"
@@ -244,13 +172,4 @@ class ProviderServer(abc.ABC):
                 await writer.drain()
         writer.write(b"0\r\n\r\n")
         await writer.drain()
-
-
-async def _send_json(writer: asyncio.StreamWriter, status: int, payload: Any) -> None:
-    body = json.dumps(payload).encode()
-    head = (
-        f"HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n"
-        f"content-length: {len(body)}\r\n\r\n"
-    )
-    writer.write(head.encode() + body)
-    await writer.drain()
+        return True
