@@ -15,7 +15,7 @@ from typing import Any
 import uvicorn
 from ag_ui.core import StateDeltaEvent
 from pydantic import BaseModel
-from pydantic_ai import Agent, ToolReturn
+from pydantic_ai import Agent, DeferredToolRequests, ToolReturn
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.ui import StateDeps
@@ -24,6 +24,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+import ipygenui as gu
 
 
 def free_port() -> int:
@@ -108,5 +110,51 @@ def ops_agent() -> Agent[StateDeps[Notes], str]:
         """Keep a note in the shared state."""
         delta = StateDeltaEvent(delta=[{"op": "add", "path": "/note", "value": note}])
         return ToolReturn(return_value="noted", metadata=[delta])
+
+    return agent
+
+
+async def gated_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+    """A scripted model with an approval-gated tool of the agent's own: ask to
+    delete, then report what the deletion returned (or the user's refusal)."""
+    seen = returned(messages)
+    if "delete_everything" not in seen:
+        yield "Deleting needs your approval. "
+        args = '{"where": "prod"}'
+        yield {0: DeltaToolCall(name="delete_everything", json_args=args, tool_call_id="x1")}
+    else:
+        yield f"The agent read: {seen['delete_everything']}."
+
+
+RAN: list[str] = []
+"""What the notebook's own gated tool (``drop_table``) dropped."""
+
+
+@gu.tool(requires_approval=True)
+def drop_table(name: str) -> str:
+    """Drop a table (asks first)."""
+    RAN.append(name)
+    return f"dropped {name}"
+
+
+DELETED: list[str] = []
+"""What the gated agent's own tool deleted (it runs in the agent's process)."""
+
+
+def gated_agent() -> Agent[StateDeps[Notes], Any]:
+    """An agent whose own tool needs the user's approval (pydantic-ai's
+    ``requires_approval``): its runs end with an AG-UI interrupt for it."""
+    agent: Agent[StateDeps[Notes], Any] = Agent(
+        FunctionModel(stream_function=gated_stream),
+        name="gated",
+        deps_type=StateDeps[Notes],
+        output_type=[str, DeferredToolRequests],
+    )
+
+    @agent.tool_plain(requires_approval=True)
+    def delete_everything(where: str) -> str:
+        """Delete everything (asks first)."""
+        DELETED.append(where)
+        return f"deleted {where}"
 
     return agent

@@ -49,12 +49,14 @@ AREAS = (
     ),
     Area(
         "AG-UI agents",
-        ("test_agui_sequence.py", "test_agui_agent_limits.py"),
+        ("test_agui_sequence.py", "test_agui_agent_limits.py", "test_agui_interrupts.py"),
         "cancel mid-text and mid-arguments, reject / answer / send while calls wait, retry "
         "after RUN_ERROR, unknown parents, every runtime scenario through the sequence "
         "verifier; JSON Patch bombs (`copy` ops, 300-deep states), a 64 MB event, an "
         "endless stream, a snapshot then a delta, the connection after cancel, unclosed "
-        "sessions at exit",
+        "sessions at exit; interrupts for a call not made, for none, for a kernel tool, "
+        "for an answered or decided call, malformed ones, an agent interrupting forever "
+        "(with a grant too), a reload while the approval is pending",
     ),
     Area(
         "MCP",

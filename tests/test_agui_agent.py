@@ -12,7 +12,11 @@ Faults tried:
   broke, and the thread valid for the next run;
 - the agent's stream not streaming into the message like a model's (patch
   events before the step's end), and the stream the runtime re-emits breaking
-  the protocol's rules.
+  the protocol's rules;
+- the agent's own approval-gated tool (an AG-UI interrupt) not shown as an
+  approval card, run before the user decides, or the agent not resumed with
+  the decision (approved: it runs the tool and answers; rejected: it reads
+  the reason); the run input without ``protocolVersion``.
 """
 
 from __future__ import annotations
@@ -41,24 +45,16 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 import ipygenui as gu
-from agui_agents import agui_app, free_port, ops_agent, serve
+from agui_agents import DELETED, RAN, agui_app, drop_table, free_port, gated_agent, ops_agent, serve
 from agui_verifier import StreamVerifier
 from ipygenui.events import AgentCustomEvent, MessagePatched, MessageReplaced
 from ipygenui.messages import Complete, Incomplete, RequiresAction
-
-RAN: list[str] = []
-
-
-@gu.tool(requires_approval=True)
-def drop_table(name: str) -> str:
-    """Drop a table (asks first)."""
-    RAN.append(name)
-    return f"dropped {name}"
 
 
 @pytest.fixture(autouse=True)
 def _reset() -> None:
     RAN.clear()
+    DELETED.clear()
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +122,87 @@ async def test_the_agent_is_sent_the_thread_tools_and_state(ops_url: str) -> Non
     assert rt.state == {"notes": ["old"], "note": "drop t"}  # the delta patched what we sent
     roles = [m.role for m in data.messages]
     assert roles[0] == "user" and "tool" in roles
+
+
+@pytest.fixture(scope="module")
+def gated_url() -> Iterator[str]:
+    with serve(agui_app(gated_agent())) as url:
+        yield url
+
+
+async def test_the_agents_own_gated_tool_is_approved_in_the_chat(gated_url: str) -> None:
+    chat = gu.Chat(agent=gu.AGUIAgent(gated_url), tools=[drop_table])
+    verifier = StreamVerifier(chat.runtime)
+    message = await chat.send("delete everything")
+    assert isinstance(message.status, RequiresAction)
+    (call,) = message.tool_calls
+    assert call.tool_name == "delete_everything" and call.args == {"where": "prod"}
+    assert call.approval is not None and call.approval.status == "pending"
+    assert call.approval.note == 'Approve delete_everything({"where":"prod"})?'
+    assert not call.has_result and DELETED == []  # the agent waits for the user
+    final = await chat.approve("x1")  # type: ignore[misc]
+    assert DELETED == ["prod"]  # the agent ran its own tool, once
+    assert RAN == []
+    assert call.result == "deleted prod" and not call.is_error
+    assert call.approval.status == "approved" and call.approval.decided_by == "code"
+    assert isinstance(final.status, Complete)
+    assert final.text.endswith("The agent read: deleted prod.")
+    assert verifier.errors == []
+
+
+async def test_the_agents_own_gated_tool_rejected_with_a_reason(gated_url: str) -> None:
+    chat = gu.Chat(agent=gu.AGUIAgent(gated_url))
+    await chat.send("delete everything")
+    final = await chat.reject("x1", "not today")  # type: ignore[misc]
+    assert DELETED == []
+    (call,) = final.tool_calls
+    assert call.is_error and "not today" in json.dumps(call.result)
+    assert isinstance(final.status, Complete)
+    assert final.text.endswith("The agent read: not today.")  # the agent heard why
+
+
+async def test_the_agents_own_gated_tool_approved_with_edited_arguments(gated_url: str) -> None:
+    chat = gu.Chat(agent=gu.AGUIAgent(gated_url))
+    await chat.send("delete everything")
+    final = await chat.approve("x1", args={"where": "staging"})  # type: ignore[misc]
+    assert DELETED == ["staging"]  # the agent ran what the user approved
+    (call,) = final.tool_calls
+    assert call.args == {"where": "staging"} and call.approval is not None
+    assert call.approval.edited
+    assert final.text.endswith("The agent read: deleted staging.")
+
+
+def test_the_run_input_declares_the_protocol_version_and_resumes() -> None:
+    from ipygenui.agui._state_limits import StateLimits
+    from ipygenui.models.agent import AgentDecision, AgentRequest
+
+    agent = gu.AGUIAgent("http://127.0.0.1:1/")
+    rt = gu.Runtime(agent=agent, tools=[drop_table])
+    request = AgentRequest(
+        thread_id="t",
+        messages=[],
+        tools=[t.openai_schema(standard_parameters=True) for t in rt.tools.values()],
+        state={},
+        resume=[
+            AgentDecision("int-x1", "x1", False, "no"),
+            AgentDecision("int-x2", "x2", True, args={"where": "staging"}),
+        ],
+    )
+    data, _ = agent._body(request, StateLimits())
+    assert data["protocolVersion"] == "1.0"
+    assert [t["name"] for t in data["tools"]] == ["drop_table"]
+    assert data["resume"] == [
+        {
+            "interruptId": "int-x1",
+            "status": "resolved",
+            "payload": {"approved": False, "reason": "no"},
+        },
+        {
+            "interruptId": "int-x2",
+            "status": "resolved",
+            "payload": {"approved": True, "editedArgs": {"where": "staging"}},
+        },
+    ]
 
 
 def scripted_app(kind: str) -> Starlette:

@@ -7,6 +7,7 @@ stale notebook cell loses nothing. Resuming the loop is the runtime's job.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..messages import (
     DecidedBy,
     Incomplete,
     Message,
+    ParsedArgs,
     RequiresAction,
     Running,
     Thread,
@@ -23,6 +25,7 @@ from ..messages import (
 )
 from ..tools import Tool, ToolArgumentsError, to_jsonable
 from .accumulator import clean_arguments
+from .agent_interrupts import is_agent_gated
 from .ending import Answer, end_message
 from .tool_runner import show_validated
 
@@ -122,10 +125,16 @@ def approve_call(
     Edited ``args`` are validated first and stored in their validated form:
     what runs is exactly what the call then shows. The user approved them
     explicitly, so they run whatever the tool's approval rule says of them.
+    A call an agent paused on takes them as they are: the agent validates
+    its own tool's arguments.
     """
     message, part = pending_approval(thread, tool_call_id)
     shown = part.args
-    if args is not None:
+    if args is not None and is_agent_gated(message, part, tools):
+        text = json.dumps(args)
+        part.args, part.args_text = args, text
+        part.record_parsed_args(ParsedArgs(text, args))
+    elif args is not None:
         tool = tools.get(part.tool_name)
         if tool is None:
             raise DecisionError(f"tool {part.tool_name!r} is not registered here")

@@ -35,6 +35,7 @@ from ..models.agent import Agent, AgentRequest
 from ..models.base import Model, ModelDelta, ModelError, ModelRequest, delta_batches
 from ..tools import Tool
 from .accumulator import Accumulator
+from .agent_interrupts import ask_user, decisions, resumed_by_agent, settle
 from .continuation import should_continue
 from .decisions import may_answer
 from .history import CATALOGUE_KEY, assistant_messages, to_openai_messages
@@ -102,6 +103,7 @@ class RunLoop:
         self._events = events
         self._commit = commit
         self._tool_choice = tool_choice
+        self._always_approved = always_approved
         self._schemas = [t.openai_schema(standard_parameters=True) for t in tools.values()]
         self._component_names = [t.component for t in tools.values() if t.component]
         self._toolset = Toolset(tools)
@@ -165,9 +167,11 @@ class RunLoop:
     def _should_continue(self, message: Message) -> bool:
         """``should_continue``, and no call left open: the tool phase has run
         every call it could, and a human tool's call with an approval decision
-        (which the rule lets through) still waits for its answer."""
+        (which the rule lets through) still waits for its answer. An approved
+        call of an agent's own is answered by the agent's next run."""
+        tools = self._toolset.all()
         return should_continue(message, self._human_tools) and all(
-            part.has_result for part in message.tool_calls
+            part.has_result or resumed_by_agent(message, part, tools) for part in message.tool_calls
         )
 
     @staticmethod
@@ -263,6 +267,8 @@ class RunLoop:
             patch(message, ops)
         calls = accumulator.tool_call_parts
         if agent_request is not None:
+            settle(message, agent_request, self._events.answer)
+            ask_user(message, agent_request, calls, self._always_approved())
             calls = self._answer_server_calls(agent_request, calls)
         step.update(
             end=len(message.parts),
@@ -320,6 +326,7 @@ class RunLoop:
             status=status,
             set_state=set_state,
             custom=custom,
+            resume=decisions(message, self._toolset.all()),
         )
 
     def _answer_server_calls(

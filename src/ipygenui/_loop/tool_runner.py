@@ -28,6 +28,7 @@ from ..data import DataStore, model_json, using_data
 from ..messages import Approval, Message, ParsedArgs, ToolCallPart
 from ..tools import Tool, ToolArgumentsError, ToolError, to_jsonable
 from ..tools._worker_threads import runs_in_thread, stopped_in_background
+from .agent_interrupts import is_agent_gated
 from .run_events import RunEvents
 from .toolset import Toolset
 
@@ -120,6 +121,8 @@ class ToolRunner:
     def _prepare(self, message: Message, part: ToolCallPart, tools: Toolset) -> Ready | Stop | Held:
         """Decide what happens to an unanswered call."""
         tool = tools.get(part.tool_name)
+        if tool is None and is_agent_gated(message, part, tools.all()):
+            return "waiting"  # the agent's own call: the user decides, the agent runs it
         if tool is None:
             names = ", ".join(sorted(tools.own)) or "none"
             return self._fail(part, f"Unknown tool {part.tool_name!r}. Available tools: {names}.")

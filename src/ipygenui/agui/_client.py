@@ -10,6 +10,17 @@ itself answer their calls; state snapshots and JSON Patch deltas update the
 shared state; CUSTOM events reach the thread listeners. Calls of the chat's
 tools run in the kernel, gated as usual, and go back on the next run.
 
+A run that ends paused on calls of the agent's own tools (``RUN_FINISHED``
+with an ``interrupt`` outcome, one tool-call interrupt per call) hands those
+calls to the chat as approval cards (``_loop/agent_interrupts.py``); the
+next run carries the user's decisions as its ``resume`` entries, in the
+payload pydantic-ai's adapter advertises (``{"approved": true}``, or
+``false`` with the reason), and without the placeholder results of those
+calls in its messages. An interrupt the chat cannot show as the approval of
+one call this run made (none named, a call it did not make or already
+answered, a call of the chat's own tools, a call the user already decided)
+is an error: nothing runs on it.
+
 Anything wrong (the URL down, an HTTP error, a page that is no event stream,
 an event the protocol does not know, events out of order, RUN_ERROR, a stream
 that stops before RUN_FINISHED) raises ``ModelError`` naming the URL and what
@@ -39,12 +50,21 @@ import socket
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from ag_ui.core import BaseEvent, Context, Event, EventType, RunAgentInput
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    BaseEvent,
+    Context,
+    Event,
+    EventType,
+    ResumeEntry,
+    RunAgentInput,
+    ToolMessage,
+)
 from pydantic import TypeAdapter, ValidationError
 
 from .._internal.loop_clients import LoopClients
 from ..messages import new_id
-from ..models.agent import AgentRequest
+from ..models.agent import AgentDecision, AgentInterrupt, AgentRequest
 from ..models.base import (
     FinishDelta,
     ModelDelta,
@@ -147,14 +167,22 @@ class AGUIAgent:
 
     def run_input(self, request: AgentRequest) -> RunAgentInput:
         """What one run of the agent is asked (the POST body)."""
+        resumed = {decision.tool_call_id for decision in request.resume}
+        messages = [
+            m
+            for m in to_agui_messages(request.messages)
+            if not (isinstance(m, ToolMessage) and m.tool_call_id in resumed)
+        ]  # a resumed call is answered by the agent: not by a placeholder of ours
         return RunAgentInput(
             thread_id=request.thread_id,
             run_id=new_id("run"),
-            messages=to_agui_messages(request.messages),
+            protocol_version=PROTOCOL_VERSION,
+            messages=messages,
             tools=to_agui_tools(request.tools),
             state=request.state,
             context=[Context(description=k, value=v) for k, v in self.context.items()],
             forwarded_props=self.forwarded_props,
+            resume=[_resume_entry(decision) for decision in request.resume] or None,
         )
 
     async def run(self, request: AgentRequest) -> AsyncIterator[ModelDelta]:
@@ -290,6 +318,9 @@ class _RunReader:
         self._rules = SequenceChecker()
         self._calls: dict[str, int] = {}
         """The run's tool calls: AG-UI id -> ToolCallDelta index."""
+        self._names: dict[str, str] = {}
+        """The run's tool calls: AG-UI id -> tool name."""
+        self._resumed = {decision.tool_call_id for decision in request.resume}
 
     def apply(self, event: BaseEvent) -> list[ModelDelta]:
         try:
@@ -312,6 +343,8 @@ class _RunReader:
             index = self._calls.get(data.tool_call_id)
             if index is not None:  # a tool the agent ran itself
                 self.request.server_results[index] = (_result(data.content), False)
+            elif data.tool_call_id in self._resumed:  # a call the user decided on
+                self.request.resumed_results[data.tool_call_id] = (_result(data.content), False)
             return []
         if kind == EventType.STATE_SNAPSHOT:
             snapshot = data.snapshot
@@ -329,6 +362,10 @@ class _RunReader:
             code = f" ({data.code})" if data.code else ""
             raise ModelError(f"The agent at {self.url} failed{code}: {data.message}")
         elif kind == EventType.RUN_FINISHED:
+            outcome = getattr(data, "outcome", None)
+            if outcome is not None and outcome.type == "interrupt":
+                for interrupt in outcome.interrupts:
+                    self._interrupted(interrupt)
             self.finished = True
             kernel_calls = len(self._calls) > len(self.request.server_results)
             return [FinishDelta("tool_calls" if kernel_calls else "stop")]
@@ -336,7 +373,38 @@ class _RunReader:
 
     def _start_call(self, call_id: str, name: str) -> ToolCallDelta:
         index = self._calls[call_id] = len(self._calls)
+        self._names[call_id] = name
         return ToolCallDelta(index, id=call_id, name=name)
+
+    def _interrupted(self, interrupt: Any) -> None:
+        """An interrupt of the run: the approval of one of the agent's own calls."""
+        call_id = interrupt.tool_call_id
+        index = self._calls.get(call_id) if call_id is not None else None
+        what = f"The agent at {self.url} paused its run on interrupt {interrupt.id!r}"
+        if call_id is None:
+            raise ModelError(
+                f"{what} ({interrupt.reason}), which names no tool call: only the approval "
+                f"of a tool call can be asked in the chat"
+            )
+        if call_id in self._resumed:
+            raise ModelError(
+                f"{what} for tool call {call_id} again, which the user already decided: "
+                f"it is not asked twice"
+            )
+        if index is None:
+            raise ModelError(f"{what} for tool call {call_id}, which this run did not make")
+        name = self._names[call_id]
+        own = {s.get("function", s).get("name") for s in self.request.tools}
+        if name in own:
+            raise ModelError(
+                f"{what} for tool call {call_id} of the chat's own tool {name!r}: the chat "
+                f"runs and gates its own tools"
+            )
+        if index in self.request.server_results:
+            raise ModelError(f"{what} for tool call {call_id}, which it already answered")
+        if index in self.request.interrupts:
+            raise ModelError(f"{what} for tool call {call_id}, which another interrupt names")
+        self.request.interrupts[index] = AgentInterrupt(interrupt.id, interrupt.message)
 
     def _chunk(self, data: Any) -> list[ModelDelta]:
         call_id = data.tool_call_id or (next(reversed(self._calls)) if self._calls else None)
@@ -371,6 +439,16 @@ class _RunReader:
 
     def _refused(self, exc: StateLimitError) -> ModelError:
         return ModelError(f"The agent at {self.url} sent {exc}; the shared state is left as it was")
+
+
+def _resume_entry(decision: AgentDecision) -> ResumeEntry:
+    """The user's decision as AG-UI resumes an interrupt (the approval payload)."""
+    payload: dict[str, Any] = {"approved": decision.approved}
+    if decision.approved and decision.args is not None:
+        payload["editedArgs"] = decision.args
+    if not decision.approved and decision.reason:
+        payload["reason"] = decision.reason
+    return ResumeEntry(interrupt_id=decision.interrupt_id, status="resolved", payload=payload)
 
 
 def _plain_op(op: Any) -> Any:
