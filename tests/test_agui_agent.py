@@ -138,7 +138,7 @@ async def test_the_agents_own_gated_tool_is_approved_in_the_chat(gated_url: str)
     (call,) = message.tool_calls
     assert call.tool_name == "delete_everything" and call.args == {"where": "prod"}
     assert call.approval is not None and call.approval.status == "pending"
-    assert call.approval.note == 'Approve delete_everything({"where":"prod"})?'
+    assert call.approval.note == 'The agent asks: Approve delete_everything({"where":"prod"})?'
     assert not call.has_result and DELETED == []  # the agent waits for the user
     final = await chat.approve("x1")  # type: ignore[misc]
     assert DELETED == ["prod"]  # the agent ran its own tool, once

@@ -3,7 +3,7 @@
 An agent (``gu.AGUIAgent``) may end a run paused on a call of its own tool,
 waiting for the user's approval (AG-UI's interrupt). The call is then
 shown as every gated call is (``approval`` pending, the agent's question as
-the card's note) and decided only by ``approve`` / ``reject``. The agent
+the card's note, marked as the agent's) and decided only by ``approve`` / ``reject``. The agent
 runs its own tool, so the kernel never does: the tool phase holds the call,
 and the next model step sends the decision back as the run's ``resume``;
 the result the agent then reports answers the call.
@@ -75,8 +75,9 @@ def ask_user(
             part.approval = Approval(
                 status="approved", reason="always allowed in this chat", decided_by="grant"
             )
-        else:
-            part.approval = Approval(status="pending", note=prompt or None)
+        else:  # the agent's words, marked as its own: shown, never obeyed
+            note = f"The agent asks: {prompt}" if prompt else None
+            part.approval = Approval(status="pending", note=note)
         marks[part.tool_call_id] = interrupt.interrupt_id
 
 
