@@ -240,23 +240,17 @@ def _describe_attachments(
     text = "You attached:\n" + "\n".join(lines)
     if images:
         counted = "an image" if images == 1 else f"{images} images"
-        text += f"\n\nA vision model would get {counted} as image content, as I just did."
+        text += f"\n\nThe chat sent me {counted} as image content, which a vision model would see."
     if data_ref and _TABLE_TOOL in names:
         text += f"\n\nHere is all of `{data_ref}`, sent by the notebook, not by me:\n\n"
-        return ScriptedReply(text=text, tool_calls=[_table_call(data_ref)])
+        return ScriptedReply(text=text, tool_calls=[_table_call(data_ref, title=data_ref)])
     return ScriptedReply(text=text)
 
 
-def _table_call(ref: str) -> ScriptedCall:
-    return ScriptedCall(
-        _TABLE_TOOL,
-        {
-            STATUS_PARAM: f"showing {ref}",
-            COMPLETION_PARAM: f"showed {ref}",
-            "title": ref,
-            "data": ref,
-        },
-    )
+def _table_call(ref: str, title: str | None = None) -> ScriptedCall:
+    """A Table of ``ref``; an internal ref (``df_1``) is no title, a file's name is."""
+    args = {STATUS_PARAM: f"showing {ref}", COMPLETION_PARAM: f"showed {ref}", "data": ref}
+    return ScriptedCall(_TABLE_TOOL, args if title is None else {**args, "title": title})
 
 
 def _table_of_result(request: ModelRequest) -> ScriptedReply | None:
