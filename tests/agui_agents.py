@@ -116,12 +116,22 @@ def ops_agent() -> Agent[StateDeps[Notes], str]:
 
 async def gated_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
     """A scripted model with an approval-gated tool of the agent's own: ask to
-    delete, then report what the deletion returned (or the user's refusal)."""
+    delete (showing a Metric component too when the chat offers it), then
+    report what the deletion returned (or the user's refusal)."""
     seen = returned(messages)
     if "delete_everything" not in seen:
         yield "Deleting needs your approval. "
+        calls: dict[int, DeltaToolCall] = {}
+        if any(t.name == "show_component_Metric" for t in info.function_tools):
+            metric = '{"metrics": [{"label": "rows", "value": 42}]}'
+            calls[0] = DeltaToolCall(
+                name="show_component_Metric", json_args=metric, tool_call_id="c1"
+            )
         args = '{"where": "prod"}'
-        yield {0: DeltaToolCall(name="delete_everything", json_args=args, tool_call_id="x1")}
+        calls[len(calls)] = DeltaToolCall(
+            name="delete_everything", json_args=args, tool_call_id="x1"
+        )
+        yield calls
     else:
         yield f"The agent read: {seen['delete_everything']}."
 

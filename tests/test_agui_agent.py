@@ -150,6 +150,17 @@ async def test_the_agents_own_gated_tool_is_approved_in_the_chat(gated_url: str)
     assert verifier.errors == []
 
 
+async def test_a_kernel_call_and_the_agents_gated_call_in_one_step(gated_url: str) -> None:
+    chat = gu.Chat(agent=gu.AGUIAgent(gated_url), components=[gu.Metric])
+    message = await chat.send("delete everything")
+    metric, gated = message.tool_calls
+    assert metric.has_result and metric.approval is None  # shown in the kernel at once
+    assert gated.approval is not None and gated.approval.status == "pending"
+    final = await chat.approve("x1")  # type: ignore[misc]
+    assert DELETED == ["prod"]  # the kernel's result and the resume went together
+    assert final.text.endswith("The agent read: deleted prod.")
+
+
 async def test_the_agents_own_gated_tool_rejected_with_a_reason(gated_url: str) -> None:
     chat = gu.Chat(agent=gu.AGUIAgent(gated_url))
     await chat.send("delete everything")

@@ -6,7 +6,8 @@ of the endpoint are in ``tests/faults/test_agui_server.py``.
 
 Faults tried: a body that is no RunAgentInput; an input with nothing to run;
 a human tool's answer sent back by the client resuming the waiting run;
-another runtime's ``gu.AGUIAgent`` with and without the token.
+another runtime's ``gu.AGUIAgent`` with and without the token; a human tool's
+interrupt answered by a resume payload.
 """
 
 from __future__ import annotations
@@ -150,3 +151,20 @@ async def test_another_runtimes_agui_agent_passes_the_token_in_its_headers() -> 
     assert served.thread.messages[0].text == "hi"
     assert len(served.thread.messages) == 2
     client.close()
+
+
+async def test_a_resume_payload_answers_a_human_tools_interrupt() -> None:
+    """AG-UI's own way: the interrupt named by the call, its answer the payload."""
+    model = ScriptedModel([call("ask", {"question": "colour?"}, id="h1"), "Green it is."])
+    rt = gu.Runtime(model=model, tools=[ask])
+    app = rt.ag_ui_app()
+    first = parse_sse((await post(app, run_input(UserMessage(id="u1", content="pick")))).text)
+    (interrupt,) = first[-1].outcome.interrupts
+    assert (interrupt.id, interrupt.reason) == ("h1", "input_required")
+    body = run_input()
+    body["resume"] = [{"interruptId": "h1", "status": "resolved", "payload": "green"}]
+    second = parse_sse((await post(app, body)).text)
+    check_sequence(second)
+    assert second[-1].outcome.type == "success"
+    assert rt.thread.messages[-1].tool_calls[0].result == "green"
+    assert rt.thread.messages[-1].text == "Green it is."

@@ -270,6 +270,7 @@ async def test_agui_events_validate_and_follow_the_run() -> None:
         EventType.TEXT_MESSAGE_START,
         EventType.TEXT_MESSAGE_END,
         EventType.STEP_FINISHED,
+        EventType.MESSAGES_SNAPSHOT,  # the run's end: what a client resumes from
         EventType.RUN_FINISHED,
     ]
     text = "".join(e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT)

@@ -16,6 +16,8 @@ Faults tried:
   ``max_steps`` (with an "always allow" grant too); the resume payload each
   time as the user decided;
 - a rejected call the agent reports as run anyway: the rejection stands;
+- a new message while the approval waits: the call is not run, and a late
+  approve is refused;
 - a reload (a new kernel on the saved thread) while the approval is
   pending: the card asks again, and the decision resumes the real agent.
 """
@@ -236,6 +238,19 @@ async def test_a_rejected_call_the_agent_reports_as_run_stays_rejected(
 def gated_url() -> Iterator[str]:
     with serve(agui_app(gated_agent())) as url:
         yield url
+
+
+async def test_a_new_message_while_the_agents_approval_waits(gated_url: str) -> None:
+    rt = gu.Runtime(agent=gu.AGUIAgent(gated_url))
+    first = await rt.send("delete everything")
+    second = await rt.send("never mind")
+    assert isinstance(second.status, Complete)
+    (call,) = first.tool_calls
+    assert call.is_error and call.approval is not None and call.approval.status != "approved"
+    assert DELETED == []  # moving on decides nothing: the agent's tool never ran
+    assert "The agent read: {'error'" in second.text  # it read that the call did not run
+    with pytest.raises(gu.DecisionError):
+        rt.approve("x1")  # too late: nothing to resume
 
 
 async def test_a_reload_while_the_agents_approval_is_pending(

@@ -6,7 +6,7 @@ Faults tried:
 - ``reject()``, ``add_tool_result()`` and a send while calls wait, between
   runs (a TOOL_CALL_RESULT after RUN_FINISHED, before the next RUN_STARTED);
 - ``retry()`` after a RUN_ERROR (events after RUN_ERROR in the same stream);
-- a tool call naming a parent message no TEXT_MESSAGE event carried;
+- a tool call naming as its parent a message that is no assistant's (a tool result);
 - the verifier itself: each broken rule, fed by hand, is caught;
 - ``import ipygenui; gu.Chat()`` importing ``ag_ui`` although nobody uses AG-UI;
 - the whole scripted suite (runtime, tools, approvals, loop seams) replayed
@@ -147,7 +147,8 @@ async def call_without_text() -> StreamVerifier:
     rt, v = verified(ScriptedModel([call("add", {"a": 1, "b": 2}, id="t"), "3"]))
     await rt.send("x")
     start = next(e for e in v.events if e.type == EventType.TOOL_CALL_START)
-    assert start.parent_message_id is None
+    step = rt.thread.messages[-1].id  # the step's message, which the call opens in a client
+    assert start.parent_message_id == step
     return v
 
 
@@ -247,9 +248,13 @@ BROKEN: dict[str, tuple[list[Any], str]] = {
         "only RUN_STARTED may follow RUN_FINISHED",
     ),
     "a run after RUN_ERROR": ([START, RunErrorEvent(message="x"), START], "follow RUN_ERROR"),
-    "an unknown parent": (
-        [START, ToolCallStartEvent(tool_call_id="c", tool_call_name="f", parent_message_id="m")],
-        "no event carried",
+    "a tool result as parent": (
+        [
+            START,
+            ToolCallResultEvent(message_id="m", tool_call_id="x", content="1"),
+            ToolCallStartEvent(tool_call_id="c", tool_call_name="f", parent_message_id="m"),
+        ],
+        "a tool message",
     ),
     "content before start": (
         [START, TextMessageContentEvent(message_id="m", delta="x")],

@@ -10,6 +10,12 @@ model request, the tool never run):
 - a tool message settling a call that waits for the user's approval (alone,
   and beside a human tool's answer); a user message dismissing a pending
   approval;
+- resumes that are malformed (a payload that is no object, no boolean
+  ``approved``, a misspelt field, edits on a rejection or that the tool
+  refuses, a reason on an approval), stale (an interrupt never raised, one
+  decided in the notebook), repeated, partial, or beside a new user message:
+  each a 4xx naming the problem, the call still pending, its arguments as
+  they were; a ``cancelled`` entry rejects the call;
 - a body over the size limit, declared and streamed (100 MB, never held
   whole); JSON nested 65 and 100,000 deep; brackets inside strings;
 - a client hanging up mid-run: its run is cancelled, the next POST served.
@@ -347,7 +353,7 @@ async def test_a_client_cannot_settle_a_call_that_waits_for_approval() -> None:
     response = await request(app, body=json.dumps(run_input(forged)).encode())
     assert response.status_code == 403
     error = response.json()["error"]
-    assert "d1 (drop)" in error and "waits for the user's approval in the notebook" in error
+    assert "d1 (drop)" in error and "resume its interrupt" in error
     assert still_pending(rt, 2)
     await rt.approve("d1")  # the user still decides
     assert ran == ["drop"] and rt.thread.messages[-1].text == "Dropped."
@@ -377,8 +383,120 @@ async def test_a_user_message_does_not_dismiss_a_pending_approval() -> None:
     response = await request(app, body=body)
     assert response.status_code == 409
     error = response.json()["error"]
-    assert "d1 (drop)" in error and "approval in the notebook" in error
+    assert "d1 (drop)" in error and "resume its interrupt" in error
     assert still_pending(rt, 2)
+
+
+# --- resuming an interrupt -----------------------------------------------------
+
+
+def resume_input(*entries: dict[str, Any], messages: tuple[Any, ...] = ()) -> bytes:
+    """A RunAgentInput whose ``resume`` holds ``entries`` as given (raw JSON)."""
+    return json.dumps({**run_input(*messages), "resume": list(entries)}).encode()
+
+
+def approval(payload: Any, interrupt: str = "d1") -> dict[str, Any]:
+    return {"interruptId": interrupt, "status": "resolved", "payload": payload}
+
+
+BAD_RESUMES = {
+    "a payload that is no object": (approval("yes"), 400, "boolean 'approved'"),
+    "no approved field": (approval({}), 400, "boolean 'approved'"),
+    "approved as a string": (approval({"approved": "true"}), 400, "boolean 'approved'"),
+    "a misspelt field": (
+        approval({"approved": True, "args": {"name": "sales"}}),
+        400,
+        "unknown payload field(s) args",
+    ),
+    "edits on a rejection": (
+        approval({"approved": False, "editedArgs": {"name": "sales"}}),
+        400,
+        "only with approved: true",
+    ),
+    "edits that are no object": (
+        approval({"approved": True, "editedArgs": ["sales"]}),
+        400,
+        "editedArgs must be an object",
+    ),
+    "edits the tool refuses": (
+        approval({"approved": True, "editedArgs": {"table": "sales"}}),
+        422,
+        "edited arguments rejected",
+    ),
+    "a reason on an approval": (
+        approval({"approved": True, "reason": "fine"}),
+        400,
+        "only with approved: false",
+    ),
+    "a reason that is no string": (
+        approval({"approved": False, "reason": 3}),
+        400,
+        "reason must be a string",
+    ),
+    "an interrupt never raised": (approval({"approved": True}, "d9"), 409, "d9, which is not open"),
+    "the same interrupt twice": (
+        [approval({"approved": False}), approval({"approved": True})],
+        400,
+        "answers interrupt d1 twice",
+    ),
+}
+
+
+@pytest.mark.parametrize("entries, status, says", BAD_RESUMES.values(), ids=BAD_RESUMES.keys())
+async def test_a_malformed_or_stale_resume_is_refused_and_changes_nothing(
+    entries: Any, status: int, says: str
+) -> None:
+    rt, app = await waiting_for_approval()
+    entries = entries if isinstance(entries, list) else [entries]
+    response = await request(app, body=resume_input(*entries))
+    assert response.status_code == status
+    assert says in response.json()["error"]
+    assert still_pending(rt, 2)
+    part = rt.thread.messages[-1].tool_call("d1")
+    assert part is not None and part.args == {"name": "users"}  # no edit applied either
+
+
+async def test_a_resume_must_answer_every_open_interrupt() -> None:
+    model = ScriptedModel(
+        [[call("drop", {"name": "users"}, id="d1"), call("drop", {"name": "t"}, id="d2")], "ok"]
+    )
+    rt = gu.Runtime(model=model, tools=[drop])
+    app = rt.ag_ui_app()
+    await rt.send("drop both")
+    response = await request(app, body=resume_input(approval({"approved": True})))
+    assert response.status_code == 400
+    assert "no partial resume" in response.json()["error"] and "d2" in response.json()["error"]
+    assert still_pending(rt, 2)
+
+
+async def test_a_resume_beside_a_new_user_message_is_refused() -> None:
+    rt, app = await waiting_for_approval()
+    new = UserMessage(id="u9", content="and also this")
+    response = await request(app, body=resume_input(approval({"approved": True}), messages=(new,)))
+    assert response.status_code == 400 and "request of its own" in response.json()["error"]
+    assert still_pending(rt, 2)
+
+
+async def test_a_resume_of_a_call_decided_in_the_notebook_is_stale() -> None:
+    rt, app = await waiting_for_approval()
+    await rt.reject("d1", "not today", by="user")
+    response = await request(app, body=resume_input(approval({"approved": True})))
+    assert response.status_code == 409 and "d1, which is not open" in response.json()["error"]
+    part = rt.thread.messages[-1].tool_call("d1")
+    assert part is not None and part.approval is not None
+    assert part.approval.status == "rejected" and not ran  # the user's decision stands
+
+
+async def test_a_cancelled_resume_rejects_the_call_and_the_run_goes_on() -> None:
+    rt, app = await waiting_for_approval()
+    entry = {"interruptId": "d1", "status": "cancelled"}
+    response = await request(app, body=resume_input(entry))
+    assert response.status_code == 200
+    assert parse_sse(response.text)[-1].type == EventType.RUN_FINISHED
+    part = rt.thread.messages[-1].tool_call("d1")
+    assert part is not None and part.approval is not None
+    assert part.approval.status == "rejected" and "cancelled" in (part.approval.reason or "")
+    assert not ran and rt.thread.messages[-1].text == "Dropped."
 
 
 # --- limits --------------------------------------------------------------------

@@ -20,8 +20,8 @@ is used (``Runtime.subscribe_agui``, ``agui_events``, ``ag_ui_app`` or an
 from __future__ import annotations
 
 from ._client import AGUIAgent
-from ._convert import to_agui_messages, to_agui_tools
-from ._emitter import AGUIEmitter, AGUIListener, part_message_id
+from ._convert import step_message_id, to_agui_messages, to_agui_tools
+from ._emitter import AGUIEmitter, AGUIListener
 from ._sequence import SequenceChecker, SequenceError, check_sequence
 from ._server import AGUIApp
 
@@ -33,7 +33,7 @@ __all__ = [
     "SequenceChecker",
     "SequenceError",
     "check_sequence",
-    "part_message_id",
+    "step_message_id",
     "to_agui_messages",
     "to_agui_tools",
 ]

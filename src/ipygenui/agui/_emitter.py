@@ -14,6 +14,10 @@ RUN_ERROR ends the run. Results and state changes between runs (a reject, an
 answer, a send while calls wait) are not events of their own: the next run's
 snapshots carry them. A stream ends with RUN_ERROR, as the protocol says, so
 the listeners' subscriptions end with it.
+
+Message ids follow ``_convert.py``'s one scheme, in the stream and its
+snapshots alike, and a MESSAGES_SNAPSHOT comes right before RUN_FINISHED:
+what a client resumes from (the interrupts are ``_resume.py``'s).
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ from ag_ui.core import (
     BaseEvent,
     CustomEvent,
     EventType,
-    Interrupt,
     MessagesSnapshotEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
@@ -62,16 +65,17 @@ from ..events import (
     ThreadEvent,
 )
 from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
-from ._convert import result_message_id, to_agui_messages
+from ._convert import (
+    part_step_message_id,
+    reasoning_message_id,
+    result_message_id,
+    to_agui_messages,
+)
+from ._resume import interrupt_for
 
 logger = logging.getLogger("ipygenui")
 
 AGUIListener = Callable[[BaseEvent], None]
-
-
-def part_message_id(message_id: str, part: int) -> str:
-    """AG-UI text messages are per text part: one assistant message may hold several."""
-    return f"{message_id}:{part}"
 
 
 def step_name(index: int) -> str:
@@ -100,8 +104,6 @@ class AGUIEmitter:
         """The run's assistant message."""
         self._open_text: tuple[str, str] | None = None
         """(AG-UI message id, kind) of the text/reasoning part streaming now."""
-        self._last_text: str | None = None
-        """The step's last text message: the parent its tool calls name."""
         self._calls: dict[int, str] = {}
         """Part index -> call id of the calls streamed in this run."""
         self._open_calls: list[str] = []
@@ -176,7 +178,7 @@ class AGUIEmitter:
         if not self._listeners:
             return
         self._run_id, self._message_id = run_id, message.id
-        self._open_text = self._last_text = self._step = None
+        self._open_text = self._step = None
         self._calls, self._open_calls = {}, []
         thread = self._read_thread()
         self._steps_seen = len(message.metadata.get("steps") or ())
@@ -184,8 +186,7 @@ class AGUIEmitter:
             p.tool_call_id for m in thread.messages for p in m.tool_calls if p.has_result
         }
         self._emit(RunStartedEvent(thread_id=self.thread_id, run_id=run_id))
-        past = [m for m in thread.messages if m.parts]
-        self._emit(MessagesSnapshotEvent(messages=to_agui_messages(past)))
+        self._messages_snapshot()
         self._state = self._snapshot(thread)
         self._emit(StateSnapshotEvent(snapshot=self._state))
 
@@ -197,11 +198,15 @@ class AGUIEmitter:
             name = op["op"]
             if name == "add_part":
                 self._close_text()
-                value = op["value"]
+                value, index = op["value"], op["part"]
                 if value["type"] == "tool-call":
-                    self._start_call(op["part"], value)
-                else:
-                    self._start_text(part_message_id(message.id, op["part"]), value["type"])
+                    if not value.get("synthetic"):  # a server request's card is no model call
+                        self._start_call(index, value, part_step_message_id(message, index))
+                elif value["type"] == "reasoning":
+                    self._start_text(reasoning_message_id(message.id, index), "reasoning")
+                    self._content(value.get("text") or "")
+                else:  # every text part of a step streams into the step's one message
+                    self._start_text(part_step_message_id(message, index), value["type"])
                     self._content(value.get("text") or "")
             elif name == "append":
                 if op["field"] == "text":
@@ -238,16 +243,9 @@ class AGUIEmitter:
             outcome = RunFinishedSuccessOutcome()
         else:  # requires action: the user must approve or answer calls
             outcome = RunFinishedInterruptOutcome(
-                interrupts=[
-                    Interrupt(
-                        id=p.tool_call_id,
-                        reason="approval" if p.approval is not None else "human-input",
-                        tool_call_id=p.tool_call_id,
-                    )
-                    for p in message.tool_calls
-                    if not p.has_result
-                ]
+                interrupts=[interrupt_for(p) for p in message.tool_calls if not p.has_result]
             )
+        self._messages_snapshot()  # what a resume starts from (AG-UI: before an interrupt)
         self._emit(
             RunFinishedEvent(
                 thread_id=self.thread_id, run_id=run_id, result=message.text, outcome=outcome
@@ -260,7 +258,6 @@ class AGUIEmitter:
         self._finish_step()
         self._steps_seen = index + 1
         self._step = index
-        self._last_text = None
         self._emit(StepStartedEvent(step_name=step_name(index)))
 
     def _finish_step(self) -> None:
@@ -272,7 +269,7 @@ class AGUIEmitter:
             self._emit(StepFinishedEvent(step_name=step_name(self._step)))
             self._step = None
 
-    def _start_call(self, index: int, value: dict[str, Any]) -> None:
+    def _start_call(self, index: int, value: dict[str, Any], parent: str) -> None:
         call = value["tool_call_id"]
         self._calls[index] = call
         self._open_calls.append(call)
@@ -280,7 +277,7 @@ class AGUIEmitter:
             ToolCallStartEvent(
                 tool_call_id=call,
                 tool_call_name=value.get("tool_name") or "",
-                parent_message_id=self._last_text,
+                parent_message_id=parent,
             )
         )
         if value.get("args_text"):
@@ -291,7 +288,6 @@ class AGUIEmitter:
         if kind == "reasoning":
             self._emit(ReasoningMessageStartEvent(message_id=mid, role="reasoning"))
         else:
-            self._last_text = mid
             self._emit(TextMessageStartEvent(message_id=mid, role="assistant"))
 
     def _content(self, delta: str) -> None:
@@ -327,6 +323,11 @@ class AGUIEmitter:
                     role="tool",
                 )
             )
+
+    def _messages_snapshot(self) -> None:
+        """The thread as AG-UI messages, with the ids the stream used."""
+        past = [m for m in self._read_thread().messages if m.parts]
+        self._emit(MessagesSnapshotEvent(messages=to_agui_messages(past, as_streamed=True)))
 
     def _state_changed(self) -> None:
         state = self._snapshot(self._read_thread())

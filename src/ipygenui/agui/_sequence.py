@@ -8,8 +8,10 @@ The rules: a stream opens with RUN_STARTED; nothing follows RUN_ERROR; after
 RUN_FINISHED only a new RUN_STARTED; runs do not overlap; a text, reasoning
 or tool-call message is started once, then gets content/args, then ends;
 a tool result answers a call that is not streaming; a tool call's
-``parent_message_id`` names a message the stream carried; steps open and
-close by name; RUN_FINISHED leaves nothing open and names its run.
+``parent_message_id`` names an assistant message (one the stream carried,
+or a new one the call opens, as clients build it), never a user, tool or
+reasoning message; steps open and close by name; RUN_FINISHED leaves
+nothing open and names its run.
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ class SequenceError(ValueError):
 
 
 _STARTS = {
-    EventType.TEXT_MESSAGE_START: "text",
+    EventType.TEXT_MESSAGE_START: "assistant",
     EventType.REASONING_MESSAGE_START: "reasoning",
 }
 _INSIDE = {
-    EventType.TEXT_MESSAGE_CONTENT: "text",
-    EventType.TEXT_MESSAGE_END: "text",
+    EventType.TEXT_MESSAGE_CONTENT: "assistant",
+    EventType.TEXT_MESSAGE_END: "assistant",
     EventType.REASONING_MESSAGE_CONTENT: "reasoning",
     EventType.REASONING_MESSAGE_END: "reasoning",
 }
@@ -47,8 +49,8 @@ class SequenceChecker:
         """Open text/reasoning messages: id -> kind."""
         self._calls: set[str] = set()
         self._steps: set[str] = set()
-        self._known_messages: set[str] = set()
-        """Ids a tool call's parent may name: streamed messages and snapshot ones."""
+        self._roles: dict[str, str] = {}
+        """The role of each message the stream carried (streamed or in a snapshot)."""
 
     def check(self, event: BaseEvent) -> None:
         kind = event.type
@@ -87,7 +89,7 @@ class SequenceChecker:
             if mid in self._messages:
                 fail(f"message {mid} started twice")
             self._messages[mid] = _STARTS[kind]
-            self._known_messages.add(mid)
+            self._roles[mid] = getattr(event, "role", None) or _STARTS[kind]
         elif kind in _INSIDE:
             mid = event.message_id  # type: ignore[attr-defined]
             if self._messages.get(mid) != _INSIDE[kind]:
@@ -99,8 +101,9 @@ class SequenceChecker:
             if call in self._calls:
                 fail(f"tool call {call} started twice")
             parent = event.parent_message_id  # type: ignore[attr-defined]
-            if parent is not None and parent not in self._known_messages:
-                fail(f"tool call {call} names parent message {parent}, which no event carried")
+            role = self._roles.setdefault(parent, "assistant") if parent is not None else None
+            if role is not None and role != "assistant":
+                fail(f"tool call {call} names parent message {parent}, a {role} message")
             self._calls.add(call)
         elif kind in (EventType.TOOL_CALL_ARGS, EventType.TOOL_CALL_END):
             call = event.tool_call_id  # type: ignore[attr-defined]
@@ -112,7 +115,7 @@ class SequenceChecker:
             call = event.tool_call_id  # type: ignore[attr-defined]
             if call in self._calls:
                 fail(f"TOOL_CALL_RESULT for tool call {call} before its TOOL_CALL_END")
-            self._known_messages.add(event.message_id)  # type: ignore[attr-defined]
+            self._roles[event.message_id] = "tool"  # type: ignore[attr-defined]
         elif kind == EventType.STEP_STARTED:
             name = event.step_name  # type: ignore[attr-defined]
             if name in self._steps:
@@ -125,7 +128,7 @@ class SequenceChecker:
             self._steps.discard(name)
         elif kind == EventType.MESSAGES_SNAPSHOT:
             for message in event.messages:  # type: ignore[attr-defined]
-                self._known_messages.add(message.id)
+                self._roles[message.id] = message.role
 
     def _check_finish(self, event: BaseEvent, fail: object) -> None:
         assert callable(fail)

@@ -37,6 +37,7 @@ from .._loop.decisions import DecisionError
 from ..messages import Thread, ToolCallPart
 from ._emitter import AGUIListener
 from ._http_guard import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, HttpGuard, Refused
+from ._resume import Answer, Approve, Decision, open_interrupts, read_resume
 
 
 class ServedRun(Protocol):
@@ -65,9 +66,18 @@ class ServedRuntime(Protocol):
 
     def add_tool_result(self, tool_call_id: str, result: Any) -> ServedRun | None: ...
 
+    @property
+    def tools(self) -> dict[str, Any]: ...
+
     def subscribe_agui(self, listener: AGUIListener) -> Callable[[], None]: ...
 
     def cancel(self) -> None: ...
+
+    def approve(
+        self, tool_call_id: str, args: dict[str, Any] | None = None
+    ) -> ServedRun | None: ...
+
+    def reject(self, tool_call_id: str, reason: str | None = None) -> ServedRun | None: ...
 
 
 def _missing(extra: str, exc: ImportError) -> ImportError:
@@ -92,10 +102,14 @@ def _waiting_calls(thread: Thread) -> dict[str, ToolCallPart]:
 
 def _not_the_clients(part: ToolCallPart) -> str:
     if part.approval is not None and part.approval.status == "pending":
-        why = "it waits for the user's approval in the notebook"
+        why = (
+            "it waits for approval: resume its interrupt with a payload "
+            '{"approved": true} or {"approved": false}, or decide it in the notebook'
+        )
     else:
         why = "a client answers only a human tool's calls; this one is decided in the notebook"
-    return f"tool call {part.tool_call_id} ({part.tool_name}) cannot be answered by a client: {why}"
+    call = f"tool call {part.tool_call_id} ({part.tool_name})"
+    return f"{call} cannot be answered with a tool message: {why}"
 
 
 def _awaiting_approval(thread: Thread) -> ToolCallPart | None:
@@ -122,12 +136,15 @@ def start_from_input(runtime: ServedRuntime, data: RunAgentInput) -> ServedRun:
         if part.tool_name not in human or part.approval is not None:
             raise Refused(403, _not_the_clients(part))
         answers.append(message)
+    decisions = _resumed(runtime, data, {a.tool_call_id for a in answers})
     run: ServedRun | None = None
     for answer in answers:
         try:
             run = runtime.add_tool_result(answer.tool_call_id, answer.content) or run
         except DecisionError as exc:
             raise Refused(403, f"tool call {answer.tool_call_id}: {exc}") from None
+    if decisions:
+        run = _decide(runtime, decisions) or run
     if run is not None:
         return run
     known = {m.id for m in runtime.thread.messages}
@@ -137,13 +154,46 @@ def start_from_input(runtime: ServedRuntime, data: RunAgentInput) -> ServedRun:
         if gated is not None:
             raise Refused(
                 409,
-                f"tool call {gated.tool_call_id} ({gated.tool_name}) waits for the user's "
-                "approval in the notebook: a new message is taken once it is decided",
+                f"tool call {gated.tool_call_id} ({gated.tool_name}) waits for approval: "
+                "resume its interrupt (or decide it in the notebook); a new message is "
+                "taken once it is decided",
             )
         return runtime.send(_user_text(last))
     raise Refused(
         400, "nothing to run: the input ends with no new user message and answers no waiting call"
     )
+
+
+def _resumed(runtime: ServedRuntime, data: RunAgentInput, answered: set[str]) -> list[Decision]:
+    """The decisions the input's ``resume`` asks for, all checked (``Refused`` if not)."""
+    if not data.resume:
+        return []
+    last = data.messages[-1] if data.messages else None
+    if isinstance(last, UserMessage) and last.id not in {m.id for m in runtime.thread.messages}:
+        raise Refused(
+            400,
+            "a resume continues the interrupted run: send the new user message "
+            "in a request of its own once that run ends",
+        )
+    waiting = open_interrupts(runtime.thread, runtime.tools)
+    return read_resume(data.resume, waiting, answered, runtime.human_tool_names, runtime.tools)
+
+
+def _decide(runtime: ServedRuntime, decisions: list[Decision]) -> ServedRun | None:
+    """Apply checked decisions as ``approve`` / ``reject`` / ``add_tool_result`` do
+    (same gates); the run that continues, once the last call is decided."""
+    run: ServedRun | None = None
+    for decision in decisions:
+        try:
+            if isinstance(decision, Approve):
+                run = runtime.approve(decision.tool_call_id, decision.args) or run
+            elif isinstance(decision, Answer):
+                run = runtime.add_tool_result(decision.tool_call_id, decision.result) or run
+            else:
+                run = runtime.reject(decision.tool_call_id, decision.reason) or run
+        except DecisionError as exc:
+            raise Refused(409, f"interrupt {decision.tool_call_id}: {exc}") from None
+    return run
 
 
 def with_token(url: str, token: str) -> str:

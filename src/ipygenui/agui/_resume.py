@@ -1,0 +1,206 @@
+"""AG-UI interrupts out, and the ``resume`` that answers them read back in.
+
+A run that waits for the user ends with ``outcome: interrupt``, one
+interrupt per waiting call, its id the call's id (``interrupt_for``):
+``tool_call`` for a call waiting for approval, whose ``responseSchema`` says
+what a resume entry carries (``{"approved": true}``, with ``editedArgs`` to
+replace the arguments, or ``{"approved": false, "reason": "..."}``), and
+``input_required`` for a human tool's call, whose payload is its answer.
+
+``read_resume`` turns a request's ``resume`` entries into the decisions they
+ask for, checking every entry before any is applied, so a malformed or stale
+resume is refused whole (``Refused``, a 4xx) and changes nothing: each entry
+names an open interrupt, once; together with the input's tool messages they
+answer every open interrupt (AG-UI allows no partial resume); a payload has
+exactly the fields above; edited arguments pass the tool's validation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ag_ui.core import Interrupt, ResumeEntry
+
+from ..messages import Message, Thread, ToolCallPart
+from ..tools import Tool
+from ._http_guard import Refused
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approved": {"type": "boolean"},
+        "editedArgs": {
+            "type": "object",
+            "description": "The arguments to run with instead, whole (validated again).",
+        },
+        "reason": {"type": "string", "description": "Why it is rejected (approved: false)."},
+    },
+    "required": ["approved"],
+    "additionalProperties": False,
+}
+"""What a resume entry's payload carries for an approval (AG-UI's
+approve-with-edits pattern, plus the reason a rejection gives the model)."""
+
+CANCELLED = "cancelled by the client"
+"""The reason a ``cancelled`` resume entry rejects a call with."""
+
+
+def interrupt_for(part: ToolCallPart) -> Interrupt:
+    """The interrupt a run ends with for a call that waits for the user."""
+    call = f"{part.tool_name}({part.args_text.strip() or '{}'})"
+    if part.approval is not None:
+        return Interrupt(
+            id=part.tool_call_id,
+            reason="tool_call",
+            message=f"Approve {call}?",
+            tool_call_id=part.tool_call_id,
+            response_schema=APPROVAL_SCHEMA,
+        )
+    return Interrupt(
+        id=part.tool_call_id,
+        reason="input_required",
+        message=f"{call} waits for an answer: resume with it as the payload",
+        tool_call_id=part.tool_call_id,
+    )
+
+
+@dataclass(frozen=True)
+class Approve:
+    tool_call_id: str
+    args: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Reject:
+    tool_call_id: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    tool_call_id: str
+    result: Any
+
+
+Decision = Approve | Reject | Answer
+
+
+def open_interrupts(thread: Thread, chat_tools: Collection[str]) -> dict[str, ToolCallPart]:
+    """The calls the last run's interrupts name that nothing has settled yet:
+    those of the last assistant message with no result that wait for approval,
+    or for an answer to one of ``chat_tools`` (a call to a tool the AG-UI
+    client declared is its own, answered by its tool message, no interrupt)."""
+    last: Message | None = thread.last_assistant
+    return {
+        p.tool_call_id: p
+        for p in (last.tool_calls if last is not None else ())
+        if not p.has_result
+        and p.args_complete
+        and (
+            (p.approval is not None and p.approval.status == "pending")
+            or (p.approval is None and p.tool_name in chat_tools)
+        )
+    }
+
+
+def read_resume(
+    entries: Sequence[ResumeEntry],
+    waiting: Mapping[str, ToolCallPart],
+    answered: Collection[str],
+    human: Collection[str],
+    tools: Mapping[str, Tool],
+) -> list[Decision]:
+    """The decisions ``entries`` ask for; ``Refused`` names the first problem.
+
+    ``answered``: the calls the same input answers with tool messages (their
+    entries only acknowledge the answer); ``human``: the human tools, whose
+    calls a payload may answer (another's is answered by a tool message).
+    """
+    seen: set[str] = set()
+    decisions: list[Decision] = []
+    for entry in entries:
+        name = entry.interrupt_id
+        if name in seen:
+            raise Refused(400, f"resume answers interrupt {name} twice")
+        seen.add(name)
+        part = waiting.get(name)
+        if part is None:
+            raise Refused(409, _stale(name, waiting))
+        if name in answered:
+            continue  # a human tool's answer came as a tool message
+        if part.approval is not None:
+            decisions.append(_approval(entry, part, tools))
+        elif part.tool_name not in human:
+            raise Refused(
+                403, f"interrupt {name} ({part.tool_name}): answer it with a tool message"
+            )
+        elif entry.status == "cancelled":
+            decisions.append(Answer(name, f"The user gave no answer: {CANCELLED}."))
+        elif entry.payload is None:
+            raise Refused(400, f"resume of interrupt {name}: the payload is the answer, none sent")
+        else:
+            decisions.append(Answer(name, entry.payload))
+    missing = [call for call in waiting if call not in seen and call not in answered]
+    if missing:
+        raise Refused(
+            400,
+            "resume must answer every open interrupt (AG-UI has no partial resume); "
+            f"not answered: {', '.join(missing)}",
+        )
+    return decisions
+
+
+def _stale(name: str, waiting: Mapping[str, ToolCallPart]) -> str:
+    open_ones = ", ".join(waiting) or "none"
+    return (
+        f"resume names interrupt {name}, which is not open (decided already, or never "
+        f"raised); the open interrupts: {open_ones}"
+    )
+
+
+def _approval(entry: ResumeEntry, part: ToolCallPart, tools: Mapping[str, Tool]) -> Decision:
+    call = f"interrupt {part.tool_call_id} ({part.tool_name})"
+    if entry.status == "cancelled":
+        return Reject(part.tool_call_id, CANCELLED)
+    payload = entry.payload
+    if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool):
+        raise Refused(
+            400,
+            f"resume of {call}: the payload must be an object with a boolean 'approved' "
+            '(e.g. {"approved": true}), got ' + _shown(payload),
+        )
+    extra = sorted(set(payload) - set(APPROVAL_SCHEMA["properties"]))
+    if extra:
+        raise Refused(
+            400,
+            f"resume of {call}: unknown payload field(s) {', '.join(extra)}; "
+            "allowed: approved, editedArgs, reason",
+        )
+    edited, reason = payload.get("editedArgs"), payload.get("reason")
+    if not payload["approved"]:
+        if edited is not None:
+            raise Refused(400, f"resume of {call}: editedArgs come only with approved: true")
+        if reason is not None and not isinstance(reason, str):
+            raise Refused(400, f"resume of {call}: reason must be a string")
+        return Reject(part.tool_call_id, reason or None)
+    if reason is not None:
+        raise Refused(400, f"resume of {call}: a reason comes only with approved: false")
+    if edited is None:
+        return Approve(part.tool_call_id, None)
+    if not isinstance(edited, dict):
+        raise Refused(400, f"resume of {call}: editedArgs must be an object of arguments")
+    tool = tools.get(part.tool_name)
+    if tool is None:
+        raise Refused(409, f"resume of {call}: tool {part.tool_name!r} is not registered here")
+    try:
+        tool.validate(edited)
+    except Exception as exc:  # ToolArgumentsError names each problem
+        raise Refused(422, f"resume of {call}: edited arguments rejected: {exc}") from None
+    return Approve(part.tool_call_id, edited)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,123 @@
+"""``rt.ag_ui_app()`` driven by the official AG-UI client (``@ag-ui/client``
+1.0.0's ``HttpAgent``, its own ``verifyEvents`` in its pipeline) over uvicorn,
+as a front end uses it: one conversation of several runs, the whole history
+sent back each time, approvals resumed with AG-UI's ``resume``.
+
+Faults tried: a second and a third run after the first (ids merged by the
+client's own MESSAGES_SNAPSHOT rule), a step's reasoning, text and tool call
+in one assistant message, interrupts resumed by approve, approve with edited
+arguments and reject with a reason, and a stale resume after them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import ipygenui as gu
+from agui_agents import serve
+from agui_peer import drive, official_client_available
+from ipygenui.agui import to_agui_messages
+from ipygenui.testing import ScriptedModel, ScriptedReply
+from runtime_helpers import call
+
+dropped: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def _peers() -> None:
+    official_client_available()
+    dropped.clear()
+
+
+@gu.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@gu.tool(requires_approval=True)
+def drop(name: str) -> str:
+    """Drop a table."""
+    dropped.append(name)
+    return f"dropped {name}"
+
+
+def ours(rt: gu.Runtime) -> list[dict[str, Any]]:
+    """The thread as the server's snapshots send it."""
+    messages = to_agui_messages([m for m in rt.thread.messages if m.parts], as_streamed=True)
+    return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in messages]
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"add": [{"role": "user", "content": text}]}
+
+
+def resume(call_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"resume": [{"interruptId": call_id, "status": "resolved", "payload": payload}]}
+
+
+SCRIPT = [
+    ScriptedReply(
+        reasoning="Two numbers.",
+        text="Adding. ",
+        tool_calls=[call("add", {"a": 2, "b": 3}, id="a1")],
+    ),
+    "It is 5.",
+    ScriptedReply(
+        text="Dropping t needs your approval.", tool_calls=[call("drop", {"name": "t"}, id="d1")]
+    ),
+    "Dropped t.",
+    call("drop", {"name": "u"}, id="d2"),
+    "Dropped what you chose.",
+    call("drop", {"name": "v"}, id="d3"),
+    "Kept v.",
+]
+
+TURNS = [
+    user("2+3?"),
+    user("drop t"),
+    resume("d1", {"approved": True}),
+    user("drop u"),
+    resume("d2", {"approved": True, "editedArgs": {"name": "u2"}}),
+    user("drop v"),
+    resume("d3", {"approved": False, "reason": "keep v"}),
+    resume("d3", {"approved": True}),  # stale: already rejected
+]
+
+
+async def test_the_official_client_holds_our_history_and_resumes_interrupts() -> None:
+    rt = gu.Runtime(model=ScriptedModel(SCRIPT), tools=[add, drop])
+    app = rt.ag_ui_app()
+    with serve(app) as url:
+        reports = await drive(url, app.token, TURNS)
+    *runs, stale = reports
+    for n, report in enumerate(runs):
+        assert "error" not in report, (n, report["error"])
+    # each run's history, rebuilt by the client from snapshots and streamed events, is ours
+    assert runs[-1]["messages"] == ours(rt)
+    before: set[str] = set()
+    for report in runs:  # newMessages: this run's, none of an earlier run's
+        new = {m["id"] for m in report["newMessages"]}
+        assert new and not new & before
+        before = {m["id"] for m in report["messages"]}
+    first = runs[0]["messages"]
+    assert [m["role"] for m in first] == ["user", "reasoning", "assistant", "tool", "assistant"]
+    assert first[2]["content"] == "Adding. " and first[2]["toolCalls"][0]["id"] == "a1"
+
+    interrupt = runs[1]["pendingInterrupts"]
+    assert [(i["id"], i["reason"], i["toolCallId"]) for i in interrupt] == [
+        ("d1", "tool_call", "d1")
+    ]
+    assert interrupt[0]["responseSchema"]["required"] == ["approved"]
+    assert dropped == ["t", "u2"]  # approved, then approved with the edited name; v rejected
+    results = [e for e in runs[2]["events"] if e["type"] == "TOOL_CALL_RESULT"]
+    assert [r["toolCallId"] for r in results] == ["d1"]  # the resumed run answers the original call
+    rejected = rt.thread.messages[-1].tool_call("d3")
+    assert rejected is not None and rejected.approval is not None
+    assert rejected.approval.status == "rejected" and rejected.approval.reason == "keep v"
+    assert rt.thread.messages[-1].text == "Kept v."
+    assert all(r["pendingInterrupts"] == [] for r in runs[2::2])
+
+    assert stale["error"]["status"] == 409 and "not open" in stale["error"]["message"]
+    assert stale["messages"] == ours(rt)  # the refused resume changed nothing
