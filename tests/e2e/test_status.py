@@ -3,7 +3,9 @@
 ``e2e/status.ipynb`` scripts a Chart call whose arguments wait for ``HOLD``
 (the header names the chart meanwhile) and a gated tool: after a click on
 Approve its card says who decided; "Always allow" shows a grant chip whose ×
-takes the grant back in the kernel.
+takes the grant back in the kernel. In a 500 px chat, light and dark, those
+texts read whole and an approval's Reject stays beside its reason
+(screenshots ``narrow-status-*``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, expect
 
 from .harness import LabPage, LabServer, report_on_failure, shared_notebook
-from .widget import assistant, send_from_ui, tool_card
+from .widget import assistant, narrow, send_from_ui, shoot_narrow, tool_card
 
 pytestmark = pytest.mark.e2e
 
@@ -98,3 +100,30 @@ def test_a_click_is_approved_by_you_and_a_grant_shows_and_is_revoked(
     chip.click()
     expect(chip).to_have_count(0, timeout=LONG_WAIT)
     assert page.run_json("sorted(chat.runtime.always_approved)") == []
+
+
+def test_narrow_status_texts_read_whole(page: LabPage, screenshots: Path) -> None:
+    chat = show(page, "chart_chat")
+    narrow(chat)
+    send_from_ui(chat, "chart the sales")
+    expect(chat.locator(".gu-phase")).to_have_text("Drawing a chart…", timeout=LONG_WAIT)
+    shoot_narrow(page, chat.locator(".gu-header"), screenshots, "status-drawing")
+    chat.locator("button.gu-stop").click()
+    expect(assistant(chat)).to_have_attribute("data-status", "incomplete", timeout=LONG_WAIT)
+
+    chat = show(page, "approval_chat")
+    narrow(chat)
+    send_from_ui(chat, "drop sales")
+    card = tool_card(chat, "drop_table").first
+    expect(card).to_have_attribute("data-status", "approval", timeout=LONG_WAIT)
+    # the optional reason stays beside the Reject it goes with
+    reason, reject = card.locator("input.gu-reject-reason"), card.locator("button.gu-reject")
+    tops = [box["y"] for box in (reason.bounding_box(), reject.bounding_box()) if box]
+    assert len(tops) == 2 and abs(tops[0] - tops[1]) <= 4, tops
+    shoot_narrow(page, card, screenshots, "status-approval")
+    card.locator("textarea.gu-args-editor").fill('{"name": "sales_2025_archive"}')
+    card.locator("button.gu-approve").click()
+    status = card.locator(".gu-tool-status")
+    expect(status).to_have_text("Done · Approved by you, edited", timeout=LONG_WAIT)
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    shoot_narrow(page, card, screenshots, "status-approved")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import Locator
+
+if TYPE_CHECKING:
+    from .harness import LabPage
 
 # Records the text length of one assistant message on every DOM mutation, so a
 # test can tell a reply that streamed from one that appeared all at once.
@@ -99,3 +103,60 @@ def tab_to(chat: Locator, target: Locator) -> list[str]:
         assert name is not None, f"Tab left the chat before the target; stops: {stops}"
         stops.append(name)
     raise AssertionError(f"target not reached in {MAX_TABS} Tab presses; stops: {stops}")
+
+
+# Every visible element under root whose box sticks out of root's, or whose
+# own text is cut (wider than its box without wrapping); one line each.
+_CLIPPED_JS = """
+(root) => {
+  const outer = root.getBoundingClientRect();
+  const problems = [];
+  for (const el of [root, ...root.querySelectorAll('*')]) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    const name = el.tagName.toLowerCase() + '.' + String(el.className).replace(/\\s+/g, '.');
+    if (box.left < outer.left - 1 || box.right > outer.right + 1) {
+      problems.push(`${name} sticks out (${Math.round(box.left)}..${Math.round(box.right)})`);
+    }
+    const style = getComputedStyle(el);
+    const own = Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim());
+    const scrolls = ['auto', 'scroll'].includes(style.overflowX);
+    const cell = el.tagName === 'TD' || el.tagName === 'TH';  // the table scrolls instead
+    if (own && !scrolls && !cell && el.scrollWidth > el.clientWidth + 1) {
+      problems.push(`${name} cuts its text "${el.textContent.trim().slice(0, 40)}"`);
+    }
+  }
+  return problems;
+}
+"""
+
+
+def clipped(root: Locator) -> list[str]:
+    """What under ``root`` sticks out of it or cuts its own text, one line each."""
+    problems: list[str] = root.evaluate(_CLIPPED_JS)
+    return problems
+
+
+NARROW = 500  # px: a chat beside a sidebar, or a laptop's half screen
+
+
+def narrow(chat: Locator, width: int = NARROW) -> None:
+    """Make the chat ``width`` px wide and bring it into view."""
+    chat.evaluate("(el, w) => { el.style.width = `${w}px`; }", width)
+    chat.scroll_into_view_if_needed()
+
+
+def shoot_narrow(lab: LabPage, el: Locator, shots: Path, name: str) -> None:
+    """Check ``el`` (in a narrowed chat) clips nothing, light and dark, and
+    take ``narrow-{name}-{theme}-500.png`` of each; the theme is restored."""
+    try:
+        for theme in ("light", "dark"):
+            if theme == "dark":
+                lab.set_theme("JupyterLab Dark")
+            el.scroll_into_view_if_needed()
+            lab.page.mouse.move(0, 0)  # no hover outline in the picture
+            problems = clipped(el)
+            assert not problems, f"{name} in {theme}: {problems}"
+            el.screenshot(path=shots / f"narrow-{name}-{theme}-{NARROW}.png")
+    finally:
+        lab.set_theme("JupyterLab Light")  # a saved setting: restore it
