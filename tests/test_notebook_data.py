@@ -73,3 +73,18 @@ def test_outside_a_kernel_only_the_chats_data_is_listed() -> None:
     assert chat.data_names == ["sales"]
     assert _notebook_data.notebook_tables({}) == {}
     chat.close()
+
+
+def test_the_menu_says_each_names_kind_and_shape_the_chats_own_too(shell: _Shell) -> None:
+    sales = pd.DataFrame({"region": ["n"] * 1_200, **{f"c{i}": range(1_200) for i in range(4)}})
+    shell.user_ns.update(sales=sales, prices=np.zeros((3, 4, 2)))
+    chat = Chat(model=ScriptedModel(["ok"]), data={"units": pd.Series(range(7)), "note": "hi"})
+    assert chat.data_details == {
+        "units": {"kind": "Series", "shape": [7]},
+        "note": {"kind": "str", "shape": None},
+        "sales": {"kind": "DataFrame", "shape": [1_200, 5]},
+        "prices": {"kind": "array", "shape": [3, 4, 2]},
+    }
+    shell.run_cell(sales=sales.head(10))  # the same name, a new frame: the menu follows
+    assert chat.data_details["sales"] == {"kind": "DataFrame", "shape": [10, 5]}
+    chat.close()

@@ -1,6 +1,7 @@
 // The composer's `@` menu: typing `@` lists the chat's data and the notebook's tables (the kernel lists them: widget/_notebook_data.py) whose names match
-// what follows it; arrows move, Enter or Tab picks (the `@word` leaves the box
-// and the name becomes an attachment), Esc closes.
+// what follows it, each with its kind and shape ("@sales · DataFrame · 1,200 × 5");
+// arrows move, Enter or Tab picks (the `@word` leaves the box and the name
+// becomes an attachment), Esc closes.
 
 import { h, show } from "./dom.js";
 
@@ -11,10 +12,27 @@ export function mentionAt(text, caret) {
 }
 
 /**
- * @param {HTMLTextAreaElement} input the composer's box
- * @param {{dataNames: () => string[], onPick: (name: string) => void}} opts
+ * What a data name holds, as the menu says it: "DataFrame · 1,200 × 5", "Series · 7",
+ * "str"; "" when the kernel said nothing readable.
+ * @param {any} details one entry of the `data_details` trait: `{kind, shape}`
  */
-export function createMentionMenu(input, { dataNames, onPick }) {
+export function mentionDetail(details) {
+  if (!details || typeof details !== "object") return "";
+  const kind = typeof details.kind === "string" ? details.kind.slice(0, 40) : "";
+  const shape = details.shape;
+  const dims =
+    Array.isArray(shape) && shape.length <= 8 && shape.every((n) => Number.isInteger(n) && n >= 0)
+      ? shape.map((n) => n.toLocaleString()).join(" × ")
+      : "";
+  return [kind, dims].filter(Boolean).join(" · ");
+}
+
+/**
+ * @param {HTMLTextAreaElement} input the composer's box
+ * @param {{dataNames: () => string[], dataDetails?: () => any, onPick: (name: string) => void}} opts
+ *   `dataDetails`: name -> `{kind, shape}` (the `data_details` trait)
+ */
+export function createMentionMenu(input, { dataNames, dataDetails = () => ({}), onPick }) {
   const el = h("div.gu-mention-menu", { role: "listbox", hidden: true, "aria-label": "Data to attach" });
   let mention = null;
   let index = 0;
@@ -32,9 +50,11 @@ export function createMentionMenu(input, { dataNames, onPick }) {
     names = mention ? dataNames().filter((n) => n.toLowerCase().includes(query)).slice(0, 20) : [];
     if (!names.length) return close();
     index = Math.min(index, names.length - 1);
+    const details = dataDetails() ?? {};
     el.replaceChildren(
-      ...names.map((name, i) =>
-        h(
+      ...names.map((name, i) => {
+        const detail = mentionDetail(Object.hasOwn(details, name) ? details[name] : null);
+        return h(
           "div.gu-mention-item",
           {
             role: "option",
@@ -45,9 +65,10 @@ export function createMentionMenu(input, { dataNames, onPick }) {
               pick(name);
             },
           },
-          `@${name}`,
-        ),
-      ),
+          h("span.gu-mention-name", { text: `@${name}` }),
+          detail ? h("span.gu-mention-detail", { text: ` · ${detail}` }) : null,
+        );
+      }),
     );
     show(el, true);
   }

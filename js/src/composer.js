@@ -78,6 +78,7 @@ function acceptDroppedFiles(el, addFiles) {
  * @param {{onSend: (text: string, attachments: Pending[]) => void, onStop: () => void,
  *          onEditLast?: () => boolean, warnBeforeSend?: () => string | null,
  *          notify?: (text: string) => void, dataNames?: () => string[],
+ *          dataDetails?: () => any,
  *          limits?: () => ReturnType<typeof import("./protocol.js").readLimits>}} actions
  *   `onEditLast`: open the editor on the last user message (false: there is
  *   none); `warnBeforeSend`: what a send would do besides sending, or null to
@@ -90,6 +91,7 @@ export function createComposer({
   warnBeforeSend = () => null,
   notify = () => {},
   dataNames = () => [],
+  dataDetails = () => ({}),
   limits,
 }) {
   const input = h("textarea.gu-input", {
@@ -111,6 +113,7 @@ export function createComposer({
   const attachments = createPendingAttachments({ notify, limits });
   const menu = createMentionMenu(input, {
     dataNames,
+    dataDetails,
     onPick: (name) => {
       attachments.add({ kind: "data", name });
       autosize(input);

@@ -149,7 +149,7 @@ const META_KEYS = [
 ];
 // Traits of the conversation controls (threads, starters).
 const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
-// (`data_names` is read when the `@` menu opens: no render needed when it changes.)
+// (`data_names`, `data_details` are read when the `@` menu opens: no render needed when they change.)
 
 const nextFrame =
   typeof requestAnimationFrame === "function"
@@ -222,6 +222,7 @@ export class ChatView {
       warnBeforeSend: () => this.sendWarning(),
       notify: (text) => this.notice(text),
       dataNames: () => this.model.get("data_names") ?? [],
+      dataDetails: () => this.model.get("data_details") ?? {},
       limits: () => readLimits(this.model.get("limits")),
     });
     /** @type {{ref: string, messageId: string} | null} the edit waiting for the kernel's answer */

@@ -1,6 +1,6 @@
 """Small things in real JupyterLab: a Form's Submit starts a turn, the Table
 says its size, filters and downloads CSV, and the ``@`` menu lists the
-notebook's own DataFrames.
+notebook's own DataFrames with their kind and shape.
 
 One page and kernel on ``e2e/small_things.ipynb`` (a scripted model that
 shows a Form or a Table). Screenshots of the Table and the Form, light and
@@ -104,12 +104,16 @@ def test_the_at_menu_lists_the_notebooks_dataframes_and_attaches_one(page: LabPa
     box.press_sequentially("look at @ord")
     item = chat.locator('.gu-mention-item[data-name="orders"]')
     expect(item).to_be_visible(timeout=LONG_WAIT)
+    expect(item).to_have_text("@orders · DataFrame · 3 × 3")  # what the name holds
     box.press("Enter")
     expect(chat.locator(".gu-chip-pending")).to_contain_text("@orders")
     chat.locator("button.gu-send").click()
     chip = messages(chat, "user").first.locator('.gu-attachment[data-kind="data"]')
     expect(chip).to_have_text("orders", timeout=LONG_WAIT)  # no "orders as orders"
     assert page.run_json("chat.data['orders'] is orders") is True
+    box.press_sequentially("@o")  # now the chat's own data: its details too
+    expect(item).to_have_text("@orders · DataFrame · 3 × 3", timeout=LONG_WAIT)
+    box.press("Escape")
 
 
 def test_a_default_matplotlib_figure_reads_in_the_dark_theme(

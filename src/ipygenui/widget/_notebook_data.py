@@ -1,7 +1,8 @@
 """The notebook's DataFrames, Series and arrays for the composer's ``@`` menu.
 
 A chat in a kernel offers the user's own variables by name, beside its own
-data: only the names go to the browser (the ``data_names`` trait). Picking
+data: only the names go to the browser (the ``data_names`` trait), with each
+one's kind and shape (``data_details``: "DataFrame", 1,200 × 5). Picking
 one attaches it by reference: the object is kept in the chat's data under
 its variable name, and the model reads its summary, never its rows. The list
 is read again after every cell the user runs (IPython's ``post_run_cell``).
@@ -14,9 +15,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..data import DataStore, is_listable, user_namespace
+from ..data import DataStore, is_array, is_listable, is_series, is_tabular, user_namespace
 
-__all__ = ["data_names", "pick_from_notebook", "watch_cells"]
+__all__ = ["data_details", "data_names", "pick_from_notebook", "watch_cells"]
 
 _VARIABLE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 """A name the chat's data takes (no leading ``_``: IPython's ``_``, ``_1``, ``__``)."""
@@ -47,6 +48,43 @@ def data_names(store: DataStore, namespace: Mapping[str, Any] | None = None) -> 
     except Exception:
         names = []
     return [*names, *(n for n in notebook_tables(namespace) if n not in names)]
+
+
+def kind_of(obj: Any) -> str:
+    """What the ``@`` menu calls an object: DataFrame, Series, array, else its class."""
+    if is_tabular(obj):
+        return "DataFrame"
+    if is_series(obj):
+        return "Series"
+    if is_array(obj):
+        return "array"
+    return type(obj).__name__[:40]
+
+
+def shape_of(obj: Any) -> list[int] | None:
+    """The object's ``shape`` as plain ints (rows first), or None when it has none."""
+    try:
+        shape = obj.shape if is_listable(obj) else None
+        if isinstance(shape, tuple) and all(isinstance(n, int) and n >= 0 for n in shape):
+            return [int(n) for n in shape]
+    except Exception:  # a shape that cannot be read is left out
+        pass
+    return None
+
+
+def data_details(
+    store: DataStore, namespace: Mapping[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Name -> ``{"kind", "shape"}`` for every name of :func:`data_names`."""
+    tables = notebook_tables(namespace)
+    details: dict[str, dict[str, Any]] = {}
+    for name in data_names(store, namespace):
+        try:
+            obj = store[name] if name in store else tables[name]
+        except Exception:  # gone since it was listed: no details
+            continue
+        details[name] = {"kind": kind_of(obj), "shape": shape_of(obj)}
+    return details
 
 
 def pick_from_notebook(

@@ -213,6 +213,9 @@ class Chat(anywidget.AnyWidget):
     data_names = List(Unicode()).tag(sync=True)
     """The names in the chat's data (``runtime.data``), for the composer's ``@``
     menu; refreshed when a run settles and after each send."""
+    data_details = Dict().tag(sync=True)
+    """Name -> ``{"kind", "shape"}`` of each of ``data_names`` ("DataFrame",
+    ``[1200, 5]``): the ``@`` menu says what each one is."""
     save_error = Unicode("").tag(sync=True)
     """Why the last save to ``persist`` failed ("" once a save succeeds): a
     trait, so a view opened later (or a reload) still shows it."""
@@ -278,6 +281,7 @@ class Chat(anywidget.AnyWidget):
             thread_list=_thread_list(runtime.threads),
             thread_id=runtime.thread.id,
             data_names=_data_names(runtime),
+            data_details=notebook_data.data_details(runtime.data),
             always_allowed=sorted(runtime.always_approved),
             **widget_kwargs,
         )
@@ -691,6 +695,9 @@ class Chat(anywidget.AnyWidget):
         names = _data_names(self._runtime)
         if names != list(self.data_names):
             self.data_names = names
+        details = notebook_data.data_details(self._runtime.data)
+        if details != self.data_details:  # a frame may grow under the same name
+            self.data_details = details
 
     def _snapshot(self) -> None:
         """Answer ``hello``: the live state of messages whose traits are behind."""
