@@ -24,6 +24,7 @@ from ipygenui.messages import Message, Running
 from ipygenui.models.base import ModelDelta, ReasoningDelta, TextDelta, ToolCallDelta
 from ipygenui.widget._protocol import (
     MAX_ATTACHMENTS,
+    MAX_FILTER,
     MAX_UPLOAD_BYTES,
     MAX_WINDOW,
     WIRE_LIMITS,
@@ -103,6 +104,7 @@ def test_the_limits_are_the_kernels_and_reach_the_view_in_a_trait() -> None:
     assert WIRE_LIMITS["max_upload_bytes"] == MAX_UPLOAD_BYTES
     assert WIRE_LIMITS["max_attachments"] == MAX_ATTACHMENTS
     assert WIRE_LIMITS["max_window"] == MAX_WINDOW
+    assert WIRE_LIMITS["max_filter"] == MAX_FILTER
     chat = Chat(model=ScriptedModel(["ok"]))
     try:
         assert chat.limits == WIRE_LIMITS
@@ -179,6 +181,15 @@ def test_kernel_messages_are_built_as_the_fixture_holds() -> None:
     )
     failed = data_window_message(bad, error="no column 'nope' (columns: id, amount)")
     assert failed == to_browser["data_window_error"]
+    filtered_request = DataWindowMsg.model_validate(WIRE["to_kernel"][-2]["message"])
+    filtered = {
+        "columns": ["id", "region"],
+        "rows": [{"id": 7, "region": "North"}],
+        "offset": 0,
+        "total_rows": 12,
+        "all_rows": 20_000,
+    }
+    assert data_window_message(filtered_request, filtered) == to_browser["data_window_filtered"]
     module = to_browser["module"]
     assert module_message("highlight", module["source"]) == module
     missing = module_message("highlight", error=to_browser["module_error"]["error"])

@@ -24,7 +24,7 @@
  * before it sends so the user reads why at once; the kernel checks every
  * message again, so a missing or malformed value only means no early check.
  * @param {any} raw the trait's value
- * @returns {{maxUploadBytes: number, maxAttachments: number, maxWindow: number}}
+ * @returns {{maxUploadBytes: number, maxAttachments: number, maxWindow: number, maxFilter: number}}
  */
 export function readLimits(raw) {
   const limit = (key) => {
@@ -35,6 +35,7 @@ export function readLimits(raw) {
     maxUploadBytes: limit("max_upload_bytes"),
     maxAttachments: limit("max_attachments"),
     maxWindow: limit("max_window"),
+    maxFilter: limit("max_filter"),
   };
 }
 
@@ -79,8 +80,9 @@ export const toKernel = Object.freeze({
   loadModule: (name) => ({ type: "load_module", name }),
   /** Ask for the thread as markdown (answered by a `transcript` message). */
   transcript: () => ({ type: "transcript" }),
-  /** A table of kernel data asks for rows `offset`..`offset + limit`, sorted by `sort` in the kernel. */
-  dataWindow: (toolCallId, request, offset, limit, sort = null, descending = false) => ({
+  /** A table of kernel data asks for rows `offset`..`offset + limit`, sorted by `sort` in the
+   * kernel, of the rows holding the plain text `filter` in some cell (none: every row). */
+  dataWindow: (toolCallId, request, offset, limit, sort = null, descending = false, filter = "") => ({
     type: "data_window",
     tool_call_id: toolCallId,
     request,
@@ -88,6 +90,7 @@ export const toKernel = Object.freeze({
     limit,
     sort,
     descending,
+    ...(filter.trim() ? { filter } : {}),
   }),
 });
 

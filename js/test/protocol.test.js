@@ -66,6 +66,7 @@ describe("the kernel's limits (the `limits` trait)", () => {
       maxUploadBytes: WIRE.limits.max_upload_bytes,
       maxAttachments: WIRE.limits.max_attachments,
       maxWindow: WIRE.limits.max_window,
+      maxFilter: WIRE.limits.max_filter,
     });
     expect(Object.values(readLimits(WIRE.limits)).every(Number.isInteger)).toBe(true);
   });
@@ -76,6 +77,7 @@ describe("the kernel's limits (the `limits` trait)", () => {
       maxUploadBytes: Infinity,
       maxAttachments: Infinity,
       maxWindow: Infinity,
+      maxFilter: Infinity,
     });
   });
 });

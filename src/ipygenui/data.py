@@ -568,6 +568,7 @@ class RowWindows:
         """``max_rows``: most rows one window holds (the widget passes its wire limit)."""
         self._frames: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
         self._orders: OrderedDict[tuple[int, str, bool], Any] = OrderedDict()
+        self._filtered: OrderedDict[tuple[int, str | None, bool, str], Any] = OrderedDict()
         self._cached = cached
         self._max_rows = max_rows
         self._lock = threading.Lock()  # windows are cut in worker threads
@@ -584,14 +585,22 @@ class RowWindows:
             self._frames.popitem(last=False)
         return frame
 
-    def needs_sorting(self, obj: Any, sort: str | None, descending: bool = False) -> bool:
-        """Whether a window of ``obj`` sorted by ``sort`` must sort first (slow for big tables)."""
-        if sort is None:
+    def needs_sorting(
+        self, obj: Any, sort: str | None, descending: bool = False, filter_text: str | None = None
+    ) -> bool:
+        """Whether a window of ``obj`` sorted by ``sort`` (and filtered by
+        ``filter_text``) must sort or filter first (slow for big tables)."""
+        query = _filter_query(filter_text)
+        if sort is None and not query:
             return False
         with self._lock:
             hit = self._frames.get(id(obj))
             frame = hit[1] if hit is not None and hit[0] is obj else None
-            return frame is None or (id(frame), sort, descending) not in self._orders
+            if frame is None:
+                return True
+            if query:
+                return (id(frame), sort, descending, query) not in self._filtered
+            return (id(frame), sort, descending) not in self._orders
 
     def window(
         self,
@@ -600,21 +609,29 @@ class RowWindows:
         limit: int,
         sort: str | None = None,
         descending: bool = False,
+        filter_text: str | None = None,
     ) -> dict[str, Any]:
-        """Rows ``offset`` to ``offset + limit`` of ``obj``, sorted by column ``sort``."""
+        """Rows ``offset`` to ``offset + limit`` of ``obj``, sorted by column
+        ``sort``; with ``filter_text``, of the rows holding it in some cell
+        (``_row_filter``), and ``total_rows`` counts those."""
+        query = _filter_query(filter_text)
         with self._lock:
             frame = self.frame(obj)
-            total = len(frame)
+        kept = self._matching(frame, sort, descending, query) if query else None
+        with self._lock:
+            total = len(frame) if kept is None else len(kept)
             offset = max(0, min(offset, total))
             if self._max_rows is not None:
                 limit = min(limit, self._max_rows)
             stop = min(total, offset + max(0, limit))
-            if sort is None:
-                positions: Any = slice(offset, stop)
+            if kept is not None:
+                positions: Any = kept[offset:stop]
+            elif sort is None:
+                positions = slice(offset, stop)
             else:
                 positions = self._order(frame, sort, descending)[offset:stop]
         columns, rows = table_rows(frame, positions)
-        return {
+        window = {
             "columns": columns,
             "rows": rows,
             "offset": offset,
@@ -622,6 +639,33 @@ class RowWindows:
             "sort": sort,
             "descending": descending,
         }
+        if query:
+            window["filter"] = filter_text
+            window["all_rows"] = len(frame)
+        return window
+
+    def _matching(self, frame: Any, sort: str | None, descending: bool, query: str) -> Any:
+        """Positions of the rows holding ``query``, in the order of ``sort``; kept for reuse."""
+        key = (id(frame), sort, descending, query)
+        with self._lock:
+            kept = self._filtered.get(key)
+            if kept is not None:
+                self._filtered.move_to_end(key)
+                return kept
+        from ._row_filter import matching_mask
+
+        # outside the lock: seconds for a million rows, while the loop may slice a kept view
+        mask = matching_mask(frame, query)
+        with self._lock:
+            if sort is None:
+                kept = mask.nonzero()[0]
+            else:
+                order = self._order(frame, sort, descending)
+                kept = order[mask[order]]
+            self._filtered[key] = kept
+            while len(self._filtered) > self._cached:
+                self._filtered.popitem(last=False)
+        return kept
 
     def _order(self, frame: Any, column: str, descending: bool) -> Any:
         key = (id(frame), column, descending)
@@ -644,6 +688,11 @@ class RowWindows:
         while len(self._orders) > self._cached:
             self._orders.popitem(last=False)
         return order
+
+
+def _filter_query(text: str | None) -> str:
+    """A table filter as matched: trimmed, lower case ("" for none)."""
+    return (text or "").strip().lower()
 
 
 def user_namespace() -> Mapping[str, Any]:

@@ -129,12 +129,16 @@ export function createComponentContext({
      * Ask the kernel for rows of the kernel data a call's table shows.
      * @returns {Promise<{offset: number, total_rows: number, columns: string[], rows: any[]}>}
      */
-    fetchRows(toolCallId, { offset = 0, limit = 100, sort = null, descending = false } = {}) {
+    fetchRows(toolCallId, { offset = 0, limit = 100, sort = null, descending = false, filter = "" } = {}) {
       const request = nextRequest++;
       return new Promise((resolve, reject) => {
+        const { maxWindow, maxFilter } = readLimits(model?.get?.("limits"));
+        if (filter.length > maxFilter) {
+          reject(new Error(`the filter is longer than ${maxFilter.toLocaleString()} characters`));
+          return;
+        }
         windows.set(request, { resolve, reject });
-        const { maxWindow } = readLimits(model?.get?.("limits"));
-        send(toKernel.dataWindow(toolCallId, request, offset, Math.min(limit, maxWindow), sort, descending));
+        send(toKernel.dataWindow(toolCallId, request, offset, Math.min(limit, maxWindow), sort, descending, filter));
       });
     },
     /** Send a component's state to the kernel, debounced per call. */

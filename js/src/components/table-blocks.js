@@ -1,5 +1,5 @@
 // The rows of a paged table, fetched from the kernel in blocks of BLOCK rows
-// (a `data_window` request each) and kept for the current sort: at most
+// (a `data_window` request each) and kept for the current sort and filter: at most
 // CACHED_BLOCKS blocks, a block asked once at a time, a failed one not asked
 // again until the sort changes or the view scrolls. An answer to a request
 // made before the last reset (a new sort, new data) is dropped.
@@ -8,7 +8,9 @@ export const BLOCK = 100;
 const CACHED_BLOCKS = 40;
 
 /**
- * @param {{fetchRows: (opts: {offset: number, limit: number, sort: string|null, descending: boolean}) => Promise<any>,
+ * @typedef {{column: string|null, descending: boolean, filter?: string}} RowView
+ *   the rows asked for: sorted by `column`, of those holding `filter` (kernel-side)
+ * @param {{fetchRows: (opts: {offset: number, limit: number, sort: string|null, descending: boolean, filter?: string}) => Promise<any>,
  *          onWindow: (win: any) => void, onChange: () => void}} opts
  *   `onWindow`: each answer, before its rows are kept (it may carry new columns
  *   or a new total); `onChange`: rows arrived or a fetch failed
@@ -40,12 +42,13 @@ export function createRowBlocks({ fetchRows, onWindow, onChange }) {
     },
     /**
      * Ask for block `b` unless it is here, on its way, failed, or past the end.
-     * @param {number} b @param {number} total @param {{column: string|null, descending: boolean}} sort
+     * @param {number} b @param {number} total @param {RowView} view
      */
-    request(b, total, sort) {
+    request(b, total, view) {
       if (b < 0 || blocks.has(b) || pending.has(b) || failed.has(b) || b * BLOCK >= total) return;
       const mine = generation;
-      const p = fetchRows({ offset: b * BLOCK, limit: BLOCK, sort: sort.column, descending: sort.descending }).then(
+      const ask = { offset: b * BLOCK, limit: BLOCK, sort: view.column, descending: view.descending };
+      const p = fetchRows(view.filter ? { ...ask, filter: view.filter } : ask).then(
         (win) => {
           pending.delete(b);
           if (mine !== generation || destroyed) return;
@@ -72,7 +75,7 @@ export function createRowBlocks({ fetchRows, onWindow, onChange }) {
     retryFailed() {
       failed = new Set();
     },
-    /** Forget every row (a new sort, new data), keeping `rows` as the first ones. @param {any[]} [rows] */
+    /** Forget every row (a new sort or filter, new data), keeping `rows` as the first ones. @param {any[]} [rows] */
     reset(rows = []) {
       generation++;
       blocks = new Map();

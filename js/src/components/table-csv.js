@@ -46,9 +46,10 @@ export function downloadCsv(text, filename) {
 }
 
 /**
- * Every row of a paged table in the kernel's order, window by window, at most MAX_CSV_ROWS.
- * @param {(opts: {offset: number, limit: number, sort: string|null, descending: boolean}) => Promise<any>} fetchRows
- * @param {{column: string|null, descending: boolean}} sort @param {number} total
+ * Every row of a paged table in the kernel's order, window by window, at most
+ * MAX_CSV_ROWS: with a filter, the rows it keeps (`total` counts those).
+ * @param {(opts: {offset: number, limit: number, sort: string|null, descending: boolean, filter?: string}) => Promise<any>} fetchRows
+ * @param {{column: string|null, descending: boolean, filter?: string}} sort @param {number} total
  * @returns {Promise<{columns: string[], rows: any[], cut: boolean}>}
  */
 export async function fetchAllRows(fetchRows, sort, total) {
@@ -61,6 +62,7 @@ export async function fetchAllRows(fetchRows, sort, total) {
       limit: Math.min(CSV_WINDOW, wanted - offset),
       sort: sort.column,
       descending: sort.descending,
+      ...(sort.filter ? { filter: sort.filter } : {}),
     });
     if (Array.isArray(win.columns) && win.columns.length) columns = win.columns.map(String);
     const got = Array.isArray(win.rows) ? win.rows : [];

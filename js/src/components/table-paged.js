@@ -1,7 +1,8 @@
 // A Table of a large kernel table (`paged` props): only the rows in view are
 // in the DOM, fetched from the kernel in blocks (`fetchRows`, a `data_window`
 // request), and a click on a header sorts in the kernel (the kernel keeps the
-// sort order, so scrolling a sorted million rows only slices it). Rows have a
+// sort order, so scrolling a sorted million rows only slices it); a filter
+// is applied in the kernel too (`setFilter`: it counts the matches). Rows have a
 // fixed height, so the scroll position says which rows are in view (scaled
 // past MAX_SCROLL pixels: see `scrollTopFor`).
 
@@ -47,6 +48,13 @@ export function rowsInView(scrollTop, total) {
   return { first, last, topPx, bottomPx: Math.max(0, height - topPx - (last - first) * ROW_HEIGHT) };
 }
 
+/** "1,234 rows × 5 columns" (with a filter: "12 of 1,234 rows × 5 columns"). */
+export function shapeText(rows, columns, of = null) {
+  const n = (count, one) => `${count.toLocaleString()} ${count === 1 ? one : `${one}s`}`;
+  const shown = of === null ? n(rows, "row") : `${rows.toLocaleString()} of ${n(of, "row")}`;
+  return `${shown} × ${n(columns, "column")}`;
+}
+
 function cellText(value) {
   if (value === null || value === undefined) return "";
   if (typeof value === "object") return JSON.stringify(value);
@@ -85,7 +93,7 @@ export function sortableHeader(column, sort, onSort, tag = "th") {
 }
 
 /**
- * Mount a paged table in `el`; returns `{update(props), destroy()}`.
+ * Mount a paged table in `el`; returns `{update(props), setFilter(text), allRows(), destroy()}`.
  * @param {HTMLElement} el
  * @param {any} props `columns`, `rows` (the first rows, unsorted), `total_rows`, `title`
  * @param {(opts: {offset: number, limit: number, sort: string|null, descending: boolean}) => Promise<any>} fetchRows
@@ -95,13 +103,21 @@ export function sortableHeader(column, sort, onSort, tag = "th") {
 export function mountPagedTable(el, props, fetchRows, dataEl = el, format = cellText) {
   let columns = Array.isArray(props.columns) ? props.columns.map(String) : [];
   let total = Number.isInteger(props.total_rows) ? props.total_rows : 0;
-  let sort = { column: /** @type {string|null} */ (null), descending: false };
+  /** Rows of the whole table; `total` counts those the filter keeps. */
+  let allTotal = total;
+  /** The sort, and the filter text the kernel applies ("" for none). */
+  let sort = { column: /** @type {string|null} */ (null), descending: false, filter: "" };
+  /** A new filter's first answer (and so its count) is on its way. */
+  let counting = false;
   let destroyed = false;
   const blocks = createRowBlocks({
     fetchRows,
     onWindow: (win) => {
       if (Array.isArray(win.columns) && win.columns.length) columns = win.columns.map(String);
       if (Number.isInteger(win.total_rows)) total = win.total_rows;
+      if (!sort.filter && Number.isInteger(win.total_rows)) allTotal = win.total_rows;
+      if (Number.isInteger(win.all_rows)) allTotal = win.all_rows;
+      counting = false;
     },
     onChange: () => render(),
   });
@@ -157,19 +173,25 @@ export function mountPagedTable(el, props, fetchRows, dataEl = el, format = cell
     dataEl.dataset.firstRow = String(first);
     dataEl.dataset.sort = sort.column ?? "";
     const error = blocks.error;
-    const shape = `${total.toLocaleString()} rows × ${columns.length.toLocaleString()} columns`;
+    const shape = counting
+      ? `Filtering ${allTotal.toLocaleString()} rows…`
+      : shapeText(total, columns.length, sort.filter ? allTotal : null);
     note.textContent = error ? `Rows could not be loaded: ${error}` : shape;
     note.classList.toggle("gu-component-error", !!error);
   };
 
   const sortBy = (column) => {
     const descending = sort.column === column ? !sort.descending : false;
-    sort = { column, descending };
+    sort = { ...sort, column, descending };
     blocks.reset();
     scroller.scrollTop = 0;
     drawHead();
     render();
   };
+
+  /** The first rows as sent with the props: the table's own order, unfiltered. */
+  const firstRows = () =>
+    sort.column === null && !sort.filter && Array.isArray(props.rows) ? props.rows : [];
 
   drawHead();
   render();
@@ -180,14 +202,26 @@ export function mountPagedTable(el, props, fetchRows, dataEl = el, format = cell
       if (next.source !== props.source || next.total_rows !== props.total_rows) {
         props = next;
         columns = Array.isArray(next.columns) ? next.columns.map(String) : columns;
-        total = Number.isInteger(next.total_rows) ? next.total_rows : total;
-        sort = { column: null, descending: false };
-        blocks.reset(Array.isArray(next.rows) ? next.rows : []);
+        total = allTotal = Number.isInteger(next.total_rows) ? next.total_rows : total;
+        sort = { column: null, descending: false, filter: sort.filter };
+        counting = !!sort.filter;
+        blocks.reset(firstRows());
         drawHead();
       }
       render();
     },
-    /** Every row in the current sort, fetched in windows (at most MAX_CSV_ROWS), for a CSV. */
+    /** Show only the rows holding `text` (plain text, any case; blank: every row), counted by the kernel. */
+    setFilter(text) {
+      const filter = String(text ?? "").trim();
+      if (filter === sort.filter) return;
+      sort = { ...sort, filter };
+      total = allTotal; // until the kernel counts: a filter that kept nothing must ask again
+      counting = !!filter;
+      blocks.reset(firstRows());
+      scroller.scrollTop = 0;
+      render();
+    },
+    /** Every row the filter keeps in the current sort, fetched in windows (at most MAX_CSV_ROWS), for a CSV. */
     allRows: () => fetchAllRows(fetchRows, sort, total),
     destroy() {
       destroyed = true;

@@ -6,7 +6,12 @@
 
 import { h } from "../dom.js";
 import { csvButton } from "./table-csv.js";
-import { mountPagedTable, sortableHeader } from "./table-paged.js";
+import { mountPagedTable, shapeText, sortableHeader } from "./table-paged.js";
+
+export { shapeText };
+
+/** Typing pauses this long before a paged table asks the kernel to filter. */
+export const FILTER_DELAY_MS = 250;
 
 const sortOrders = new WeakMap();
 /** @type {WeakMap<HTMLElement, {shape: string, source: any, count: number, tbody: HTMLElement}>} what each table shows */
@@ -57,18 +62,15 @@ export function tableTitle(p) {
   return String(title);
 }
 
-/** "1,234 rows × 5 columns" (with a filter: "12 of 1,234 rows × 5 columns"). */
-export function shapeText(rows, columns, of = null) {
-  const n = (count, one) => `${count.toLocaleString()} ${count === 1 ? one : `${one}s`}`;
-  const shown = of === null ? n(rows, "row") : `${rows.toLocaleString()} of ${n(of, "row")}`;
-  return `${shown} × ${n(columns, "column")}`;
-}
-
-/** The rows whose text holds `query` in some column (case-insensitive). */
+/** The rows whose text holds `query` in some column (case-insensitive, plain text):
+ * a cell's text as sent or as shown ("1,234"), as the kernel filters a paged table. */
 export function filterRows(rows, columns, query) {
   const q = String(query ?? "").trim().toLowerCase();
   if (!q) return rows;
-  return rows.filter((row) => columns.some((c) => rawText(row?.[c]).toLowerCase().includes(q)));
+  const holds = (value, column) =>
+    rawText(value).toLowerCase().includes(q) ||
+    (typeof value === "number" && cellText(value, isIdentifierColumn(column)).toLowerCase().includes(q));
+  return rows.filter((row) => columns.some((c) => holds(row?.[c], c)));
 }
 
 /** The columns whose values are all numbers (empty cells aside): aligned right. */
@@ -132,8 +134,8 @@ function rowElement(row, columns) {
 /** @type {WeakMap<HTMLElement, {el: HTMLElement, filter: HTMLInputElement, count: HTMLElement, note: HTMLElement, view: HTMLElement, current: () => any}>} */
 const toolbars = new WeakMap();
 
-/** The line above a table: its size, a filter (tables in the browser) and CSV download. */
-function toolbarOf(el, { filterable }) {
+/** The line above a table: its size, a filter and CSV download. */
+function toolbarOf(el) {
   let bar = toolbars.get(el);
   if (!bar) {
     const filter = h("input.gu-c-table-filter", {
@@ -160,7 +162,6 @@ function toolbarOf(el, { filterable }) {
     bar = made;
     toolbars.set(el, bar);
   }
-  bar.filter.hidden = !filterable;
   if (!el.contains(bar.el)) el.replaceChildren(bar.el, bar.view, bar.note);
   return bar;
 }
@@ -187,7 +188,7 @@ export function update({ props, el, fetchRows, status }) {
   const p = props ?? {};
   // A large kernel table comes in windows the browser asks for (table-paged.js).
   if (p.paged && typeof fetchRows === "function") {
-    const bar = toolbarOf(el, { filterable: false });
+    const bar = toolbarOf(el);
     const paged = pagedTables.get(el);
     if (paged) paged.update(p);
     else {
@@ -195,6 +196,13 @@ export function update({ props, el, fetchRows, status }) {
       pagedTables.set(el, mountPagedTable(bar.view, { ...p, title: tableTitle(p) }, fetchRows, el, format));
     }
     const table = /** @type {ReturnType<typeof mountPagedTable>} */ (pagedTables.get(el));
+    table.setFilter(bar.filter.value);
+    // the kernel filters: asked once typing pauses, not on every key
+    let timer = null;
+    bar.filter.oninput = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => table.setFilter(bar.filter.value), FILTER_DELAY_MS);
+    };
     bar.count.textContent = ""; // the paged table's own line says its size
     bar.current = () => table.allRows().then((all) => ({ ...all, title: tableTitle(p) }));
     return;
@@ -205,7 +213,7 @@ export function update({ props, el, fetchRows, status }) {
   const columns = columnsOf(p, rows);
   const sort = sortOrders.get(el) ?? { column: null, descending: false };
   const numeric = numericColumns(columns, rows);
-  const bar = toolbarOf(el, { filterable: true });
+  const bar = toolbarOf(el);
   bar.filter.oninput = () => update({ props, el, fetchRows });
   const query = bar.filter.value;
   const total = Number.isInteger(p.total_rows) ? p.total_rows : rows.length;

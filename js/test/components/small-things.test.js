@@ -114,7 +114,7 @@ describe("the Table", () => {
     const all = await paged.allRows();
     expect(all.rows).toHaveLength(2500);
     expect(all.rows[2499]).toEqual({ n: 2499 });
-    expect(el.querySelector(".gu-c-note").textContent).toBe(`${(2500).toLocaleString()} rows × 1 columns`);
+    expect(el.querySelector(".gu-c-note").textContent).toBe(`${(2500).toLocaleString()} rows × 1 column`); // one column, said so
     paged.destroy();
   });
 });

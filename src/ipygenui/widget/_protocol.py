@@ -323,10 +323,14 @@ class ComponentStateMsg(_Msg):
 MAX_WINDOW = 1_000
 """Most rows one ``data_window`` request may ask for."""
 
+MAX_FILTER = 200
+"""Longest filter text a ``data_window`` request may carry (the Table's box holds no more)."""
+
 WIRE_LIMITS: dict[str, int] = {
     "max_upload_bytes": MAX_UPLOAD_BYTES,
     "max_attachments": MAX_ATTACHMENTS,
     "max_window": MAX_WINDOW,
+    "max_filter": MAX_FILTER,
 }
 """The limits the browser applies before it sends, defined only here: the
 Chat's ``limits`` trait carries them to ``js/src/protocol.js`` (``readLimits``),
@@ -336,7 +340,8 @@ again."""
 
 class DataWindowMsg(_Msg):
     """A table showing kernel data asks for rows ``offset`` to ``offset + limit``,
-    sorted by column ``sort`` (kernel-side); ``request`` pairs the answer with
+    sorted by column ``sort`` (kernel-side) and, with ``filter``, of the rows
+    holding that plain text in some cell; ``request`` pairs the answer with
     the question. The component bridge (``components.py``) answers it."""
 
     type: Literal["data_window"]
@@ -346,6 +351,7 @@ class DataWindowMsg(_Msg):
     limit: int = Field(ge=1, le=MAX_WINDOW)
     sort: str | None = Field(None, max_length=1_000)
     descending: bool = False
+    filter: str | None = Field(None, max_length=MAX_FILTER)
 
 
 ClientMessage = Annotated[
@@ -533,6 +539,10 @@ class DataWindowMessage(TypedDict):
     rows: list[dict[str, Any]]
     sort: str | None
     descending: bool
+    filter: NotRequired[str]
+    """A filtered window: the filter text, ``total_rows`` counting the matching rows."""
+    all_rows: NotRequired[int]
+    """A filtered window: the rows of the whole table."""
     error: NotRequired[str]
 
 
@@ -612,6 +622,10 @@ def data_window_message(
         "sort": w.get("sort", msg.sort),
         "descending": bool(w.get("descending", msg.descending)),
     }
+    if msg.filter and msg.filter.strip():
+        answer["filter"] = msg.filter
+        if "all_rows" in w:
+            answer["all_rows"] = int(w["all_rows"])
     if error is not None:
         answer["error"] = error[:MAX_ERROR]
     return answer

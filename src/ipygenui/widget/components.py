@@ -12,8 +12,9 @@
 - ``component_state`` messages from the browser (a Form's values), validated
   and stored on the call's part by :meth:`Runtime.set_component_state`.
 - ``data_window`` messages from a Table of a large kernel table: rows of one
-  window, sorted in the kernel (``data.RowWindows``) in a worker thread so a
-  first sort of a million rows never holds up the event loop.
+  window, sorted and filtered in the kernel (``data.RowWindows``) in a worker
+  thread so a first sort or filter of a million rows never holds up the
+  event loop.
 """
 
 from __future__ import annotations
@@ -158,7 +159,9 @@ class ComponentBridge:
 
         def compute() -> Any:
             try:
-                window = self.windows.window(obj, msg.offset, msg.limit, msg.sort, msg.descending)
+                window = self.windows.window(
+                    obj, msg.offset, msg.limit, msg.sort, msg.descending, msg.filter
+                )
                 return data_window_message(msg, window)
             except KeyError as exc:
                 return data_window_message(msg, error=str(exc.args[0]))
@@ -170,7 +173,7 @@ class ComponentBridge:
         except RuntimeError:  # no loop (a test driving the bridge directly): answer now
             send(compute())
             return
-        if not self.windows.needs_sorting(obj, msg.sort, msg.descending):
+        if not self.windows.needs_sorting(obj, msg.sort, msg.descending, msg.filter):
             send(compute())  # a slice of a kept order: under a millisecond, no thread hop
             return
         if not can_start_threads():  # a browser kernel: the loop is the only thread
