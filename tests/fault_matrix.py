@@ -38,8 +38,8 @@ AREAS = (
         "`rt.ag_ui_app()` tried as a hostile web page and local process: no token, a wrong "
         "one, a foreign `Host` (DNS rebinding) or `Origin`, a `no-cors` `text/plain` POST, "
         "CORS preflights, a 100 MB body, a 100,000-deep body, a tool message settling a "
-        "gated call, a user message dismissing a pending approval, a client hanging up "
-        "mid-run",
+        "gated call, a user message dismissing a pending approval, malformed, stale, "
+        "repeated and partial resumes of an interrupt, a client hanging up mid-run",
     ),
     Area(
         "answers",
