@@ -465,7 +465,8 @@ class Runtime:
         a preflight answer); bodies only as ``application/json`` (415), at
         most ``max_body_bytes`` (413) and nested at most ``max_depth`` (400).
         A client may answer only a human tool's calls; a call waiting for
-        approval is decided in the notebook. A client that disconnects
+        approval is decided in the notebook or by the client's AG-UI
+        ``resume`` (approve, edit, reject). A client that disconnects
         cancels its run. See ``docs/agui-server.md``."""
         from .agui._runtime_link import serve
 
