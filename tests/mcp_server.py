@@ -5,7 +5,12 @@ Tools: ``lookup`` (read-only; it exits mid-call, once, when
 file: not read-only; it appends to the file ``MCP_TEST_NOTES`` names, so a
 test sees whether it ran), ``picture`` (an image), ``fails`` (an error
 result), ``crash`` (the process exits mid-call), ``structured`` (structured
-content) and ``slow`` (writes ``MCP_TEST_STARTED``, then waits a minute).
+content) and ``slow`` (writes ``MCP_TEST_STARTED``, then waits a minute);
+``steps`` (progress notifications and log lines, then done), ``noisy`` (a
+flood of long log lines, progress past its total), ``linked`` (a resource
+link and a text for the user only), ``folders`` (the client's roots, or its
+error). A resource ``note://greeting``, and two prompts: ``greet`` (no
+arguments) and ``ask_about`` (an argument it requires).
 
 At start the server writes its process id to ``MCP_TEST_PID`` (when set), and
 refuses to start (exit 4, a line on stderr) while ``MCP_TEST_REFUSE`` names a
@@ -22,9 +27,9 @@ import os
 import sys
 from pathlib import Path
 
-from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import Annotations, ResourceLink, TextContent, ToolAnnotations
 
 # A 1x1 PNG: the smallest real image a tool can return.
 PIXEL = base64.b64decode(
@@ -86,6 +91,66 @@ async def slow() -> str:
 def structured(n: int) -> dict[str, int]:
     """Structured content: n and its square."""
     return {"n": n, "square": n * n}
+
+
+@server.tool(annotations=READ_ONLY)
+async def steps(count: int, ctx: Context) -> str:
+    """Reports progress ``count`` times, logging each step, then says it is done."""
+    for step in range(1, count + 1):
+        await ctx.info(f"step {step} done", logger_name="steps")
+        await ctx.report_progress(step, count, f"Step {step} of {count}")
+    return f"{count} steps"
+
+
+@server.tool(annotations=READ_ONLY)
+async def noisy(ctx: Context) -> str:
+    """A flood: 200 long log lines, and progress past its total, then one of total 0."""
+    for line in range(200):
+        await ctx.warning(f"line {line} " + "x" * 2_000)
+    await ctx.report_progress(50, 10, "y" * 5_000)
+    await ctx.report_progress(3, 0)
+    return "quiet now"
+
+
+@server.tool(annotations=READ_ONLY, structured_output=False)
+def linked() -> list[object]:
+    """A link to the greeting resource, and a note for the user's eyes only."""
+    return [
+        ResourceLink(type="resource_link", uri="note://greeting", name="greeting"),
+        TextContent(
+            type="text",
+            text="USER-ONLY: the link opens the greeting",
+            annotations=Annotations(audience=["user"]),
+        ),
+        TextContent(type="text", text="see the greeting"),
+    ]
+
+
+@server.tool(annotations=READ_ONLY)
+async def folders(ctx: Context) -> str:
+    """The folders the client allows (its roots), one URI a line."""
+    try:
+        listed = await ctx.session.list_roots()
+    except Exception as exc:
+        return f"no roots: {exc}"
+    return "\n".join(str(root.uri) for root in listed.roots)
+
+
+@server.resource("note://greeting", mime_type="text/plain")
+def greeting() -> str:
+    return "Hello from the greeting resource"
+
+
+@server.prompt()
+def greet() -> str:
+    """A starter."""
+    return "Say hello to the test server"
+
+
+@server.prompt()
+def ask_about(topic: str) -> str:
+    """Needs a topic: not a starter."""
+    return f"Tell me about {topic}"
 
 
 if __name__ == "__main__":

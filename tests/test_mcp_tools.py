@@ -40,6 +40,11 @@ async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(file
         "crash",
         "structured",
         "slow",
+        "steps",
+        "linked",
+        "folders",
+        "noisy",
+        "read_resource",  # the server has resources
     }
     lookup = tools["lookup"].parameters_schema
     assert lookup["required"] == ["key"]
@@ -56,6 +61,11 @@ async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(file
         "crash": True,
         "structured": False,
         "slow": False,
+        "steps": False,
+        "linked": False,
+        "folders": False,
+        "noisy": False,
+        "read_resource": False,  # reads only: trusted as the server's read-only tools are
     }
     runtime.close()
 

@@ -9,7 +9,9 @@ const SAFE = /^data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=\s]+
 
 /** The showable image sources of a tool result (none for anything else). */
 export function resultImages(result) {
-  const list = result && typeof result === "object" && Array.isArray(result.images) ? result.images : [];
+  const images = (obj) => (obj && typeof obj === "object" && Array.isArray(obj.images) ? obj.images : []);
+  // `for_user.images`: content a server meant for the user only (the model never reads it)
+  const list = [...images(result), ...images(result?.for_user)];
   return list.map((image) => image?.src).filter((src) => typeof src === "string" && SAFE.test(src));
 }
 

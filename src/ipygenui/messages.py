@@ -147,6 +147,11 @@ class ToolCallPart(_Model):
     approval: Approval | None = None
     status_message: str | None = None
     completion_status_message: str | None = None
+    progress: float | None = Field(default=None, exclude_if=_is_none)
+    """How far a running call is (0 to 1), as its tool reported it (an MCP
+    server's progress notifications): the card's progress bar."""
+    log: list[str] | None = Field(default=None, exclude_if=_is_none)
+    """Log lines the tool sent while it ran (the last 50), for the card's details."""
     component: str | None = None
     """For a UI tool (``show_component_<Name>``): the component's name."""
     component_state: dict[str, Any] | None = None

@@ -413,10 +413,14 @@ class Runtime:
 
     @property
     def starters(self) -> list[str]:
-        """Prompts an empty thread offers (``starters=``, else the model's own)."""
+        """Prompts an empty thread offers (``starters=``, else the model's own
+        and the prompts of tool sources such as an MCP server's)."""
         if self._starters is not None:
             return list(self._starters)
-        return [clean_text(s) for s in getattr(self.model, "starters", ()) if isinstance(s, str)]
+        offered = [*getattr(self.model, "starters", ())]
+        for source in self._tool_sources:
+            offered.extend(getattr(source, "starters", ()))
+        return list(dict.fromkeys(clean_text(s) for s in offered if isinstance(s, str)))
 
     @property
     def threads(self) -> list[ThreadSummary]:

@@ -18,6 +18,12 @@ tests/mcp_server.py over stdio).
 - The ``mcp`` SDK missing: an ImportError naming the extra.
 - Raw JSON schemas: an unusable one is refused; without ``jsonschema`` the
   basics are still checked; a tool's own ``ToolError`` is its error result.
+- A flood from the server during a call (200 log lines of 2,000 characters,
+  progress past its total, a total of 0, a 5,000-character progress text):
+  the card keeps the last 50 lines, each cut to 500 characters, the bar
+  between 0 and 1; the model reads only the result.
+- ``read_resource`` of a URI the server does not have: an error result, the
+  chat goes on.
 
 A hostile server (tests/mcp_hostile_server.py, listing what each test writes):
 
@@ -263,6 +269,35 @@ def test_a_closed_server_is_not_handed_to_a_new_chat(files) -> None:
     first.close()
     with pytest.raises(MCPConnectionError, match="was closed with its chat"):
         gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
+
+
+# --- what a server reports during a call, and its resources ---------------------------
+
+
+async def test_a_flood_of_log_lines_and_wild_progress_stay_bounded_on_the_card(files) -> None:
+    runtime, model = mcp_runtime(files.tools(), call("noisy", id="n1"))
+    message = await runtime.send("be noisy")
+    part = message.tool_calls[0]
+    assert part.result == {"result": "quiet now"}
+    assert part.log is not None and len(part.log) == 50
+    assert part.log[-1].startswith("[warning] line 199 ")
+    assert all(len(line) <= 500 for line in part.log)
+    assert part.progress == 1.0  # 50 of 10: clamped; 3 of 0 moves no bar
+    assert part.status_message == "3"  # the last report, said as a number
+    assert tool_messages(model.requests[-1]) == {"n1": {"result": "quiet now"}}
+    runtime.close()
+
+
+async def test_reading_a_resource_the_server_lacks_is_an_error_result(files) -> None:
+    runtime, _ = mcp_runtime(
+        files.tools(), call("read_resource", {"uri": "note://nothing"}, id="r1")
+    )
+    message = await runtime.send("read it")
+    part = message.tool_calls[0]
+    assert isinstance(message.status, Complete)
+    assert part.is_error
+    assert part.result["error"].startswith("read_resource failed on the MCP server")
+    runtime.close()
 
 
 # --- a hostile server (tests/mcp_hostile_server.py) ----------------------------------

@@ -27,6 +27,7 @@ from .._internal.standard_params import split_standard_arguments
 from ..data import DataStore, model_json, using_data
 from ..messages import Approval, Message, ParsedArgs, ToolCallPart
 from ..tools import Tool, ToolArgumentsError, ToolError, to_jsonable
+from ..tools._call_report import CallReport
 from ..tools._worker_threads import runs_in_thread, stopped_in_background
 from .agent_interrupts import is_agent_gated
 from .run_events import RunEvents
@@ -187,6 +188,8 @@ class ToolRunner:
         part, tool = call.part, call.tool
         trace: str | None = None
         value: Any = None
+        report = CallReport(part, lambda: self._commit(message))
+        token = report.bind()  # the tool's own progress and log lines go to its card
         try:
             store = self._data() if self._data is not None else None
             with using_data(store):  # references in a component's props resolve here
@@ -209,6 +212,7 @@ class ToolRunner:
             result, is_error = {"error": raised_text(tool.name, exc)}, True
             trace = traceback_text(exc)
         finally:
+            CallReport.unbind(token)
             self.executing.discard(part.tool_call_id)
         if not is_current() or part.has_result:
             return  # cancelled meanwhile: the call already has its cancelled answer

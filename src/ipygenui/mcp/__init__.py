@@ -4,7 +4,12 @@
   gated (its annotations are shown, not obeyed).
 - ``_connection.py``: the connection on a thread with its own event loop
   (stdio or streamable HTTP), restarted once if the server dies.
-- ``_results.py``: a ``CallToolResult`` as a tool result.
+- ``_results.py``: a ``CallToolResult`` as a tool result (content for the
+  user only kept from the model).
+- ``_features.py``: what a server offers beside tools: roots the user allows,
+  log lines and progress for the calls' cards, prompts as starters,
+  ``read_resource`` for the resources its tools link to; a task-only tool
+  left out.
 
 This package shares its name with the MCP SDK's: the modules here import the
 SDK absolutely (``from mcp import ClientSession``), which always means the

@@ -161,8 +161,10 @@ class Connection:
     """One session with the server, opened and closed by one task of its own
     (the SDK's streams and task groups must be)."""
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, options: Mapping[str, Any] | None = None) -> None:
         self.transport = transport
+        self._options = dict(options or {})
+        """The session's callbacks (roots, logging, ...): what the client advertises."""
         self.session: ClientSession | None = None
         self._ready: asyncio.Future[list[MCPTool]] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
@@ -172,7 +174,7 @@ class Connection:
         try:
             async with (
                 self.transport.open() as (read, write),
-                _session_class()(read, write) as session,
+                _session_class()(read, write, **self._options) as session,
             ):
                 await session.initialize()
                 tools: list[MCPTool] = []

@@ -47,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -54,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._internal.sanitize import clean_text
 from ..tools import Tool, ToolDefinitionError, ToolError
+from ..tools._call_report import CallReport, current_report
 from ..tools._tool import _reserved_prefix
 from ._connection import (
     HTTP,
@@ -63,6 +65,19 @@ from ._connection import (
     Worker,
     connection_lost,
     describe_error,
+)
+from ._features import (
+    READ_RESOURCE,
+    READ_RESOURCE_DESCRIPTION,
+    READ_RESOURCE_SCHEMA,
+    LogRelay,
+    check_roots,
+    offers_resources,
+    progress_callback,
+    prompt_starters,
+    read_result,
+    roots_callback,
+    task_refusal,
 )
 from ._results import result_value
 
@@ -89,6 +104,13 @@ MAX_SCHEMA_BYTES = 64 * 1024
 MAX_DESCRIPTION_CHARS = 8_000
 """The defaults of ``max_schema_bytes`` / ``max_description_chars``: every
 model request carries every tool's schema and description."""
+
+MCPRoots = bool | Sequence[str | os.PathLike[str]] | None
+"""The folders a server hears of (``roots/list``): none by default, ``True``
+for the notebook's folder, or a list of folders."""
+
+_READS = "\0read_resource"
+"""The read-resource tool's key among the calls (no server tool is named so)."""
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -131,6 +153,7 @@ class MCPTools:
         call_timeout: float | None = None,
         max_schema_bytes: int = MAX_SCHEMA_BYTES,
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
+        roots: MCPRoots = None,
     ) -> None:
         _check_approval(requires_approval)
         _check_trust(trust_annotations)
@@ -143,6 +166,11 @@ class MCPTools:
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
                 raise TypeError(f"MCPTools({label}=...) must be a positive int, got {limit!r}")
         self._transport = transport
+        self._roots = check_roots(roots)
+        self._logs = LogRelay(transport.describe())
+        self.starters: list[str] = []
+        """The server's prompts that need no arguments, as a chat's starters."""
+        self._offers_resources = False
         self.requires_approval = requires_approval
         self.trust_annotations = trust_annotations
         self.max_schema_bytes = max_schema_bytes
@@ -182,6 +210,7 @@ class MCPTools:
         call_timeout: float | None = None,
         max_schema_bytes: int = MAX_SCHEMA_BYTES,
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
+        roots: MCPRoots = None,
     ) -> MCPTools:
         """A server run as ``command args`` (in ``cwd``), spoken to over stdio.
 
@@ -189,6 +218,8 @@ class MCPTools:
         ``HOME``, ...): the server does not see the kernel's whole environment.
         ``trust_annotations=True`` lets the tools it marks read-only (and not
         destructive) run without asking: only for a server you trust.
+        ``roots=True`` tells the server the notebook's folder is its to work
+        in (``roots=[path, ...]``: those folders); by default it hears of none.
         """
         _require_mcp()
         if not isinstance(command, str) or not command:
@@ -208,6 +239,7 @@ class MCPTools:
             call_timeout=call_timeout,
             max_schema_bytes=max_schema_bytes,
             max_description_chars=max_description_chars,
+            roots=roots,
         )
 
     @classmethod
@@ -223,6 +255,7 @@ class MCPTools:
         call_timeout: float | None = None,
         max_schema_bytes: int = MAX_SCHEMA_BYTES,
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
+        roots: MCPRoots = None,
     ) -> MCPTools:
         """A server at ``url`` over streamable HTTP; ``headers`` go with every request."""
         _require_mcp()
@@ -237,6 +270,7 @@ class MCPTools:
             call_timeout=call_timeout,
             max_schema_bytes=max_schema_bytes,
             max_description_chars=max_description_chars,
+            roots=roots,
         )
 
     def __repr__(self) -> str:
@@ -267,10 +301,17 @@ class MCPTools:
         """Open a connection (on the worker loop) and list the tools."""
         if self._connection is not None:
             await self._connection.close()
-        connection = Connection(self._transport)
+        connection = Connection(self._transport, self._session_options())
         self._connection = connection
         try:
-            return await connection.ready(self.startup_timeout)
+            listed = await connection.ready(self.startup_timeout)
+            session = connection.session
+            if session is not None and not restarting:
+                self._offers_resources, self.starters = await asyncio.wait_for(
+                    asyncio.gather(offers_resources(session), prompt_starters(session)),
+                    self.startup_timeout,
+                )
+            return listed
         except Exception as exc:
             self._connection = None
             await connection.close()
@@ -281,6 +322,13 @@ class MCPTools:
                 else describe_error(exc)
             )
             raise MCPConnectionError(self._failure(f"{verb}: {why}")) from None
+
+    def _session_options(self) -> dict[str, Any]:
+        """The session's callbacks: what this client advertises and answers."""
+        options: dict[str, Any] = {"logging_callback": self._logs}
+        if self._roots is not None:  # advertised only when the user allowed folders
+            options["list_roots_callback"] = roots_callback(self._roots)
+        return options
 
     def _failure(self, what: str) -> str:
         """``what`` happened to the server, with its stderr tail: for exceptions."""
@@ -324,6 +372,9 @@ class MCPTools:
 
     def _make_tools(self, listed: list[MCPTool]) -> list[Tool]:
         offered = {t.name for t in listed}
+        reads = self._offers_resources and READ_RESOURCE not in offered
+        if reads:
+            offered.add(READ_RESOURCE)
         self._check_names("requires_approval", self.requires_approval, offered)
         self._check_names("trust_annotations", self.trust_annotations, offered)
         tools: list[Tool] = []
@@ -356,9 +407,24 @@ class MCPTools:
                 continue
             tool.approval_note = _server_claims(annotations)
             tools.append(tool)
+        if reads:
+            tools.append(self._read_resource_tool())
         for skipped, why in self.skipped.items():
             logger.warning("MCP tool %s of %s left out: %s", skipped, self.server, why)
         return tools
+
+    def _read_resource_tool(self) -> Tool:
+        """``read_resource``: what a tool's resource link points at, read from the server."""
+        self._repeatable.add(_READS)
+        tool = Tool.from_json_schema(
+            self.prefix + READ_RESOURCE,
+            READ_RESOURCE_SCHEMA,
+            self._caller(_READS),
+            description=READ_RESOURCE_DESCRIPTION,
+            requires_approval=self._asks(READ_RESOURCE, {"read_only_hint": True}),
+        )
+        tool.approval_note = "Reads a resource of this server: what it holds reaches the model."
+        return tool
 
     def _check_names(self, option: str, names: Any, offered: set[str]) -> None:
         """A name the server does not offer is a typo that would misplace a decision."""
@@ -374,6 +440,9 @@ class MCPTools:
         """Why the chat leaves this tool out, if it does."""
         if not _TOOL_NAME.fullmatch(name):
             return "its name is not 1-64 letters, digits, '_' or '-'"
+        task_only = task_refusal(listed_tool)
+        if task_only is not None:
+            return task_only
         reserved = _reserved_prefix(name)
         if reserved is not None:
             return (
@@ -420,35 +489,49 @@ class MCPTools:
             worker = self._worker
             if worker is None or self._closed:
                 raise ToolError({"error": f"the MCP server {self.server} was closed"})
-            return await worker.run_async(self._call(name, arguments))
+            # the call's card hears the server's progress and log lines
+            return await worker.run_async(self._call(name, arguments, current_report()))
 
-        call.__name__ = name
+        call.__name__ = READ_RESOURCE if name == _READS else name
         return call
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def _call(
+        self, name: str, arguments: dict[str, Any], report: CallReport | None = None
+    ) -> Any:
         """On the worker loop: call ``name``, restarting a dead server once."""
+        if report is not None:
+            self._logs.running[id(report)] = report
+        try:
+            return await self._call_once_restarted(name, arguments, report)
+        finally:
+            self._logs.running.pop(id(report), None)
+
+    async def _call_once_restarted(
+        self, name: str, arguments: dict[str, Any], report: CallReport | None
+    ) -> Any:
+        shown = READ_RESOURCE if name == _READS else name  # as errors name it
         restarted = False
         async with self._restarting:  # a restart under way (a parallel call's) ends first
             connection = self._connection
         if connection is None or not connection.alive or not await self._answers(connection):
-            await self._restart(f"stopped before {name} was called", connection)
+            await self._restart(f"stopped before {shown} was called", connection)
             restarted = True
         used = self._connection
         try:
-            return await self._send(used, name, arguments)
+            return await self._send(used, name, arguments, report)
         except ToolError:
             raise
         except Exception as exc:
             if not connection_lost(exc):
                 raise ToolError(
-                    {"error": f"{name} failed on the MCP server: {describe_error(exc)}"}
+                    {"error": f"{shown} failed on the MCP server: {describe_error(exc)}"}
                 ) from None
             if restarted:
                 raise self._error(
-                    f"stopped during the call to {name}, just after a restart."
+                    f"stopped during the call to {shown}, just after a restart."
                 ) from None
-            stopped = self._error(f"stopped during the call to {name}.")
-        await self._restart(f"stopped during the call to {name}", used)
+            stopped = self._error(f"stopped during the call to {shown}.")
+        await self._restart(f"stopped during the call to {shown}", used)
         if name not in self._repeatable:  # it may have acted: the model decides what now
             stopped.result["error"] += (
                 " It was restarted; the call was not repeated because it may have changed "
@@ -456,12 +539,12 @@ class MCPTools:
             )
             raise stopped
         try:
-            return await self._send(self._connection, name, arguments)
+            return await self._send(self._connection, name, arguments, report)
         except ToolError:
             raise
         except Exception as exc:
             what = "stopped again" if connection_lost(exc) else f"failed: {describe_error(exc)}"
-            raise self._error(f"was restarted, then {name} {what}.") from None
+            raise self._error(f"was restarted, then {shown} {what}.") from None
 
     async def _answers(self, connection: Connection) -> bool:
         """Whether the server answers a ping (a dead one is found before the call)."""
@@ -489,12 +572,24 @@ class MCPTools:
                 raise ToolError({"error": f"The MCP server {self.server} {why}. {exc}"}) from None
 
     async def _send(
-        self, connection: Connection | None, name: str, arguments: dict[str, Any]
+        self,
+        connection: Connection | None,
+        name: str,
+        arguments: dict[str, Any],
+        report: CallReport | None = None,
     ) -> Any:
         session = connection.session if connection is not None else None
         if session is None:
             raise ToolError({"error": f"the MCP server {self.server} is not connected"})
-        result = await session.call_tool(name, arguments, read_timeout_seconds=self.call_timeout)
+        if name == _READS:
+            read = session.read_resource(str(arguments.get("uri", "")))
+            return read_result(await asyncio.wait_for(read, self.call_timeout))
+        result = await session.call_tool(
+            name,
+            arguments,
+            read_timeout_seconds=self.call_timeout,
+            progress_callback=progress_callback(report),
+        )
         return result_value(result)
 
     # --- closing ----------------------------------------------------------------------
