@@ -476,6 +476,31 @@ class Runtime:
 
         return serve(self, token, allow_origins, allow_hosts, max_body_bytes, max_depth)
 
+    def _serve_client_tools(self, tools: Mapping[str, Tool]) -> None:
+        """Offer an AG-UI client's declared tools (checked by ``agui/_client_tools.py``)
+        to the model while the client is served; ``{}`` withdraws them."""
+        self._run_loop.client_tools = dict(tools)
+
+    @property
+    def _client_tool_names(self) -> frozenset[str]:
+        return frozenset(self._run_loop.client_tools)
+
+    def _add_client_result(self, tool_call_id: str, result: Any) -> Run | None:
+        """An AG-UI client's tool message: as ``add_tool_result``, and it may
+        also answer a call to one of the tools the client declared."""
+        message = answer_call(
+            self.thread,
+            self._run_loop.step_toolset().all(),
+            tool_call_id,
+            result,
+            False,
+            executing=self._run_loop.executing,
+            streaming=self._run_message,
+            answer=self._events.answer,
+            client_tools=self._client_tool_names,
+        )
+        return self._decided(message)
+
     def set_state(self, state: dict[str, Any]) -> None:
         """Replace the shared state (sent to the agent on its next run)."""
         self.state = json_safe(dict(state))

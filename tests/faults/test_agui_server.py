@@ -18,7 +18,13 @@ model request, the tool never run):
   they were; a ``cancelled`` entry rejects the call;
 - a body over the size limit, declared and streamed (100 MB, never held
   whole); JSON nested 65 and 100,000 deep; brackets inside strings;
-- a client hanging up mid-run: its run is cancelled, the next POST served.
+- a client hanging up mid-run: its run is cancelled, the next POST served;
+- a client's own tools that are hostile (a chat tool's name, a component
+  prefix, a bad name, declared twice, a 70 KB or invalid schema, a 9,000
+  character description, 129 tools) and client states (no object, 1.5 MB,
+  100 deep in a body the app lets through): each a 422 naming it, nothing
+  taken; a client tool named like a gated tool to answer its call; a refused
+  input's state and tools not taken.
 """
 
 from __future__ import annotations
@@ -617,3 +623,113 @@ async def test_a_client_that_hangs_up_cancels_its_run_and_the_next_is_served() -
     assert parse_sse(again.text)[-1].type == EventType.RUN_FINISHED
     assert rt.thread.messages[-1].text == "Here now."
     check_openai_history(rt.model.requests[0].messages)
+
+
+# --- a client's own tools and state --------------------------------------------
+
+
+def client_input(tools: list[dict[str, Any]] | None = None, state: Any = None) -> bytes:
+    """ASK_ADD with declared ``tools`` (AG-UI's wire form) and ``state``."""
+    body: dict[str, Any] = {**ASK_ADD, "tools": tools or []}
+    if state is not None:
+        body["state"] = state
+    return json.dumps(body).encode()
+
+
+def declared(name: str, parameters: Any = None, description: str = "A tool.") -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": name, "description": description}
+    if parameters is not None:
+        tool["parameters"] = parameters
+    return tool
+
+
+@pytest.mark.parametrize(
+    "tools, says",
+    [
+        ([declared("add")], "the chat has a tool of that name"),
+        ([declared("show_component_Chart")], "reserves for its components"),
+        ([declared("update_component_f1")], "reserves for its components"),
+        ([declared("bad name!")], "1-64 letters"),
+        ([declared("ok"), declared("ok")], "declared twice"),
+        ([declared("big", {"type": "object", "description": "x" * 70_000})], "max_schema_bytes"),
+        ([declared("wordy", description="y" * 9_000)], "max_description_chars"),
+        ([declared("odd", {"type": "object", "properties": {"a": {"type": 5}}})], "schema"),
+        ([declared(f"t{i}") for i in range(129)], "over the limit of 128"),
+    ],
+    ids=[
+        "shadows-a-chat-tool",
+        "show-component-prefix",
+        "update-component-prefix",
+        "bad-name",
+        "twice",
+        "schema-too-big",
+        "description-too-long",
+        "invalid-schema",
+        "too-many",
+    ],
+)
+async def test_a_hostile_client_tool_refuses_the_input_and_changes_nothing(
+    tools: list[dict[str, Any]], says: str
+) -> None:
+    rt = adding_runtime()
+    response = await request(rt.ag_ui_app(), body=client_input(tools))
+    assert response.status_code == 422, response.text
+    assert says in response.json()["error"] and "client tool" in response.json()["error"]
+    assert untouched(rt) and rt._client_tool_names == frozenset()
+
+
+async def test_a_client_tool_may_not_answer_for_a_gated_call_of_the_same_input() -> None:
+    """A client declaring a chat tool's name to answer its call is refused first."""
+    model = ScriptedModel([call("drop", {"name": "users"}, id="d1")])
+    rt = gu.Runtime(model=model, tools=[drop])
+    app = rt.ag_ui_app()
+    await request(app)
+    answer = ToolMessage(id="r", tool_call_id="d1", content="dropped")
+    body = {**run_input(answer), "tools": [declared("drop")]}
+    response = await request(app, body=json.dumps(body).encode())
+    assert response.status_code == 422 and "'drop'" in response.json()["error"]
+    part = rt.thread.messages[-1].tool_calls[0]
+    assert not part.has_result and part.approval is not None and not ran
+
+
+@pytest.mark.parametrize(
+    "state, says",
+    [([1, 2], "a list, but the runtime's state is a JSON object"), ("x", "a str")],
+    ids=["list", "string"],
+)
+async def test_a_client_state_that_is_no_object_is_refused(state: Any, says: str) -> None:
+    rt = adding_runtime()
+    rt.set_state({"kept": True})
+    response = await request(rt.ag_ui_app(), body=client_input(state=state))
+    assert response.status_code == 422 and says in response.json()["error"]
+    assert untouched(rt) and rt.state == {"kept": True}
+
+
+async def test_a_client_state_over_the_limits_is_refused_even_in_a_bigger_body() -> None:
+    rt = adding_runtime()
+    rt.set_state({"kept": True})
+    app = rt.ag_ui_app(max_body_bytes=4_000_000, max_depth=200)
+    big = client_input(state={"blob": "z" * 1_500_000})
+    response = await request(app, body=big)
+    assert response.status_code == 422 and "max_state_bytes" in response.json()["error"]
+    deep: Any = 1
+    for _ in range(100):
+        deep = {"d": deep}
+    response = await request(app, body=client_input(state=deep))
+    assert response.status_code == 422 and "max_state_depth" in response.json()["error"]
+    assert untouched(rt) and rt.state == {"kept": True}
+
+
+async def test_a_refused_input_takes_neither_the_clients_state_nor_its_tools() -> None:
+    """A tool message for a call waiting for approval is refused (403): the
+    state and the tools that came with it are not taken either."""
+    model = ScriptedModel([call("drop", {"name": "users"}, id="d1")])
+    rt = gu.Runtime(model=model, tools=[drop])
+    app = rt.ag_ui_app()
+    await request(app)
+    rt.set_state({"kept": True})
+    answer = ToolMessage(id="r", tool_call_id="d1", content="dropped")
+    body = {**run_input(answer), "tools": [declared("confirm")], "state": {"evil": 1}}
+    response = await request(app, body=json.dumps(body).encode())
+    assert response.status_code == 403
+    assert rt.state == {"kept": True} and rt._client_tool_names == frozenset() and not ran

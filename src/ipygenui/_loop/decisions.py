@@ -166,7 +166,11 @@ def reject_call(
 
 
 def may_answer(
-    part: ToolCallPart, tools: Mapping[str, Tool], *, by_agent: bool = False
+    part: ToolCallPart,
+    tools: Mapping[str, Tool],
+    *,
+    by_agent: bool = False,
+    client_tools: Collection[str] = (),
 ) -> str | None:
     """Whether a result from outside the kernel may answer ``part``: None if
     it may, else why not (the text a refusal shows).
@@ -174,10 +178,12 @@ def may_answer(
     The one rule for every answer that is not the kernel's own (``add_tool_result``,
     so the widget's ``tool_result`` message and an AG-UI client's tool message,
     and an agent's ``TOOL_CALL_RESULT``): only a human tool's call is answered
-    from outside, and an agent (``by_agent``) may also answer a call to a tool
-    of its own, one not in ``tools``. A call waiting for the user's approval
-    is decided by approve / reject only, and a call to one of ``tools`` runs
-    in the kernel: an answer from outside would skip the gate, or fake what ran.
+    from outside; an agent (``by_agent``) may also answer a call to a tool
+    of its own, one not in ``tools``, and an AG-UI client a call to one of the
+    tools it declared (``client_tools``, none of them in ``tools``). A call
+    waiting for the user's approval is decided by approve / reject only, and a
+    call to one of ``tools`` runs in the kernel: an answer from outside would
+    skip the gate, or fake what ran.
     """
     call = f"tool call {part.tool_call_id} ({part.tool_name})"
     if part.approval is not None and part.approval.status == "pending":
@@ -189,6 +195,8 @@ def may_answer(
         return f"{call} is run by the kernel, not answered"
     if by_agent:
         return None  # the agent's own tool, run on its side
+    if part.tool_name in client_tools:
+        return None  # the client's own tool, run on its side
     return f"{call} calls no tool of this chat: only a human tool's call is answered"
 
 
@@ -202,10 +210,12 @@ def answer_call(
     executing: Collection[str],
     streaming: Message | None,
     answer: Answer,
+    client_tools: Collection[str] = (),
 ) -> Message:
     """Answer a human tool's call with ``result`` (``may_answer`` with the
-    chat's ``tools``), unless it has a result, is running (its id in
-    ``executing``) or still streams (in ``streaming``, the run's message)."""
+    chat's ``tools``, and the answering client's ``client_tools``), unless it
+    has a result, is running (its id in ``executing``) or still streams (in
+    ``streaming``, the run's message)."""
     message, part = find_call(thread, tool_call_id)
     if part.has_result:
         raise DecisionError(f"tool call {tool_call_id} ({part.tool_name}) already has a result")
@@ -213,7 +223,7 @@ def answer_call(
         raise DecisionError(f"tool call {tool_call_id} ({part.tool_name}) is running")
     if message is streaming and not part.args_complete:
         raise DecisionError(f"tool call {tool_call_id} is still streaming")
-    refused = may_answer(part, tools)
+    refused = may_answer(part, tools, client_tools=client_tools)
     if refused is not None:
         raise DecisionError(refused)
     try:

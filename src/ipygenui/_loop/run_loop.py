@@ -108,6 +108,9 @@ class RunLoop:
         self._component_names = [t.component for t in tools.values() if t.component]
         self._toolset = Toolset(tools)
         """The current step's tools (its tool phase runs with them too)."""
+        self.client_tools: dict[str, Tool] = {}
+        """An AG-UI client's declared tools, offered while it is served (see
+        ``agui/_client_tools.py``); the client answers their calls."""
         self._streaming: Accumulator | None = None
 
     @property
@@ -118,7 +121,9 @@ class RunLoop:
     def step_toolset(self) -> Toolset:
         """The tools a model step would be offered now."""
         settings = self._settings
-        return step_toolset(self._own_tools, settings.thread, settings.components)
+        return step_toolset(
+            self._own_tools, settings.thread, settings.components, self.client_tools
+        )
 
     def materialize(self) -> None:
         """Make the streaming message's text fields exact (see Accumulator.materialize)."""
@@ -233,7 +238,7 @@ class RunLoop:
             agent_request = self._agent_request(message, schemas, cancel, status)
             source = agent.run(agent_request)
         taken = (p.tool_call_id for m in self._settings.thread.messages for p in m.tool_calls)
-        accumulator = Accumulator(message, tools.all(), taken_ids=taken)
+        accumulator = Accumulator(message, tools.offered(), taken_ids=taken)
         step: dict[str, Any] = {"start": len(message.parts), "end": None, "started_at": time.time()}
         steps.append(step)
         error: str | None = None

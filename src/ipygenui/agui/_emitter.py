@@ -5,12 +5,14 @@ The runtime attaches one lazily, when AG-UI is first used, so a chat that
 never speaks AG-UI neither imports ``ag_ui`` nor pays per delta.
 
 What a run's stream carries: RUN_STARTED, MESSAGES_SNAPSHOT (the thread so
-far) and STATE_SNAPSHOT; per model step STEP_STARTED, the text, reasoning and
+far) and STATE_SNAPSHOT (the shared state, with the shown components' user
+states under ``"components"``); per model step STEP_STARTED, the text, reasoning and
 tool-call messages as they stream, the step's TOOL_CALL_ENDs and
-STEP_FINISHED; tool results as they arrive; a new STATE_SNAPSHOT when a
-component's state or the shared state changes; then everything still open is
-closed and RUN_FINISHED (with the interrupts waiting for the user) or
-RUN_ERROR ends the run. Results and state changes between runs (a reject, an
+STEP_FINISHED; tool results as they arrive; a STATE_DELTA (RFC 6902 JSON
+Patch) when a component's state or the shared state changes; then everything
+still open is closed and RUN_FINISHED (with the interrupts waiting for the
+user, or the calls left to the AG-UI client's own tools) or RUN_ERROR ends
+the run. Results and state changes between runs (a reject, an
 answer, a send while calls wait) are not events of their own: the next run's
 snapshots carry them. A stream ends with RUN_ERROR, as the protocol says, so
 the listeners' subscriptions end with it.
@@ -24,11 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any
 
 from ag_ui.core import (
+    PROTOCOL_VERSION,
     BaseEvent,
     CustomEvent,
     EventType,
@@ -42,6 +46,7 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     RunStartedEvent,
+    StateDeltaEvent,
     StateSnapshotEvent,
     StepFinishedEvent,
     StepStartedEvent,
@@ -65,6 +70,7 @@ from ..events import (
     ThreadEvent,
 )
 from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
+from ._client_state import COMPONENTS_KEY
 from ._convert import (
     part_step_message_id,
     reasoning_message_id,
@@ -86,7 +92,8 @@ class AGUIEmitter:
     """Listens to one runtime's thread events; emits AG-UI events to its listeners.
 
     ``read_thread`` and ``read_state`` give the runtime's thread (exact) and
-    shared state, read for the snapshots.
+    shared state, read for the snapshots; ``read_client_tools`` the names of
+    the tools an AG-UI client declared for the run (its calls are the client's).
     """
 
     def __init__(
@@ -94,10 +101,12 @@ class AGUIEmitter:
         thread_id: str,
         read_thread: Callable[[], Thread],
         read_state: Callable[[], dict[str, Any]],
+        read_client_tools: Callable[[], Collection[str]] = frozenset,
     ) -> None:
         self.thread_id = thread_id
         self._read_thread = read_thread
         self._read_state = read_state
+        self._read_client_tools = read_client_tools
         self._listeners: list[AGUIListener] = []
         self._run_id: str | None = None
         self._message_id: str | None = None
@@ -185,7 +194,11 @@ class AGUIEmitter:
         self._answered = {
             p.tool_call_id for m in thread.messages for p in m.tool_calls if p.has_result
         }
-        self._emit(RunStartedEvent(thread_id=self.thread_id, run_id=run_id))
+        self._emit(
+            RunStartedEvent(
+                thread_id=self.thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION
+            )
+        )
         self._messages_snapshot()
         self._state = self._snapshot(thread)
         self._emit(StateSnapshotEvent(snapshot=self._state))
@@ -241,16 +254,25 @@ class AGUIEmitter:
             outcome = RunFinishedCancelledOutcome()
         elif isinstance(status, Complete):
             outcome = RunFinishedSuccessOutcome()
-        else:  # requires action: the user must approve or answer calls
-            outcome = RunFinishedInterruptOutcome(
-                interrupts=[interrupt_for(p) for p in message.tool_calls if not p.has_result]
-            )
+        else:  # requires action: the user must approve or answer calls, or the client
+            outcome = self._waiting(message)
         self._messages_snapshot()  # what a resume starts from (AG-UI: before an interrupt)
         self._emit(
             RunFinishedEvent(
                 thread_id=self.thread_id, run_id=run_id, result=message.text, outcome=outcome
             )
         )
+
+    def _waiting(self, message: Message) -> Any:
+        """The outcome of a run that waits: interrupts for the user's calls, or,
+        when only calls of the AG-UI client's own tools wait, a success naming
+        them (the client answers them in its next input, as AG-UI has it)."""
+        client = self._read_client_tools()
+        waiting = [p for p in message.tool_calls if not p.has_result]
+        users = [p for p in waiting if p.tool_name not in client or p.approval is not None]
+        if users:
+            return RunFinishedInterruptOutcome(interrupts=[interrupt_for(p) for p in users])
+        return RunFinishedSuccessOutcome(pending_tool_call_ids=[p.tool_call_id for p in waiting])
 
     # --- pieces -----------------------------------------------------------------
 
@@ -331,16 +353,26 @@ class AGUIEmitter:
 
     def _state_changed(self) -> None:
         state = self._snapshot(self._read_thread())
-        if state != self._state:
-            self._state = state
+        if state == self._state:
+            return
+        before, self._state = self._state, state
+        try:
+            import jsonpatch
+        except ImportError:  # the agui extra brings it; without it, whole snapshots
             self._emit(StateSnapshotEvent(snapshot=state))
+            return
+        self._emit(StateDeltaEvent(delta=jsonpatch.make_patch(before, state).patch))
 
     def _snapshot(self, thread: Thread) -> dict[str, Any]:
-        """The run's state: the shared state and the shown components' user states."""
+        """The run's state: the shared state, and under ``"components"`` the
+        shown components' user states (when any has one)."""
         components = {
             p.tool_call_id: p.component_state
             for m in thread.messages
             for p in m.tool_calls
             if isinstance(p, ToolCallPart) and p.component_state is not None
         }
-        return {"shared": dict(self._read_state()), "components": components}
+        state = copy.deepcopy(dict(self._read_state()))  # a copy: the next patch's base
+        if components:
+            state[COMPONENTS_KEY] = copy.deepcopy(components)
+        return state

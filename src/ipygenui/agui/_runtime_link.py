@@ -43,7 +43,12 @@ def _emitter(runtime: EmittingRuntime) -> AGUIEmitter:
     known = _emitters.get(runtime)
     emitter = known() if known is not None else None
     if emitter is None:
-        emitter = AGUIEmitter(runtime.thread.id, lambda: runtime.thread, lambda: runtime.state)
+        emitter = AGUIEmitter(
+            runtime.thread.id,
+            lambda: runtime.thread,
+            lambda: runtime.state,
+            lambda: getattr(runtime, "_client_tool_names", frozenset()),
+        )
 
         def listen(event: ThreadEvent) -> None:
             if isinstance(event, ActivePathChanged):  # AG-UI events name the thread shown

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -35,6 +35,10 @@ from pydantic import ValidationError
 
 from .._loop.decisions import DecisionError
 from ..messages import Thread, ToolCallPart
+from ..tools import Tool
+from ._client_state import client_state
+from ._client_tools import client_tools
+from ._convert import result_message_id
 from ._emitter import AGUIListener
 from ._http_guard import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, HttpGuard, Refused
 from ._resume import Answer, Approve, Decision, open_interrupts, read_resume
@@ -68,6 +72,15 @@ class ServedRuntime(Protocol):
 
     @property
     def tools(self) -> dict[str, Any]: ...
+
+    @property
+    def state(self) -> dict[str, Any]: ...
+
+    def set_state(self, state: dict[str, Any]) -> None: ...
+
+    def _serve_client_tools(self, tools: Mapping[str, Tool]) -> None: ...
+
+    def _add_client_result(self, tool_call_id: str, result: Any) -> ServedRun | None: ...
 
     def subscribe_agui(self, listener: AGUIListener) -> Callable[[], None]: ...
 
@@ -112,6 +125,14 @@ def _not_the_clients(part: ToolCallPart) -> str:
     return f"{call} cannot be answered with a tool message: {why}"
 
 
+def _undeclared(part: ToolCallPart) -> str:
+    return (
+        f"tool call {part.tool_call_id} ({part.tool_name}) calls no tool of this chat: "
+        f"a client answers a call to its own tool only when it declares {part.tool_name!r} "
+        "in the input's tools"
+    )
+
+
 def _awaiting_approval(thread: Thread) -> ToolCallPart | None:
     last = thread.last_assistant
     for part in last.tool_calls if last is not None else ():
@@ -120,30 +141,48 @@ def _awaiting_approval(thread: Thread) -> ToolCallPart | None:
     return None
 
 
-def start_from_input(runtime: ServedRuntime, data: RunAgentInput) -> ServedRun:
+def start_from_input(
+    runtime: ServedRuntime,
+    data: RunAgentInput,
+    declared: Collection[str] = (),
+    prepare: Callable[[], None] = lambda: None,
+) -> ServedRun:
     """Start the run ``data`` asks for; ``Refused`` says why there is none.
 
-    Every answer is checked before any is given, so a refused input changes
-    nothing.
+    ``declared``: the names of the tools the client declared, whose calls it
+    answers too. Every answer is checked before any is given, and ``prepare``
+    (which takes the client's tools and state) runs only once all are, so a
+    refused input changes nothing.
     """
     waiting = _waiting_calls(runtime.thread)
     human = set(runtime.human_tool_names)
     answers: list[ToolMessage] = []
     for message in data.messages:
+        if isinstance(message, ToolMessage) and message.id == result_message_id(
+            message.tool_call_id
+        ):
+            continue  # a snapshot's own tool message sent back (a waiting call's placeholder)
         part = waiting.pop(message.tool_call_id, None) if isinstance(message, ToolMessage) else None
         if not isinstance(message, ToolMessage) or part is None:
             continue  # the history the client sends back, or a call not waiting
-        if part.tool_name not in human or part.approval is not None:
+        own = part.tool_name in declared and part.tool_name not in runtime.tools
+        if not own and part.tool_name not in runtime.tools:
+            raise Refused(403, _undeclared(part))
+        if not own and (part.tool_name not in human or part.approval is not None):
             raise Refused(403, _not_the_clients(part))
         answers.append(message)
     decisions = _resumed(runtime, data, {a.tool_call_id for a in answers})
     run: ServedRun | None = None
+    if answers:
+        prepare()
     for answer in answers:
         try:
-            run = runtime.add_tool_result(answer.tool_call_id, answer.content) or run
+            run = runtime._add_client_result(answer.tool_call_id, answer.content) or run
         except DecisionError as exc:
             raise Refused(403, f"tool call {answer.tool_call_id}: {exc}") from None
     if decisions:
+        if not answers:
+            prepare()
         run = _decide(runtime, decisions) or run
     if run is not None:
         return run
@@ -158,6 +197,7 @@ def start_from_input(runtime: ServedRuntime, data: RunAgentInput) -> ServedRun:
                 "resume its interrupt (or decide it in the notebook); a new message is "
                 "taken once it is decided",
             )
+        prepare()
         return runtime.send(_user_text(last))
     raise Refused(
         400, "nothing to run: the input ends with no new user message and answers no waiting call"
@@ -194,6 +234,14 @@ def _decide(runtime: ServedRuntime, decisions: list[Decision]) -> ServedRun | No
         except DecisionError as exc:
             raise Refused(409, f"interrupt {decision.tool_call_id}: {exc}") from None
     return run
+
+
+def _as_the_clients(event: BaseEvent, data: RunAgentInput) -> BaseEvent:
+    """RUN_STARTED / RUN_FINISHED with the client's ``threadId`` and ``runId``:
+    its run, as it named it (the runtime's own ids stay in its thread)."""
+    if event.type in (EventType.RUN_STARTED, EventType.RUN_FINISHED):
+        return event.model_copy(update={"thread_id": data.thread_id, "run_id": data.run_id})
+    return event
 
 
 def with_token(url: str, token: str) -> str:
@@ -321,6 +369,14 @@ def ag_ui_app(
     async def run_agent(data: RunAgentInput, origin: str | None) -> Response:
         here = asyncio.get_running_loop()
         queue: asyncio.Queue[BaseEvent] = asyncio.Queue()
+        own_tools = client_tools(data.tools or (), runtime.tools)
+        state = client_state(data.state)
+
+        def take_the_clients() -> None:
+            """Its tools offered for its run, its state the run's (once nothing refuses)."""
+            runtime._serve_client_tools(own_tools)
+            if state is not None and state != runtime.state:
+                runtime.set_state(state)
 
         def deliver(event: BaseEvent) -> None:
             here.call_soon_threadsafe(queue.put_nowait, event)
@@ -331,7 +387,7 @@ def ag_ui_app(
                 raise Refused(409, "a run is active: wait for its end")
             unsubscribe = runtime.subscribe_agui(deliver)
             try:
-                return start_from_input(runtime, data), unsubscribe
+                return start_from_input(runtime, data, own_tools, take_the_clients), unsubscribe
             except BaseException:
                 unsubscribe()
                 raise
@@ -343,7 +399,7 @@ def ag_ui_app(
             nonlocal ended
             while True:
                 event = await queue.get()
-                yield encoder.encode(event)
+                yield encoder.encode(_as_the_clients(event, data))
                 if event.type == EventType.RUN_ERROR or (
                     event.type == EventType.RUN_FINISHED
                     and getattr(event, "run_id", None) == run.run_id
@@ -358,6 +414,7 @@ def ag_ui_app(
                 unsubscribe()
                 if not ended and not run.done():
                     runtime.cancel()
+                runtime._serve_client_tools({})  # the client's tools go with its run
 
             later_on_home(on_the_runtimes_loop)
 

@@ -328,17 +328,24 @@ class Tool:
         cls,
         name: str,
         schema: Mapping[str, Any],
-        func: Callable[[dict[str, Any]], Any],
+        func: Callable[[dict[str, Any]], Any] | None,
         *,
         description: str = "",
         requires_approval: ApprovalRule = False,
+        human: bool = False,
     ) -> Tool:
         """A tool whose arguments are described by a raw JSON schema (a tool
         server's), used as given: the model sees it, calls are validated with
         it (``jsonschema`` when installed, else the basics: an object, required
-        keys, property types) and ``func`` gets the arguments as one dict."""
+        keys, property types) and ``func`` gets the arguments as one dict.
+        ``human=True`` (``func`` None): answered from outside, as a human tool."""
         return JSONSchemaTool(
-            name, schema, func, description=description, requires_approval=requires_approval
+            name,
+            schema,
+            func,
+            description=description,
+            requires_approval=requires_approval,
+            human=human,
         )
 
     def __repr__(self) -> str:
@@ -443,13 +450,19 @@ class JSONSchemaTool(Tool):
         self,
         name: str,
         schema: Mapping[str, Any],
-        func: Callable[[dict[str, Any]], Any],
+        func: Callable[[dict[str, Any]], Any] | None,
         *,
         description: str = "",
         requires_approval: ApprovalRule = False,
+        human: bool = False,
     ) -> None:
         super().__init__(
-            name, description, _AnyArguments, func, requires_approval=requires_approval
+            name,
+            description,
+            _AnyArguments,
+            func,
+            requires_approval=requires_approval,
+            human=human,
         )
         try:
             self._check = schema_checker(schema)
