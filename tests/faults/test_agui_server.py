@@ -24,7 +24,8 @@ model request, the tool never run):
   character description, 129 tools) and client states (no object, 1.5 MB,
   100 deep in a body the app lets through): each a 422 naming it, nothing
   taken; a client tool named like a gated tool to answer its call; a refused
-  input's state and tools not taken.
+  input's state and tools not taken; a send from the notebook while the
+  client's run streams (its run is not offered the client's tools).
 """
 
 from __future__ import annotations
@@ -733,3 +734,30 @@ async def test_a_refused_input_takes_neither_the_clients_state_nor_its_tools() -
     response = await request(app, body=json.dumps(body).encode())
     assert response.status_code == 403
     assert rt.state == {"kept": True} and rt._client_tool_names == frozenset() and not ran
+
+
+async def test_a_notebook_send_during_a_served_run_is_not_offered_the_clients_tools() -> None:
+    """The user sends from the notebook while a client's run streams: that run
+    is cancelled, and the notebook's run does not see the client's tools."""
+    from agui_agents import serve
+
+    model = BlockingModel([TextDelta("thinking")])
+    rt = gu.Runtime(model=model)
+    app = rt.ag_ui_app()
+    headers = {"authorization": f"Bearer {app.token}"}
+    body = {**ASK_ADD, "tools": [declared("browser_confirm")]}
+    with serve(app) as url:
+        async with httpx.AsyncClient(timeout=30) as client:
+            async with client.stream("POST", url, json=body, headers=headers) as response:
+                assert response.status_code == 200
+                await asyncio.wait_for(model.reached.wait(), 30)
+                rt.send("from the notebook")
+                async for _ in response.aiter_lines():
+                    pass  # the cancelled run's stream ends
+            for _ in range(3000):  # the notebook's run reaches its model: wait for it, bounded
+                if len(model.requests) == 2:
+                    break
+                await asyncio.sleep(0.01)
+    offered = [[t["function"]["name"] for t in r.tools] for r in model.requests]
+    assert offered == [["browser_confirm"], []]
+    rt.cancel()

@@ -379,6 +379,10 @@ def ag_ui_app(
                 runtime.set_state(state)
 
         def deliver(event: BaseEvent) -> None:
+            if event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR):
+                # on the runtime's loop, as the run ends: a run started next (a
+                # send from the notebook) is not offered the client's tools
+                runtime._serve_client_tools({})
             here.call_soon_threadsafe(queue.put_nowait, event)
 
         def start() -> tuple[ServedRun, Callable[[], None]]:
@@ -390,6 +394,7 @@ def ag_ui_app(
                 return start_from_input(runtime, data, own_tools, take_the_clients), unsubscribe
             except BaseException:
                 unsubscribe()
+                runtime._serve_client_tools({})
                 raise
 
         run, unsubscribe = await on_home(start)
