@@ -178,7 +178,8 @@ export function createMessageView(ctx) {
         }
         views[i].view.update(part, {
           streaming: status === "running",
-          canAct: status === "requires-action",
+          // a tool server's request (a synthetic part) is answered while its call runs
+          canAct: status === "requires-action" || (!!part.synthetic && status === "running"),
           // a reply that ended early (Stop) ends mid-text: its open markers render closed
           cut: status === "incomplete" && i === list.length - 1,
         });

@@ -10,6 +10,7 @@ import { renderMarkdown } from "./markdown.js";
 import { shownComponent, updateOf } from "./protocol.js";
 import { createPythonBody } from "./python-result.js";
 import { imageElements, resultImages } from "./result-images.js";
+import { createServerRequest, ELICITATION, requestKey, requestTitle } from "./server-request.js";
 import { argsRevision, parsedArgs } from "./streamed-args.js";
 import { createToolProgress } from "./tool-progress.js";
 
@@ -190,11 +191,13 @@ export function createToolCard(ctx) {
      *   still streams (a component named before its props shows a placeholder meanwhile)
      */
     update(part, { canAct, streaming }) {
-      const human = ctx.isHuman(part.tool_name);
+      // A server's form waits for an answer as a human tool's call does.
+      const human = ctx.isHuman(part.tool_name) || (!!part.synthetic && part.tool_name === ELICITATION);
       setData(el, "toolCallId", part.tool_call_id);
       setData(el, "toolName", part.tool_name);
       setData(el, "status", callStatusOf(part));
-      setText(name, part.component ? part.component : part.tool_name);
+      const title = part.synthetic ? requestTitle(part, displayArgs(part)) : null;
+      setText(name, title ?? (part.component ? part.component : part.tool_name));
       setText(status, statusLine(part, { human }));
       progress.update(part);
       // A component stands in the thread as itself: no card, no status line
@@ -239,7 +242,8 @@ export function createToolCard(ctx) {
 
       // Which controls the call needs now; rebuilt only when that changes.
       let key = null;
-      if (canAct && part.approval?.status === "pending") key = `approval:${part.tool_call_id}`;
+      if (part.synthetic) key = canAct ? requestKey(part, args) : null; // a server's request: its own controls
+      else if (canAct && part.approval?.status === "pending") key = `approval:${part.tool_call_id}`;
       else if (canAct && human && part.args_complete && !part.has_result && part.approval?.status !== "pending" && part.approval?.status !== "rejected") {
         key = `human:${part.tool_call_id}`;
       }
@@ -248,6 +252,7 @@ export function createToolCard(ctx) {
         // The focused button goes with the controls: the chat says where the focus goes next.
         const hadFocus = controls.contains(document.activeElement);
         if (key === null) controls.replaceChildren();
+        else if (part.synthetic) controls.replaceChildren(createServerRequest({ part, args, send: ctx.send }).el);
         else if (key.startsWith("approval:")) {
           const approval = createApproval({
             toolCallId: part.tool_call_id,

@@ -152,6 +152,10 @@ class ToolCallPart(_Model):
     server's progress notifications): the card's progress bar."""
     log: list[str] | None = Field(default=None, exclude_if=_is_none)
     """Log lines the tool sent while it ran (the last 50), for the card's details."""
+    synthetic: bool = Field(default=False, exclude_if=lambda value: not value)
+    """A card the chat made for a tool server's request during a call (an MCP
+    server's ``mcp_sampling`` / ``mcp_elicitation``): not the model's call,
+    never in the history sent to it (``Message.tool_calls`` leaves it out)."""
     component: str | None = None
     """For a UI tool (``show_component_<Name>``): the component's name."""
     component_state: dict[str, Any] | None = None
@@ -308,11 +312,18 @@ class Message(_Model):
 
     @property
     def tool_calls(self) -> list[ToolCallPart]:
-        return [p for p in self.parts if isinstance(p, ToolCallPart)]
+        """The model's calls (a server request's card is not one: ``server_requests``)."""
+        return [p for p in self.parts if isinstance(p, ToolCallPart) and not p.synthetic]
+
+    @property
+    def server_requests(self) -> list[ToolCallPart]:
+        """Cards of tool servers' requests during calls (``ToolCallPart.synthetic``)."""
+        return [p for p in self.parts if isinstance(p, ToolCallPart) and p.synthetic]
 
     def tool_call(self, tool_call_id: str) -> ToolCallPart | None:
-        for part in self.tool_calls:
-            if part.tool_call_id == tool_call_id:
+        """The call or request card with this id."""
+        for part in self.parts:
+            if isinstance(part, ToolCallPart) and part.tool_call_id == tool_call_id:
                 return part
         return None
 

@@ -71,6 +71,7 @@ from ._model_choices import SAVED_CHOICE, ModelChoices
 from ._persisting import Persisting
 from ._run import PendingRun, Run, loop_or_none
 from ._runtime_arguments import check_model, check_runtime_arguments
+from ._server_requests import ServerRequests, settle_orphans
 from ._suggesting import Suggesting
 from ._thread_list import ThreadList
 from ._threads import ThreadStore, end_interrupted, is_folder
@@ -227,6 +228,18 @@ class Runtime:
         self._tools: dict[str, Tool] = {}
         self._tool_sources: list[Any] = [t for t in tools if callable(getattr(t, "as_tools", None))]
         """Tool sources (``gu.MCPTools``) whose connection ends with ``close()``."""
+        self._server_requests = ServerRequests(
+            lambda: self.thread,
+            lambda: self._run_message,
+            lambda: self.model,
+            lambda part, result, is_error: self._events.answer(part, result, is_error),
+            self._commit,
+        )
+        """A tool server's requests during its calls (MCP sampling, elicitation)."""
+        for source in self._tool_sources:  # before connecting: what the client advertises
+            answer_with = getattr(source, "answer_requests_with", None)
+            if callable(answer_with):
+                answer_with(self._server_requests)
         try:
             for tool in [*expand_tools(tools), *map(as_tool, components)]:
                 if tool.name in self._tools:
@@ -836,6 +849,7 @@ class Runtime:
         self._task = None
         self._run = None
         self._run_message = None
+        self._server_requests.cancel_all()  # the calls that asked have ended
         try:
             message.metadata["ended_at"] = time.time()
             self._commit(message)
@@ -917,6 +931,9 @@ class Runtime:
         Returns the run that continues the loop, or None while other calls
         still wait for the user.
         """
+        if self._server_requests.owns(tool_call_id):  # a server's sampling request
+            self._server_requests.approve(tool_call_id, by)
+            return self._run
         if args is not None:
             args = json_safe(args)  # what the file and the widget can hold
         message = approve_call(self.thread, self._tools, tool_call_id, args, always, by)
@@ -929,6 +946,9 @@ class Runtime:
         ``by`` is who decided, as for :meth:`approve`."""
         if reason is not None:
             reason = clean_text(str(reason))
+        if self._server_requests.owns(tool_call_id):
+            self._server_requests.reject(tool_call_id, reason, by)
+            return self._run
         message = reject_call(self.thread, tool_call_id, reason, self._events.answer, by)
         return self._decided(message)
 
@@ -939,7 +959,14 @@ class Runtime:
         AG-UI client too): a call waiting for approval is decided by
         ``approve`` / ``reject``, and a call to any other tool of the chat is
         run by the kernel. Those raise ``DecisionError``, nothing changed.
+
+        A tool server's form (an MCP elicitation card) is answered so too:
+        ``{"action": "accept", "content": {...}}`` (or the content alone),
+        ``{"action": "decline"}``, ``{"action": "cancel"}``.
         """
+        if self._server_requests.owns(tool_call_id):
+            self._server_requests.answer(tool_call_id, result)
+            return self._run
         message = answer_call(
             self.thread,
             self._run_loop.step_toolset().all(),
@@ -1008,6 +1035,7 @@ class Runtime:
         """A thread saved mid-run (the kernel died): end that run (``_threads``)."""
         for thread in self._store.threads.values():
             end_interrupted(thread, self._events.end)
+            settle_orphans(thread)  # a server's request nobody waits for now
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the thread to ``path`` (atomically). To the ``persist`` path this

@@ -40,6 +40,19 @@ A hostile server (tests/mcp_hostile_server.py, listing what each test writes):
 - A 70 KB schema and a 9,000-character description are left out, named, with
   a warning; the other tools work; the limits are configurable.
 - ``show_component_*`` / ``update_component_*`` names are left out.
+
+A server asking mid-call (tests/mcp_asking_server.py):
+
+- A form MCP does not allow (a nested object, a ``$ref``, a ``pattern``,
+  60 fields, ``required`` naming no field) is refused to the
+  server with the reason, shown on a card, never a model call (one that is
+  not an object the SDK refuses before asking us).
+- A sampling prompt of 150,000 characters is refused without asking the
+  model; the card shows it cut.
+- A request sent after its call ended is refused to the server; no card.
+- Two requests at once get a card each, answered apart.
+- A result for a sampling card, a second approve while the model answers,
+  a decision after the answer: refused, nothing changed.
 """
 
 from __future__ import annotations
@@ -62,6 +75,7 @@ from ipygenui.mcp import MCPConnectionError
 from ipygenui.messages import Complete, Incomplete, RequiresAction
 from ipygenui.testing import ScriptedModel
 from ipygenui.tools import _json_schema as json_schema_check
+from mcp_asking import card, text_of, until
 from mcp_helpers import HostileServer, alive, listed_tool, mcp_runtime
 from runtime_helpers import call, tool_messages
 
@@ -571,3 +585,97 @@ async def test_a_note_written_in_a_thread_file_is_replaced_by_the_servers_claims
     assert approval is not None and approval.status == "pending"
     assert approval.note == "The server says: destructive (not verified)."
     loaded.close()
+
+
+# --- a server's requests during a call (sampling, elicitation) ------------------------
+
+HOSTILE_FORMS = {
+    "nested object": {
+        "type": "object",
+        "properties": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+    },
+    "a $ref": {"type": "object", "properties": {"n": {"$ref": "http://127.0.0.1:9/x"}}},
+    "a pattern": {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}},
+    "too many fields": {
+        "type": "object",
+        "properties": {f"f{i}": {"type": "string"} for i in range(60)},
+    },
+    "required unknown": {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "required": ["b"],
+    },
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_FORMS))
+async def test_a_form_mcp_does_not_allow_is_refused_to_the_server_and_shown(asking, kind) -> None:
+    schema = json.dumps(HOSTILE_FORMS[kind])
+    model = ScriptedModel([call("raw_form", {"schema": schema}, id="c1"), "done"])
+    runtime = gu.Runtime(model=model, tools=[asking()])
+    message = await runtime.send("go")
+    said = text_of(message.tool_calls[0])
+    assert said.startswith("refused (-32602): The server's form cannot be shown:"), said
+    [request] = message.server_requests
+    assert request.is_error and request.result["error"] == said.split(": ", 1)[1]
+    assert len(model.requests) == 2  # never a model call
+    runtime.close()
+
+
+async def test_a_huge_sampling_prompt_is_refused_without_asking_the_model(asking) -> None:
+    model = ScriptedModel([call("summarize", {"text": "x" * 150_000}, id="c1"), "done"])
+    runtime = gu.Runtime(model=model, tools=[asking()])
+    message = await runtime.send("go")
+    said = text_of(message.tool_calls[0])
+    assert said.startswith("refused (-32602): The sampling prompt is 150,022 characters"), said
+    [request] = message.server_requests
+    assert request.is_error and len(request.args["messages"][0]["text"]) == 500  # shown cut
+    assert len(model.requests) == 2  # the model never saw it
+    runtime.close()
+
+
+async def test_a_request_after_its_call_ended_is_refused(asking, tmp_path) -> None:
+    model = ScriptedModel([call("late", id="c1"), "done"])
+    runtime = gu.Runtime(model=model, tools=[asking()])
+    message = await runtime.send("go")
+    assert text_of(message.tool_calls[0]) == "returned"
+    late = tmp_path / "late.txt"
+    said = await until(lambda: late.exists() and late.read_text(), "the late request answered")
+    assert said == "refused (-32602): no call of this client's is running to ask the user in"
+    assert message.server_requests == []  # no card in a finished reply
+    runtime.close()
+
+
+async def test_concurrent_requests_get_a_card_each_answered_apart(asking) -> None:
+    model = ScriptedModel([call("twice", id="c1"), "done"])
+    runtime = gu.Runtime(model=model, tools=[asking()])
+    run = runtime.send("go")
+    first, second = await card(runtime), await card(runtime, 2)
+    assert first.tool_call_id != second.tool_call_id
+    runtime.add_tool_result(second.tool_call_id, {"n": 2})
+    runtime.add_tool_result(first.tool_call_id, {"action": "decline"})
+    message = await run
+    assert sorted(text_of(message.tool_calls[0]).split(" | ")) == [
+        'accept {"n": 2}',
+        "decline null",
+    ]
+    runtime.close()
+
+
+async def test_a_decision_for_a_request_that_is_not_open_changes_nothing(asking) -> None:
+    model = ScriptedModel([call("summarize", {"text": "t"}, id="c1"), "ok", "done"])
+    runtime = gu.Runtime(model=model, tools=[asking()])
+    run = runtime.send("go")
+    request = await card(runtime)
+    with pytest.raises(gu.DecisionError, match="waits for approval"):
+        runtime.add_tool_result(request.tool_call_id, {"text": "faked answer"})
+    runtime.approve(request.tool_call_id)
+    with pytest.raises(gu.DecisionError, match="being answered by the model"):
+        runtime.approve(request.tool_call_id)  # a double click while the model answers
+    await until(lambda: "reply" in request.args, "the model's answer on the card")
+    runtime.approve(request.tool_call_id)
+    message = await run
+    assert text_of(message.tool_calls[0]).endswith("said: ok [endTurn]")
+    with pytest.raises(gu.DecisionError, match="already answered"):
+        runtime.reject(request.tool_call_id)
+    runtime.close()

@@ -150,7 +150,7 @@ def assistant_messages(
             continue
         parts = message.parts[start:end]
         text = "".join(p.text for p in parts if isinstance(p, TextPart))
-        calls = [p for p in parts if isinstance(p, ToolCallPart)]
+        calls = [p for p in parts if isinstance(p, ToolCallPart) and not p.synthetic]
         if not text and not calls:
             continue
         entry: dict[str, Any] = {"role": "assistant", "content": text or None}

@@ -79,6 +79,7 @@ from ._features import (
     roots_callback,
     task_refusal,
 )
+from ._requests import RequestBridge
 from ._results import result_value
 
 if TYPE_CHECKING:
@@ -102,6 +103,9 @@ or the names of the tools whose claims the user trusts."""
 
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_DESCRIPTION_CHARS = 8_000
+SAMPLING_MAX_TOKENS = 1_000
+"""The default of ``sampling_max_tokens``: a server's sampling request gets at
+most this many tokens of the chat's model's answer, whatever it asks."""
 """The defaults of ``max_schema_bytes`` / ``max_description_chars``: every
 model request carries every tool's schema and description."""
 
@@ -154,6 +158,7 @@ class MCPTools:
         max_schema_bytes: int = MAX_SCHEMA_BYTES,
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
         roots: MCPRoots = None,
+        sampling_max_tokens: int = SAMPLING_MAX_TOKENS,
     ) -> None:
         _check_approval(requires_approval)
         _check_trust(trust_annotations)
@@ -162,6 +167,7 @@ class MCPTools:
         for label, limit in (
             ("max_schema_bytes", max_schema_bytes),
             ("max_description_chars", max_description_chars),
+            ("sampling_max_tokens", sampling_max_tokens),
         ):
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
                 raise TypeError(f"MCPTools({label}=...) must be a positive int, got {limit!r}")
@@ -194,6 +200,8 @@ class MCPTools:
         oversized schema, an oversized description)."""
         self.restarts = 0
         """How many times the server was restarted after it died."""
+        self._requests = RequestBridge(lambda: self.server, sampling_max_tokens)
+        """The chat answering the server's sampling and elicitation requests."""
 
     @classmethod
     def stdio(
@@ -211,6 +219,7 @@ class MCPTools:
         max_schema_bytes: int = MAX_SCHEMA_BYTES,
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
         roots: MCPRoots = None,
+        sampling_max_tokens: int = SAMPLING_MAX_TOKENS,
     ) -> MCPTools:
         """A server run as ``command args`` (in ``cwd``), spoken to over stdio.
 
@@ -240,6 +249,7 @@ class MCPTools:
             max_schema_bytes=max_schema_bytes,
             max_description_chars=max_description_chars,
             roots=roots,
+            sampling_max_tokens=sampling_max_tokens,
         )
 
     @classmethod
@@ -256,6 +266,7 @@ class MCPTools:
         max_schema_bytes: int = MAX_SCHEMA_BYTES,
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
         roots: MCPRoots = None,
+        sampling_max_tokens: int = SAMPLING_MAX_TOKENS,
     ) -> MCPTools:
         """A server at ``url`` over streamable HTTP; ``headers`` go with every request."""
         _require_mcp()
@@ -271,6 +282,7 @@ class MCPTools:
             max_schema_bytes=max_schema_bytes,
             max_description_chars=max_description_chars,
             roots=roots,
+            sampling_max_tokens=sampling_max_tokens,
         )
 
     def __repr__(self) -> str:
@@ -328,6 +340,7 @@ class MCPTools:
         options: dict[str, Any] = {"logging_callback": self._logs}
         if self._roots is not None:  # advertised only when the user allowed folders
             options["list_roots_callback"] = roots_callback(self._roots)
+        options.update(self._requests.callbacks())  # sampling, elicitation: with a chat only
         return options
 
     def _failure(self, what: str) -> str:
@@ -484,13 +497,26 @@ class MCPTools:
 
     # --- calling ---------------------------------------------------------------------
 
+    def answer_requests_with(self, requests: Any) -> None:
+        """The chat (its runtime's ``ServerRequests``) that answers the server's
+        sampling and elicitation requests: advertised from the next connection
+        on (a connection opened before, by ``connect()``, is opened again)."""
+        had = self._requests.answers
+        self._requests.requests = requests
+        if not had and self._connection is not None and self._worker is not None:
+            self._listed = self._worker.run(self._start(), self.startup_timeout + 15)
+
     def _caller(self, name: str) -> Callable[[dict[str, Any]], Any]:
         async def call(arguments: dict[str, Any]) -> Any:
             worker = self._worker
             if worker is None or self._closed:
                 raise ToolError({"error": f"the MCP server {self.server} was closed"})
-            # the call's card hears the server's progress and log lines
-            return await worker.run_async(self._call(name, arguments, current_report()))
+            flight = self._requests.started(self.prefix + name)  # where its requests show
+            try:
+                # the call's card hears the server's progress and log lines
+                return await worker.run_async(self._call(name, arguments, current_report()))
+            finally:
+                self._requests.ended(flight)
 
         call.__name__ = READ_RESOURCE if name == _READS else name
         return call

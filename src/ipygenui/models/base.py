@@ -100,6 +100,9 @@ class ModelRequest:
     """Tell the user what the model waits for ("Rate limited by ...: retrying in
     118 s", "No answer from ... for 30 s"); ``""`` clears it. The runtime shows
     it as the run's phase detail; it must return at once."""
+    max_tokens: int | None = None
+    """At most this many tokens of answer (a tool server's sampling request),
+    or the model's own limit when None."""
     purpose: Literal["reply", "suggestions"] = "reply"
     """What the request is for: a step of the assistant's reply, or the
     follow-up suggestions asked for after it (its last user message asks for

@@ -257,6 +257,10 @@ class OpenAIModel(BatchStreaming):
         if request.tools:  # some servers refuse tool_choice without tools
             kwargs["tools"] = request.tools
             kwargs["tool_choice"] = request.tool_choice
+        if request.max_tokens is not None:  # a tool server's sampling limit: the lower one wins
+            given = kwargs.get("max_completion_tokens")
+            limit = request.max_tokens if given is None else min(given, request.max_tokens)
+            kwargs["max_completion_tokens"] = limit
         return kwargs
 
     def _wire_messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
