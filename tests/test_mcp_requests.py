@@ -201,3 +201,25 @@ async def test_the_sampling_limit_reaches_an_openai_server_as_max_completion_tok
         options = {} if own is None else {"max_completion_tokens": own}
         await collect(make_model(**options), ModelRequest(messages=HI, max_tokens=limit))
         assert openai_server.requests[-1].get("max_completion_tokens") == sent
+
+
+async def test_the_sampling_limit_reaches_a_pydantic_ai_model_as_max_tokens() -> None:
+    from collections.abc import AsyncIterator
+
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from ipygenui.models.base import ModelRequest
+    from ipygenui.models.providers import ProviderModel
+
+    seen: list[object] = []
+
+    async def text(messages: object, info: AgentInfo) -> AsyncIterator[str]:
+        seen.append(info.model_settings.get("max_tokens") if info.model_settings else None)
+        yield "ok"
+
+    hi = [{"role": "user", "content": "hi"}]
+    for own, limit in ((None, 200), (100, 200), (None, None)):
+        options = {} if own is None else {"max_tokens": own}
+        model = ProviderModel(FunctionModel(stream_function=text), **options)
+        _ = [d async for d in model.stream(ModelRequest(messages=hi, max_tokens=limit))]
+    assert seen == [200, 100, None]

@@ -285,6 +285,11 @@ class ProviderModel(BatchStreaming):
         choice = tool_choice_setting(request.tool_choice) if request.tools else None
         if choice is not None:
             settings["tool_choice"] = choice
+        if request.max_tokens is not None:  # a tool server's sampling limit: the lower one wins
+            own = settings.get("max_tokens")
+            settings["max_tokens"] = (
+                request.max_tokens if own is None else min(own, request.max_tokens)
+            )
         return settings
 
     async def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:
