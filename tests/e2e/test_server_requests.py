@@ -1,7 +1,7 @@
 """An MCP server asking mid-call, in real JupyterLab and Chromium: a sampling
 request approved, answered by the chat's model and approved again; a form
 from the server's schema, filled and submitted; a link shown whole and
-opened only on a click.
+opened only on a click; a form still waiting after a page reload, declined.
 
 One page and kernel on ``e2e/server_requests.ipynb`` (a scripted model calling
 tools of tests/mcp_asking_server.py over stdio). Screenshots of each card,
@@ -125,3 +125,17 @@ def test_a_link_is_shown_whole_and_opened_only_on_a_click(page: LabPage, screens
     assert page.page.evaluate("() => window.__opened") == [[URL, "_blank", "noopener,noreferrer"]]
     expect(assistant(chat)).to_contain_text("The server got its answer.", timeout=LONG_WAIT)
     assert page.run_json("chat.thread.last_assistant.tool_calls[0].result['result']") == "accept"
+
+
+def test_a_form_still_waits_after_a_page_reload_and_is_declined(page: LabPage) -> None:
+    chat = show_chat(page)
+    send_from_ui(chat, "sign me up")
+    expect(tool_card(chat, "mcp_elicitation").locator("form")).to_be_visible(timeout=LONG_WAIT)
+    page.command("docmanager:save")  # the output keeps the widget view across reload
+    page.reload()
+    card = tool_card(page.chat(0), "mcp_elicitation")
+    expect(card.locator("form.gu-c-form")).to_be_visible(timeout=LONG_WAIT)  # the kernel still asks
+    card.locator("button.gu-reject").click()
+    expect(assistant(page.chat(0))).to_contain_text("The server got its answer.", timeout=LONG_WAIT)
+    assert page.run_json("chat.thread.last_assistant.tool_calls[0].result['result']") == "decline"
+    expect(card.locator(".gu-tool-status")).to_contain_text("Declined")
