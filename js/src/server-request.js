@@ -87,21 +87,29 @@ function sampling(part, args, send) {
   );
 }
 
+/** A choice field's options as {value, label}: titled (`oneOf`, legacy `enumNames`) or plain `enum`. */
+function choiceOptions(f) {
+  if (Array.isArray(f.oneOf)) return f.oneOf.map((o) => ({ value: o?.const, label: o?.title ?? o?.const }));
+  if (!Array.isArray(f.enum)) return null;
+  const names = Array.isArray(f.enumNames) ? f.enumNames : [];
+  return f.enum.map((value, i) => ({ value, label: names[i] ?? value }));
+}
+
 /** The Form component's fields for an MCP form schema (flat, primitive fields). */
 export function formFields(schema) {
   const properties = schema?.properties && typeof schema.properties === "object" ? schema.properties : {};
   const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
   return Object.entries(properties).map(([name, field]) => {
     const f = field ?? {};
-    const out = { name, label: f.title || undefined, required: required.has(name), default: f.default };
-    const choices = Array.isArray(f.enum) ? f.enum : Array.isArray(f.oneOf) ? f.oneOf.map((o) => o?.const) : null;
+    const out = { name, label: f.title || undefined, required: required.has(name), default: f.default, description: f.description };
+    const choices = choiceOptions(f);
     if (f.type === "boolean") Object.assign(out, { type: "checkbox", default: f.default ?? false });
     else if (f.type === "number" || f.type === "integer") out.type = "number";
     else if (f.type === "array") {
       const items = f.items ?? {};
       const options = Array.isArray(items.enum) ? items.enum : (items.anyOf ?? []).map((o) => o?.const);
       Object.assign(out, { type: "text", label: `${f.title || name} (comma-separated: ${options.join(", ")})`, default: Array.isArray(f.default) ? f.default.join(", ") : undefined });
-    } else if (choices) Object.assign(out, { type: "select", options: choices, default: f.default ?? choices[0] });
+    } else if (choices) Object.assign(out, { type: "select", options: choices, default: f.default ?? choices[0].value });
     else out.type = f.format === "date" ? "date" : "text";
     return out;
   });

@@ -66,7 +66,8 @@ const SCHEMA = {
     name: { type: "string", title: "Name" },
     age: { type: "integer", minimum: 0 },
     agree: { type: "boolean" },
-    pet: { type: "string", enum: ["cat", "dog"] },
+    pet: { type: "string", enum: ["cat", "dog"], description: "Your <i>pet</i>" },
+    hero: { type: "string", oneOf: [{ const: "hero-1", title: "Superman" }, { const: "hero-2", title: "Wonder Woman" }] },
     tools: { type: "array", items: { type: "string", enum: ["saw", "drill"] } },
   },
   required: ["name"],
@@ -92,9 +93,15 @@ describe("form request", () => {
     expect(c.send).toHaveBeenCalledWith({
       type: "tool_result",
       tool_call_id: "req_1",
-      result: { action: "accept", content: { name: "Ada", age: 36, agree: false, pet: "cat", tools: ["saw", "drill"] } },
+      result: { action: "accept", content: { name: "Ada", age: 36, agree: false, pet: "cat", hero: "hero-1", tools: ["saw", "drill"] } },
     });
     expect(card.el.querySelector(".gu-c-form-done")?.textContent).toBe("Sent to the server.");
+    // titled choices show their titles, send their values; descriptions are text under the field
+    const hero = /** @type {HTMLSelectElement} */ (card.el.querySelector('select[data-field="hero"]'));
+    expect([...hero.options].map((o) => [o.value, o.textContent])).toEqual([["hero-1", "Superman"], ["hero-2", "Wonder Woman"]]);
+    const help = card.el.querySelector('select[data-field="pet"]')?.parentElement?.querySelector(".gu-c-form-help");
+    expect(help?.textContent).toBe("Your <i>pet</i>");
+    expect(card.el.querySelector(".gu-c-form-help i")).toBeNull();
   });
 
   it("declines and cancels", () => {
@@ -112,6 +119,7 @@ describe("form request", () => {
       ["age", "number", false],
       ["agree", "checkbox", false],
       ["pet", "select", false],
+      ["hero", "select", false],
       ["tools", "text", false],
     ]);
     expect(formContent(SCHEMA, { name: "", tools: "saw,,drill " })).toEqual({ tools: ["saw", "drill"] });

@@ -64,7 +64,12 @@ function buildField(field, value, onInput) {
   if (type === "textarea") input = h("textarea");
   else if (type === "select") {
     const options = Array.isArray(field.options) ? field.options : [];
-    input = h("select", {}, ...options.map((option) => h("option", { value: String(option), text: String(option) })));
+    // an option is a value, or {value, label} (a label for a code: "hero-1" shown "Superman")
+    const option = (o) =>
+      o !== null && typeof o === "object"
+        ? h("option", { value: String(o.value), text: String(o.label ?? o.value) })
+        : h("option", { value: String(o), text: String(o) });
+    input = h("select", {}, ...options.map(option));
   } else {
     input = h("input", { type: ["number", "checkbox", "date"].includes(type) ? type : "text" });
   }
@@ -79,6 +84,11 @@ function buildField(field, value, onInput) {
   );
   if (type === "checkbox") row.append(input, label);
   else row.append(label, input);
+  if (typeof field.description === "string" && field.description.trim()) {
+    const help = h("div.gu-c-form-help", { id: `${id}-help`, text: field.description });
+    input.setAttribute("aria-describedby", help.id);
+    row.append(help);
+  }
   return row;
 }
 
