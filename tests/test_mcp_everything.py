@@ -7,11 +7,10 @@ allowed).
 
 The server lists some tools only for a client that advertises a capability:
 ``get-roots-list`` for roots (``roots=``); the sampling and elicitation ones
-for sampling and elicitation (``SAMPLING_AND_ELICITATION`` below: they are
-answered by the chat's sampling and elicitation support and checked where
-that is tested); the ``-async`` ones for MCP tasks, which this client does
-not run, as it does not run ``simulate-research-query`` (a task-only tool:
-left out, with a warning).
+for sampling and elicitation (``SAMPLING_AND_ELICITATION`` below: answered
+in tests/test_mcp_everything_requests.py); the ``-async`` ones for MCP tasks,
+which this client does not run, as it does not run ``simulate-research-query``
+(a task-only tool: left out, with a warning).
 """
 
 from __future__ import annotations
