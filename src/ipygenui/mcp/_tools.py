@@ -40,6 +40,12 @@ shown, not obeyed.
   repeated only when the tool is trusted to be read-only or idempotent (else
   the model is told it may have run). A server that fails to start names the
   command and the tail of its stderr.
+- Asking mid-call: with a chat (or a headless ``Runtime``) to answer, the
+  client advertises sampling and elicitation. A server's sampling request
+  is a card approved twice (its prompt, then the chat's model's answer, at
+  most ``sampling_max_tokens``); a form (its schema checked: flat primitive
+  fields only) or a link is answered with ``add_tool_result`` (accept with
+  content, decline, cancel). See ``_requests.py``.
 """
 
 from __future__ import annotations
