@@ -613,11 +613,13 @@ async def test_a_form_mcp_does_not_allow_is_refused_to_the_server_and_shown(aski
     schema = json.dumps(HOSTILE_FORMS[kind])
     model = ScriptedModel([call("raw_form", {"schema": schema}, id="c1"), "done"])
     runtime = gu.Runtime(model=model, tools=[asking()])
-    message = await runtime.send("go")
+    run = runtime.send("go")
+    request = await card(runtime)
+    assert request.has_result and request.is_error  # refused, not shown as a form
+    message = await run
     said = text_of(message.tool_calls[0])
     assert said.startswith("refused (-32602): The server's form cannot be shown:"), said
-    [request] = message.server_requests
-    assert request.is_error and request.result["error"] == said.split(": ", 1)[1]
+    assert request.result["error"] == said.split(": ", 1)[1]
     assert len(model.requests) == 2  # never a model call
     runtime.close()
 
@@ -625,11 +627,13 @@ async def test_a_form_mcp_does_not_allow_is_refused_to_the_server_and_shown(aski
 async def test_a_huge_sampling_prompt_is_refused_without_asking_the_model(asking) -> None:
     model = ScriptedModel([call("summarize", {"text": "x" * 150_000}, id="c1"), "done"])
     runtime = gu.Runtime(model=model, tools=[asking()])
-    message = await runtime.send("go")
+    run = runtime.send("go")
+    request = await card(runtime)
+    assert request.has_result and request.is_error  # refused, never put to the user
+    assert len(request.args["messages"][0]["text"]) == 500  # shown cut
+    message = await run
     said = text_of(message.tool_calls[0])
     assert said.startswith("refused (-32602): The sampling prompt is 150,022 characters"), said
-    [request] = message.server_requests
-    assert request.is_error and len(request.args["messages"][0]["text"]) == 500  # shown cut
     assert len(model.requests) == 2  # the model never saw it
     runtime.close()
 
