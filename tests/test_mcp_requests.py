@@ -139,6 +139,7 @@ async def test_url_mode_shows_the_url_and_reports_the_users_choice(asking) -> No
     runtime.add_tool_result(request.tool_call_id, {"action": "accept"})
     message = await run
     assert text_of(message.tool_calls[0]) == "accept"
+    assert request.completion_status_message == "Link opened"
     runtime.close()
 
 

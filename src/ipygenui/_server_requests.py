@@ -217,7 +217,8 @@ class ServerRequests:
         answer: dict[str, Any] = {"action": action}
         if action == "accept":
             answer["content"] = content
-        waiting.part.completion_status_message = _ANSWERED[action]
+        link = waiting.part.args.get("mode") == "url" and action == "accept"
+        waiting.part.completion_status_message = "Link opened" if link else _ANSWERED[action]
         self._runtime.answer(waiting.part, answer, False)
         waiting.future.set_result(answer)
         self._runtime.commit(waiting.message)

@@ -125,6 +125,7 @@ def test_a_link_is_shown_whole_and_opened_only_on_a_click(page: LabPage, screens
     assert page.page.evaluate("() => window.__opened") == [[URL, "_blank", "noopener,noreferrer"]]
     expect(assistant(chat)).to_contain_text("The server got its answer.", timeout=LONG_WAIT)
     assert page.run_json("chat.thread.last_assistant.tool_calls[0].result['result']") == "accept"
+    expect(card.locator(".gu-tool-status")).to_contain_text("Link opened")
 
 
 def test_a_form_still_waits_after_a_page_reload_and_is_declined(page: LabPage) -> None:
