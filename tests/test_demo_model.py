@@ -296,4 +296,138 @@ async def test_a_table_of_the_notebooks_data_is_not_followed_by_an_offer_of_demo
     reply = await rt.send("Query the top orders")
     assert [c.tool_name for c in reply.tool_calls] == ["query_orders", "show_component_Table"]
     assert reply.text.startswith("The query returned 30 rows")
-    assert reply.text.endswith("There it is, above: every row, sortable by a click on a column.")
+    assert reply.text.endswith(
+        "The table holds every row of the result; click a column to sort it."
+    )
+
+
+# --- after a component: what it shows, in a sentence ----------------------------------
+
+_SHOWN = [
+    (
+        gu.Chart,
+        {
+            "kind": "line",
+            "title": "Visitors",
+            "x": ["Jan", "Feb", "Mar"],
+            "series": [
+                {"name": "2025", "values": [3, 9, 4]},
+                {"name": "2026", "values": [5, 6, 7]},
+            ],
+        },
+        "The line chart “Visitors” shows 2025 and 2026 from Jan to Mar; "
+        "the highest is 2025 in Feb (9).",
+    ),
+    (
+        gu.Table,
+        {
+            "title": "Top products",
+            "rows": [{"product": "Widget", "units": 340}, {"product": "Gizmo", "units": 980}],
+        },
+        "The table “Top products” has 2 rows; Gizmo has the most units (980).",
+    ),
+    (
+        gu.Metric,
+        {
+            "title": "This quarter",
+            "metrics": [
+                {"label": "Revenue", "value": 559000, "unit": "USD", "delta": 4.2},
+                {"label": "NPS", "value": 61, "delta": -3},
+                {"label": "Spend", "value": 1200, "unit": "$"},
+            ],
+        },
+        "This quarter: Revenue 559,000 USD (up 4.2), NPS 61 (down 3) and Spend $1,200.",
+    ),
+    (
+        gu.Markdown,
+        {"text": "## Findings\n\n- Revenue is **up**\n- East grew\n\n| a |\n|---|\n| 1 |"},
+        "Here are the notes on “Findings”: 2 points and a table.",
+    ),
+    (
+        gu.Image,
+        {"src": "https://example.org/logo.png", "alt": "ipygenui logo"},
+        "Here's the image: ipygenui logo.",
+    ),
+]
+
+
+def _showing(component: gu.Component, props: dict[str, Any]) -> gu.Runtime:
+    from ipygenui.testing import ScriptedCall, ScriptedModel, components_reply
+
+    def script(request: Any) -> Any:
+        if request.messages[-1].get("role") == "tool":
+            return components_reply(request)
+        return ScriptedCall(f"show_component_{component.name}", props)
+
+    return gu.Runtime(model=ScriptedModel(script), components=[component])
+
+
+@pytest.mark.parametrize(
+    ("component", "props", "said"), _SHOWN, ids=lambda v: getattr(v, "name", "")
+)
+async def test_after_a_component_it_says_in_a_sentence_what_it_shows(
+    component: gu.Component, props: dict[str, Any], said: str
+) -> None:
+    reply = await _showing(component, props).send("show it")
+    assert reply.text == said
+
+
+async def test_after_a_form_it_says_what_the_user_can_do_with_it() -> None:
+    props = {
+        "title": "Plan a trip",
+        "fields": [{"name": "city", "label": "City"}, {"name": "nights", "type": "number"}],
+    }
+    reply = await _showing(gu.Form, props).send("a form")
+    assert reply.text == (
+        "Fill in the form “Plan a trip” above (city and nights) and press **Submit**: "
+        "your answers come to me as your next message."
+    )
+
+
+async def test_a_notebooks_own_component_is_described_from_its_props() -> None:
+    from pydantic import BaseModel
+
+    class Weather(BaseModel):
+        city: str
+        temperature: float
+        sky: str = "clear"
+
+    class Sales(BaseModel):
+        title: str
+        months: list[str]
+        sales: list[float]
+
+    weather = gu.Component("Weather", props=Weather, esm="export function render() {}")
+    said = await _showing(weather, {"city": "Lisbon", "temperature": 24, "sky": "Sunny"}).send("w")
+    assert said.text == "Here's the weather for Lisbon: 24 °C and sunny."
+    chart = gu.Component("SalesChart", props=Sales, esm="export function render() {}")
+    props = {"title": "Sales 2026", "months": ["Jan", "Feb"], "sales": [12, 15]}
+    said = await _showing(chart, props).send("c")
+    assert (
+        said.text
+        == "The sales chart “Sales 2026” shows sales from Jan to Feb; the highest is in Feb (15)."
+    )
+
+
+async def test_a_component_that_failed_is_not_described_as_shown() -> None:
+    reply = await _showing(gu.Chart, {"kind": "pie", "x": [], "series": []}).send("show it")
+    assert reply.text.startswith("That didn't work: invalid props for component Chart"), reply.text
+
+
+@pytest.mark.parametrize(
+    "props",
+    [
+        {"title": 3, "rows": [{"a": True}, "x", None]},
+        {"metrics": "many"},
+        {"series": [{"name": None, "values": ["a", None]}], "x": [1]},
+        {"fields": [None, {"name": 5}], "submit_label": ["*"]},
+        {"text": None},
+    ],
+)
+def test_odd_props_from_a_model_still_make_a_sentence(props: dict[str, Any]) -> None:
+    from ipygenui.models._demo_components import component_sentence
+
+    for name in ("Table", "Metric", "Chart", "Form", "Markdown", "Image", "Mine"):
+        said = component_sentence(f"show_component_{name}", props)
+        assert said.endswith("."), said
+        _one_line_no_json(said)

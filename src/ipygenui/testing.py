@@ -12,12 +12,15 @@ request); a reply (``ReplyLike``) is a string (text), a ``ScriptedCall`` or
 several (tool calls) or a ``ScriptedReply`` (text, calls, reasoning, usage, a
 finish reason or an error). It keeps the requests it was sent
 (``model.requests``). ``last_user_text(request)`` is the text a script
-function usually decides on. It is a model adapter like the others
+function usually decides on; ``components_reply(request)`` is what the
+offline demo says after the components it showed (a sentence each, from their
+props), for a script's answer to their results. It is a model adapter like the others
 (``models/scripted.py``); this module is where it is imported from.
 """
 
 from __future__ import annotations
 
+from .models._demo_components import components_reply
 from .models.scripted import (
     ReplyLike,
     Script,
@@ -33,5 +36,6 @@ __all__ = [
     "ScriptedCall",
     "ScriptedModel",
     "ScriptedReply",
+    "components_reply",
     "last_user_text",
 ]

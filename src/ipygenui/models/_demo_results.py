@@ -153,6 +153,16 @@ def _number(value: Any) -> str | None:
 
 def _weather_sentence(args: Mapping[str, Any], value: Mapping[str, Any]) -> str | None:
     """ "It's 21 °C and clear in Paris." from a weather-like result, else None."""
+    weather = weather_parts(args, value)
+    if weather is None:
+        return None
+    conditions, city = weather
+    return f"It's {conditions}{f' in {city}' if city else ''}."
+
+
+def weather_parts(args: Mapping[str, Any], value: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``("21 °C and clear", "Paris")`` from weather-like data (the city may be
+    ``""``), escaped as ``plain`` does, else None."""
     degrees = _number(_first(value, _CELSIUS_KEYS))
     unit = "°C"
     if degrees is None:
@@ -166,8 +176,10 @@ def _weather_sentence(args: Mapping[str, Any], value: Mapping[str, Any]) -> str 
     parts = [f"{degrees} {unit}"] if degrees is not None else []
     if isinstance(sky, str) and sky.strip():
         parts.append(plain(sky.strip().lower(), 60))
-    where = f" in {plain(str(city), 60)}" if isinstance(city, str) and city.strip() else ""
-    return f"It's {' and '.join(parts)}{where}."
+    if not parts:
+        return None
+    where = plain(str(city), 60) if isinstance(city, str) and city.strip() else ""
+    return " and ".join(parts), where
 
 
 def _data_sentence(value: Mapping[str, Any]) -> str:

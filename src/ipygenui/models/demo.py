@@ -4,8 +4,10 @@ It streams markdown at a human pace and answers like a small assistant, so
 every notebook runs and shows streaming, tools and rendering without a
 network: the questions the notebooks and its starters suggest get short
 answers or the tool call they imply, a tool's result comes back as a sentence
-(``_demo_results``), and anything else gets an honest "I'm offline" with a few
-things to try. It never echoes a template and it is always deterministic.
+(``_demo_results``), as does a component it showed (``_demo_components``: "The
+line chart shows 2025 and 2026 from Jan to Jun"), and anything else gets an
+honest "I'm offline" with a few things to try. It never echoes a template
+and it is always deterministic.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
+from ._demo_components import components_reply
 from ._demo_results import results_reply
 from ._token_estimate import reply_usage
 from .base import ModelRequest
@@ -380,26 +383,6 @@ def _answer(lowered: str, names: set[str]) -> str:
     return _offline(names)
 
 
-def _showed_data(request: ModelRequest) -> bool:
-    """Whether the last components shown hold the notebook's data (by reference)."""
-    for entry in reversed(request.messages):
-        if entry.get("role") == "assistant":
-            calls = entry.get("tool_calls") or []
-            return any('"data"' in str(c["function"].get("arguments", "")) for c in calls)
-    return False
-
-
-def _after_components(request: ModelRequest, names: set[str]) -> str:
-    others = [k for k, (tool_name, _) in COMPONENT_DEMOS.items() if tool_name in names]
-    if _showed_data(request):
-        return "There it is, above: every row, sortable by a click on a column."
-    if not others:
-        return "There it is, above."
-    asks = ", ".join(f"*{k}*" for k in others[:-1])
-    asks = f"{asks} or *{others[-1]}*" if asks else f"*{others[-1]}*"
-    return f"There it is, above. Ask for a {asks} to see another."
-
-
 def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> ScriptedReply:
     """The demo's answer to a request.
 
@@ -409,7 +392,7 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
     names = _tool_names(request)
     if request.messages and request.messages[-1].get("role") == "tool":
         if _last_calls_were_ui(request):
-            return ScriptedReply(text=_after_components(request, names))
+            return ScriptedReply(text=components_reply(request))
         table = _table_of_result(request)
         if table is not None:
             return table
