@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, expect
 
 from .harness import LabPage, LabServer, report_on_failure, shared_notebook
-from .widget import assistant, narrow, send_from_ui, shoot_narrow
+from .widget import assert_title_above_toolbar, assistant, narrow, send_from_ui, shoot_narrow
 
 pytestmark = pytest.mark.e2e
 
@@ -57,6 +57,7 @@ def test_a_narrow_table_keeps_its_filter_count_and_csv_button(
     expect(table.locator("tbody tr")).to_have_count(3, timeout=LONG_WAIT)
     for part in ("input.gu-c-table-filter", ".gu-c-table-count", "button.gu-c-table-csv"):
         expect(table.locator(part)).to_be_visible()
+    assert_title_above_toolbar(table, "Top products")
     shoot_narrow(components, table, screenshots, "table")
 
 

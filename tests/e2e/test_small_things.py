@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, expect
 
 from .harness import LabPage, LabServer, report_on_failure, shared_notebook
-from .widget import assistant, messages, send_from_ui
+from .widget import assert_title_above_toolbar, assistant, messages, send_from_ui
 
 pytestmark = pytest.mark.e2e
 
@@ -82,6 +82,7 @@ def test_the_table_says_its_size_filters_and_downloads_csv(
     expect(table.locator("tbody tr")).to_have_count(3, timeout=LONG_WAIT)
     expect(table.locator(".gu-c-table-count")).to_have_text("3 rows × 3 columns")
     expect(table.locator("tbody tr").first.locator("td").first).to_have_text("1001")
+    assert_title_above_toolbar(table, "Top products")
     light_and_dark(page, table, screenshots, "table")
     table.locator("input.gu-c-table-filter").fill("gadg")
     expect(table.locator("tbody tr")).to_have_count(1)

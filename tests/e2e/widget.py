@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from playwright.sync_api import Locator
+from playwright.sync_api import Locator, expect
 
 if TYPE_CHECKING:
     from .harness import LabPage
@@ -114,6 +114,7 @@ _CLIPPED_JS = """
   for (const el of [root, ...root.querySelectorAll('*')]) {
     const box = el.getBoundingClientRect();
     if (box.width === 0 || box.height === 0) continue;
+    if (box.width <= 1 && box.height <= 1) continue;  // visually hidden, for screen readers
     const name = el.tagName.toLowerCase() + '.' + String(el.className).replace(/\\s+/g, '.');
     if (box.left < outer.left - 1 || box.right > outer.right + 1) {
       problems.push(`${name} sticks out (${Math.round(box.left)}..${Math.round(box.right)})`);
@@ -160,3 +161,14 @@ def shoot_narrow(lab: LabPage, el: Locator, shots: Path, name: str) -> None:
             el.screenshot(path=shots / f"narrow-{name}-{theme}-{NARROW}.png")
     finally:
         lab.set_theme("JupyterLab Light")  # a saved setting: restore it
+
+
+def assert_title_above_toolbar(table: Locator, title: str) -> None:
+    """A Table's title shows, and above its filter, row count and CSV button."""
+    shown = table.locator(".gu-c-table-title")
+    expect(shown).to_have_text(title)
+    heading, tools = shown.bounding_box(), table.locator(".gu-c-table-tools").bounding_box()
+    assert heading is not None and tools is not None
+    assert heading["y"] + heading["height"] <= tools["y"] + 1, (heading, tools)
+    caption = table.locator("table caption").bounding_box()  # for screen readers only
+    assert caption is not None and caption["width"] <= 1, caption

@@ -131,10 +131,14 @@ function rowElement(row, columns) {
   return tr;
 }
 
-/** @type {WeakMap<HTMLElement, {el: HTMLElement, filter: HTMLInputElement, count: HTMLElement, note: HTMLElement, view: HTMLElement, current: () => any}>} */
+/** @type {WeakMap<HTMLElement, {el: HTMLElement, title: HTMLElement, filter: HTMLInputElement, count: HTMLElement, note: HTMLElement, view: HTMLElement, current: () => any}>} */
 const toolbars = new WeakMap();
 
-/** The line above a table: its size, a filter and CSV download. */
+/**
+ * The lines above a table: its title, then its size, a filter and CSV download.
+ * The title is shown here, above the tools it names; the table's own
+ * (visually hidden) caption still names it for a screen reader.
+ */
 function toolbarOf(el) {
   let bar = toolbars.get(el);
   if (!bar) {
@@ -148,6 +152,7 @@ function toolbarOf(el) {
     const view = h("div.gu-c-table-view");
     const made = {
       el: h("div.gu-c-table-tools"),
+      title: h("div.gu-c-title.gu-c-table-title", { "aria-hidden": "true", hidden: true }),
       filter,
       count,
       note,
@@ -162,8 +167,13 @@ function toolbarOf(el) {
     bar = made;
     toolbars.set(el, bar);
   }
-  if (!el.contains(bar.el)) el.replaceChildren(bar.el, bar.view, bar.note);
+  if (!el.contains(bar.el)) el.replaceChildren(bar.title, bar.el, bar.view, bar.note);
   return bar;
+}
+
+function showTitle(bar, title) {
+  bar.title.textContent = title;
+  bar.title.hidden = !title;
 }
 
 /**
@@ -189,6 +199,7 @@ export function update({ props, el, fetchRows, status }) {
   // A large kernel table comes in windows the browser asks for (table-paged.js).
   if (p.paged && typeof fetchRows === "function") {
     const bar = toolbarOf(el);
+    showTitle(bar, tableTitle(p));
     const paged = pagedTables.get(el);
     if (paged) paged.update(p);
     else {
@@ -218,6 +229,7 @@ export function update({ props, el, fetchRows, status }) {
   const query = bar.filter.value;
   const total = Number.isInteger(p.total_rows) ? p.total_rows : rows.length;
   const title = tableTitle(p);
+  showTitle(bar, title);
   const shape = JSON.stringify([title, columns, [...numeric], p.truncated ? [rows.length, p.total_rows] : null]);
   const filtered = filterRows(rows, columns, query);
   bar.count.textContent = shapeText(query.trim() ? filtered.length : total, columns.length, query.trim() ? rows.length : null);
