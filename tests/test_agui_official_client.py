@@ -116,6 +116,12 @@ async def test_the_official_client_holds_our_history_and_resumes_interrupts() ->
     rejected = rt.thread.messages[-1].tool_call("d3")
     assert rejected is not None and rejected.approval is not None
     assert rejected.approval.status == "rejected" and rejected.approval.reason == "keep v"
+    decided = [rt.thread.find_tool_call(c)[1].approval for c in ("d1", "d2", "d3")]  # type: ignore[index]
+    assert [(a.decided_by, a.edited) for a in decided] == [  # type: ignore[union-attr]
+        ("client", False),
+        ("client", True),
+        ("client", False),
+    ]  # the cards say "Approved by the AG-UI client" (edited), "Rejected by the AG-UI client"
     assert rt.thread.messages[-1].text == "Kept v."
     assert all(r["pendingInterrupts"] == [] for r in runs[2::2])
 

@@ -1,10 +1,13 @@
 """Who decided a gated call is recorded on its approval (the card says it),
-kept in the thread file; a file saved before this loads with no source."""
+kept in the thread file; a file saved before this loads with no source.
+An AG-UI client's resume decides as the client."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+
+from ag_ui.core import UserMessage
 
 import ipygenui as gu
 from comm_helpers import click, settle
@@ -13,6 +16,7 @@ from ipygenui.persistence import load_thread
 from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
 from runtime_helpers import call
+from test_agui_server import parse_sse, post, run_input
 
 
 @gu.tool(requires_approval=True)
@@ -91,6 +95,31 @@ async def test_the_chat_s_buttons_decide_as_the_user_and_the_source_is_saved(tmp
     assert found is not None and found[1].approval is not None
     assert found[1].approval.decided_by == "user"
     assert chat.thread.find_tool_call("d")[1].approval.decided_by == "user"  # type: ignore[index, union-attr]
+
+
+async def test_an_ag_ui_clients_resume_decides_as_the_client_and_the_file_keeps_it(
+    tmp_path,
+) -> None:
+    path = tmp_path / "t.json"
+    script = [
+        [call("drop_table", {"name": "a"}, id="d1"), call("drop_table", {"name": "b"}, id="d2")]
+    ]
+    rt = gu.Runtime(model=ScriptedModel([*script, "Done."]), tools=[drop_table], persist=path)
+    app = rt.ag_ui_app()
+    await post(app, run_input(UserMessage(id="u1", content="drop")))
+    body = run_input()
+    body["resume"] = [
+        {"interruptId": "d1", "status": "resolved", "payload": {"approved": True}},
+        {"interruptId": "d2", "status": "resolved", "payload": {"approved": False, "reason": "no"}},
+    ]
+    events = parse_sse((await post(app, body)).text)
+    assert events[-1].outcome.type == "success"
+    found = load_thread(path).messages[-1]
+    first, second = found.tool_call("d1"), found.tool_call("d2")
+    assert first is not None and first.approval is not None
+    assert second is not None and second.approval is not None
+    assert first.approval == Approval(status="approved", decided_by="client", edited=False)
+    assert (second.approval.decided_by, second.approval.reason) == ("client", "no")
 
 
 def test_an_old_file_s_approval_without_a_source_loads() -> None:

@@ -26,6 +26,10 @@ def test_each_source_reads_as_a_user_understands_it() -> None:
     assert decision_text(grant) == "approved by an always-allow rule"
     no = Approval(status="rejected", decided_by="user", reason="too big")
     assert decision_text(no) == "rejected by you: too big"
+    client = Approval(status="approved", decided_by="client", edited=True)
+    assert decision_text(client) == "approved by the AG-UI client, edited"
+    refused = Approval(status="rejected", decided_by="client", reason="keep it")
+    assert decision_text(refused) == "rejected by the AG-UI client: keep it"
     assert decision_text(Approval(status="pending")) == ""
     assert decision_text(Approval(status="approved")) == ""  # an old file: no source
 

@@ -45,14 +45,14 @@ export function decisionLine(approval) {
     if (by === "user") return `Approved by you${edited}`;
     if (by === "code") return `Approved from code${edited}`;
     if (by === "grant") return "Approved by an always-allow rule";
-    if (by === "client") return `Approved by the connected client${edited}`;
+    if (by === "client") return `Approved by the AG-UI client${edited}`;
     return "";
   }
   if (approval?.status === "rejected") {
     const reason = approval.reason ? `: ${approval.reason}` : "";
     if (by === "user") return `Rejected by you${reason}`;
     if (by === "code") return `Rejected from code${reason}`;
-    if (by === "client") return `Rejected by the connected client${reason}`;
+    if (by === "client") return `Rejected by the AG-UI client${reason}`;
     return `Rejected${reason}`;
   }
   return "";

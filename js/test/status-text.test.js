@@ -52,6 +52,8 @@ describe("a card's status line", () => {
     expect(decisionLine(approved("user", true))).toBe("Approved by you, edited");
     expect(decisionLine(approved("code"))).toBe("Approved from code");
     expect(decisionLine(approved("grant"))).toBe("Approved by an always-allow rule");
+    expect(decisionLine(approved("client", true))).toBe("Approved by the AG-UI client, edited");
+    expect(decisionLine({ status: "rejected", decided_by: "client", reason: "keep v" })).toBe("Rejected by the AG-UI client: keep v");
     expect(decisionLine({ status: "rejected", decided_by: "user", reason: "too big" })).toBe("Rejected by you: too big");
     expect(statusLine(call({ has_result: true, result: "ok", approval: approved("user") }))).toBe("Done · Approved by you");
     expect(statusLine(call({ has_result: true, result: "x", approval: { status: "rejected", decided_by: "user", reason: "no" } }))).toBe(

@@ -10,8 +10,13 @@ _APPROVED_BY = {
     "user": "approved by you",
     "code": "approved from code",
     "grant": "approved by an always-allow rule",
+    "client": "approved by the AG-UI client",
 }
-_REJECTED_BY = {"user": "rejected by you", "code": "rejected from code"}
+_REJECTED_BY = {
+    "user": "rejected by you",
+    "code": "rejected from code",
+    "client": "rejected by the AG-UI client",
+}
 
 
 def decision_text(approval: Any) -> str:

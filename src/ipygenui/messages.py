@@ -83,7 +83,7 @@ class ReasoningPart(_Model):
     """Opaque, keyed by the provider that produced it (see ``ToolCallPart.provider_data``)."""
 
 
-DecidedBy = Literal["user", "code", "grant"]
+DecidedBy = Literal["user", "code", "grant", "client"]
 """Who decided a gated call (:attr:`Approval.decided_by`)."""
 
 
@@ -97,8 +97,9 @@ class Approval(_Model):
     (an MCP server's claims about the tool: shown, not obeyed)."""
     decided_by: DecidedBy | None = None
     """Who decided: the user in the chat, code (``approve`` / ``reject``
-    called from Python), or a standing always-allow grant. None before the
-    decision, and in a file saved before this was recorded."""
+    called from Python), a standing always-allow grant, or the AG-UI client
+    of ``Runtime.ag_ui_app()`` (its ``resume``). None before the decision,
+    and in a file saved before this was recorded."""
     edited: bool = False
     """The call was approved with arguments the decider edited."""
 

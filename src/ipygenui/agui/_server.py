@@ -34,7 +34,7 @@ from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
 
 from .._loop.decisions import DecisionError
-from ..messages import Thread, ToolCallPart
+from ..messages import DecidedBy, Thread, ToolCallPart
 from ..tools import Tool
 from ._client_state import client_state
 from ._client_tools import client_tools
@@ -87,10 +87,12 @@ class ServedRuntime(Protocol):
     def cancel(self) -> None: ...
 
     def approve(
-        self, tool_call_id: str, args: dict[str, Any] | None = None
+        self, tool_call_id: str, args: dict[str, Any] | None = None, *, by: DecidedBy = "code"
     ) -> ServedRun | None: ...
 
-    def reject(self, tool_call_id: str, reason: str | None = None) -> ServedRun | None: ...
+    def reject(
+        self, tool_call_id: str, reason: str | None = None, *, by: DecidedBy = "code"
+    ) -> ServedRun | None: ...
 
 
 def _missing(extra: str, exc: ImportError) -> ImportError:
@@ -221,16 +223,17 @@ def _resumed(runtime: ServedRuntime, data: RunAgentInput, answered: set[str]) ->
 
 def _decide(runtime: ServedRuntime, decisions: list[Decision]) -> ServedRun | None:
     """Apply checked decisions as ``approve`` / ``reject`` / ``add_tool_result`` do
-    (same gates); the run that continues, once the last call is decided."""
+    (same gates), recorded as the client's (the card says so); the run that
+    continues, once the last call is decided."""
     run: ServedRun | None = None
     for decision in decisions:
         try:
             if isinstance(decision, Approve):
-                run = runtime.approve(decision.tool_call_id, decision.args) or run
+                run = runtime.approve(decision.tool_call_id, decision.args, by="client") or run
             elif isinstance(decision, Answer):
                 run = runtime.add_tool_result(decision.tool_call_id, decision.result) or run
             else:
-                run = runtime.reject(decision.tool_call_id, decision.reason) or run
+                run = runtime.reject(decision.tool_call_id, decision.reason, by="client") or run
         except DecisionError as exc:
             raise Refused(409, f"interrupt {decision.tool_call_id}: {exc}") from None
     return run
