@@ -54,6 +54,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "tools.code": ("python_tool",),
         "tools.data": ("data_tools",),
         "mcp": ("MCPTools",),
+        "workbench._cost": ("registry_cost",),
     },
     "components": {
         "components": (
@@ -85,6 +86,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "models.openai": ("OpenAIModel",),
         "models.providers": ("ProviderModel",),
         "models.select": ("model",),
+        "workbench._evaluate": ("evaluate", "evaluate_sync"),
     },
     "events": {
         "events": (
@@ -253,3 +255,6 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .tools.code import python_tool as python_tool
     from .tools.data import data_tools as data_tools
     from .widget.chat import Chat as Chat
+    from .workbench._cost import registry_cost as registry_cost
+    from .workbench._evaluate import evaluate as evaluate
+    from .workbench._evaluate import evaluate_sync as evaluate_sync
