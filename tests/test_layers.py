@@ -113,13 +113,18 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert cycles(graph) == [["a", "b", "c"]]
 
 
+WIDGETS = ("ipygenui.widget", "ipygenui.workbench.widget")
+"""The widget layer: the chat's package and the workbench's widget (it reuses the
+chat's built files); ``ipygenui.workbench``'s other modules are headless."""
+
+
 def test_core_imports_no_widget_code() -> None:
     graph = import_graph()
     offenders = {
         name: sorted(m for m in imported if m.startswith("ipygenui.widget"))
         for name, imported in graph.items()
         # the package's __init__ names Chat for static checkers and loads it lazily
-        if not name.startswith("ipygenui.widget") and name != "ipygenui"
+        if not name.startswith(WIDGETS) and name != "ipygenui"
     }
     assert {name: found for name, found in offenders.items() if found} == {}
 
@@ -167,7 +172,7 @@ def test_agui_imports_no_widget_or_runtime() -> None:
 
 
 TRANSPORTS = ("ipygenui.agui", "ipygenui.mcp", "ipygenui.widget")
-OUTSIDE_THE_CORE = ("ipygenui.agui", "ipygenui.mcp", "ipygenui.widget", "ipygenui.testing")
+OUTSIDE_THE_CORE = ("ipygenui.agui", "ipygenui.mcp", *WIDGETS, "ipygenui.testing")
 AGUI_FACADE = {"subscribe_agui", "agui_events", "ag_ui_app"}
 """Runtime's public AG-UI methods: each hands the runtime to ``agui/_runtime_link.py``."""
 

@@ -28,6 +28,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "runtime": ("Runtime", "Run"),
         "_loop.continuation": ("should_continue",),
         "widget.chat": ("Chat",),
+        "workbench": ("Workbench",),
     },
     "thread and messages": {
         "messages": (
@@ -255,6 +256,7 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .tools.code import python_tool as python_tool
     from .tools.data import data_tools as data_tools
     from .widget.chat import Chat as Chat
+    from .workbench import Workbench as Workbench
     from .workbench._cost import registry_cost as registry_cost
     from .workbench._evaluate import evaluate as evaluate
     from .workbench._evaluate import evaluate_sync as evaluate_sync

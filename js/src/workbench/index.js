@@ -1,0 +1,186 @@
+// Entry point of gu.Workbench (ipygenui/workbench/widget.py): the registry's
+// components and tools in a list; for a component, its description, props
+// schema, sample props (generated in the kernel), a preview rendered by the
+// chat's own component slot, a JSON editor whose text the kernel validates
+// as the runtime would, and a streaming replay (replay.js).
+
+import { h, show } from "../dom.js";
+import { createComponentContext, createComponentSlot } from "../components/slot.js";
+import { listenForLoads, resourcesFor } from "../resources.js";
+import { readReply, toKernel } from "./protocol.js";
+import { createReplay } from "./replay.js";
+
+const CHECK_DEBOUNCE_MS = 300;
+
+/** A tool-call part whose whole arguments arrived (and were answered, if `error`). */
+export function finishedPart(name, props, error) {
+  return {
+    type: "tool-call",
+    tool_call_id: `wb-preview-${name}`,
+    tool_name: `show_component_${name}`,
+    component_call: { component: name, component_id: `wb-preview-${name}` },
+    args_text: JSON.stringify(props ?? {}),
+    args_complete: true,
+    has_result: !!error,
+    is_error: !!error,
+    result: error ?? undefined,
+  };
+}
+
+const pretty = (value) => JSON.stringify(value, null, 2) ?? "";
+
+/**
+ * @param {{model: any, el: HTMLElement, setTimer?: Function, clearTimer?: Function}} opts
+ */
+export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer = clearTimeout }) {
+  const send = (msg) => model.send(msg);
+  const resources = resourcesFor(model);
+  const cctx = createComponentContext({ model, send: () => {}, resources });
+  const list = h("nav.gu-wb-list", { "aria-label": "Registry" });
+  const detail = h("section.gu-wb-detail");
+  // "gu-chat": the chat's theme and component styles apply as they do in a chat
+  const root = h("div.gu-chat.gu-workbench", {}, list, detail);
+  el.replaceChildren(root);
+  const stopLoads = listenForLoads(root, resources);
+
+  let ref = 0;
+  const latest = { check: -1, replay: -1 };
+  let current = null; // the view of the selected entry
+  let checkTimer = null;
+
+  const components = () => (Array.isArray(model.get("components")) ? model.get("components") : []);
+  const tools = () => (Array.isArray(model.get("tools")) ? model.get("tools") : []);
+
+  const schemaBlock = (schema) =>
+    h("details.gu-wb-details", {}, h("summary", { text: "Props schema" }), h("pre.gu-wb-code", { text: pretty(schema) }));
+
+  const showTool = (tool) => {
+    current?.destroy?.();
+    current = null;
+    detail.replaceChildren(
+      h("h3.gu-wb-title", {}, tool.name, " ", h("span.gu-wb-kind", { text: "tool" })),
+      h("p.gu-wb-description", { text: tool.description || "(no description)" }),
+      h("details.gu-wb-details", { open: true }, h("summary", { text: "Parameters schema" }), h("pre.gu-wb-code", { text: pretty(tool.schema) })),
+    );
+  };
+
+  const showComponent = (entry) => {
+    current?.destroy?.();
+    const samples = Array.isArray(entry.samples) ? entry.samples : [];
+    const slot = createComponentSlot(cctx);
+    const editor = h("textarea.gu-wb-editor", { spellcheck: "false", rows: "8", "aria-label": `Props of ${entry.name} (JSON)` });
+    const error = h("div.gu-wb-error", { role: "alert", hidden: true });
+    const sampleBar = h("div.gu-wb-samples", { role: "group", "aria-label": "Sample props" });
+    const replay = createReplay({
+      cctx,
+      request: (chunkChars) => {
+        latest.replay = ++ref;
+        send(toKernel.replay(ref, entry.name, editor.value, chunkChars));
+      },
+    });
+    const render = (props, problem) => {
+      error.textContent = problem ?? "";
+      show(error, !!problem);
+      slot.update(finishedPart(entry.name, props, problem), props && typeof props === "object" ? props : {}, undefined, { streaming: false });
+    };
+    const askCheck = () => {
+      latest.check = ++ref;
+      send(toKernel.checkProps(ref, entry.name, editor.value));
+      latest.replay = ++ref;
+      send(toKernel.replay(ref, entry.name, editor.value, replay.chunkChars()));
+    };
+    const choose = (sample, button) => {
+      for (const b of sampleBar.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b === button));
+      editor.value = pretty(sample.props);
+      render(sample.props, sample.error);
+      latest.replay = ++ref;
+      send(toKernel.replay(ref, entry.name, editor.value, replay.chunkChars()));
+    };
+    const buttons = samples.map((sample) => {
+      const button = h("button.gu-wb-sample", {
+        type: "button",
+        "aria-pressed": "false",
+        "data-invalid": sample.error ? "true" : undefined,
+        title: sample.error ?? "valid props",
+        text: sample.error ? `${sample.label} ✗` : sample.label,
+      });
+      button.addEventListener("click", () => choose(sample, button));
+      return button;
+    });
+    sampleBar.append(...buttons);
+    editor.addEventListener("input", () => {
+      clearTimer(checkTimer);
+      checkTimer = setTimer(askCheck, CHECK_DEBOUNCE_MS);
+    });
+    detail.replaceChildren(
+      h("h3.gu-wb-title", {}, entry.name, " ", h("code.gu-wb-kind", { text: entry.tool_name })),
+      h("p.gu-wb-description", { text: entry.description || "(no description)" }),
+      schemaBlock(entry.schema),
+      samples.length ? sampleBar : h("p.gu-wb-note", { text: "No sample props: edit them below." }),
+      h("div.gu-wb-stage", {}, slot.el),
+      h("label.gu-wb-label", {}, "Props (JSON)", editor),
+      error,
+      replay.el,
+    );
+    current = {
+      name: entry.name,
+      onChecked: (msg) => render(msg.props, msg.error),
+      onStates: (msg) => replay.setStates(entry.name, msg.states, msg.error),
+      destroy: () => {
+        clearTimer(checkTimer);
+        slot.destroy();
+        replay.destroy();
+      },
+    };
+    if (buttons.length) choose(samples[0], buttons[0]);
+    else editor.value = "{}";
+  };
+
+  const select = (button, show) => {
+    for (const b of list.querySelectorAll("button")) b.setAttribute("aria-current", String(b === button));
+    show();
+  };
+  const item = (label, kind, onShow) => {
+    const button = h("button.gu-wb-item", { type: "button", "aria-current": "false", "data-kind": kind, text: label });
+    button.addEventListener("click", () => select(button, onShow));
+    return button;
+  };
+  const buildList = () => {
+    const items = [
+      ...components().map((c) => item(c.name, "component", () => showComponent(c))),
+      ...tools().map((t) => item(t.name, "tool", () => showTool(t))),
+    ];
+    const groups = [h("div.gu-wb-group", { text: `Components (${components().length})` }), ...items.slice(0, components().length)];
+    if (tools().length) groups.push(h("div.gu-wb-group", { text: `Tools (${tools().length})` }), ...items.slice(components().length));
+    list.replaceChildren(...groups);
+    if (items.length) items[0].click();
+    else detail.replaceChildren(h("p.gu-wb-note", { text: "The registry is empty." }));
+  };
+
+  const onCustom = (raw) => {
+    const msg = readReply(raw);
+    if (!msg || !current || msg.name !== current.name) return;
+    if (msg.type === "props_checked" && msg.ref === latest.check) current.onChecked(msg);
+    if (msg.type === "replay_states" && msg.ref === latest.replay) current.onStates(msg);
+  };
+  model.on("msg:custom", onCustom);
+  model.on("change:components", buildList);
+  model.on("change:tools", buildList);
+  buildList();
+
+  return () => {
+    model.off("msg:custom", onCustom);
+    model.off("change:components", buildList);
+    model.off("change:tools", buildList);
+    current?.destroy?.();
+    cctx.destroy();
+    stopLoads?.();
+  };
+}
+
+export default {
+  render({ model, el }) {
+    el.classList.add("gu-widget"); // a size container: the layout follows the widget's width
+    return createWorkbench({ model, el });
+  },
+};

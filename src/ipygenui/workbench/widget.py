@@ -1,0 +1,118 @@
+"""``gu.Workbench``: a registry's components previewed and replayed without a model.
+
+It lists each component (description, props schema, samples from
+``_preview.py``) and each tool (description, schema). The browser renders a
+preview with the chat's own component slot (``js/src/components/slot.js``),
+so it looks as it would in a chat; edits of the props come back here to be
+validated as the runtime would, and a replay's partial states come from the
+kernel's parser (``_replay.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import anywidget
+from traitlets import Dict, List
+
+from ..components.component import Component
+from ..tools import Tool, as_tool
+from ..tools._ui import props_json_schema
+from ..widget.static_files import STATIC
+from ._preview import check_props, samples_for
+from ._protocol import (
+    CheckPropsMsg,
+    ReplayMsg,
+    props_checked_message,
+    read_request,
+    replay_states_message,
+)
+from ._replay import chunk_text, replay_states
+
+__all__ = ["Workbench"]
+
+
+def _parse(text: str) -> tuple[Any, str | None]:
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"the props are not JSON: {exc}"
+
+
+class Workbench(anywidget.AnyWidget):
+    """Preview every component of a registry, and replay how its props stream.
+
+    >>> gu.Workbench(components=[gu.Table, gu.Chart, Weather], tools=[get_weather])
+
+    Samples are generated from each props model (its ``examples`` first; the
+    random ones need ``pip install "ipygenui[workbench]"``, for polyfactory).
+    """
+
+    _esm = STATIC / "workbench.js"
+    _css = STATIC / "workbench.css"
+
+    component_specs: List[dict[str, Any]] = List().tag(sync=True)
+    """What the browser needs to render each component (as a Chat's)."""
+    components: List[dict[str, Any]] = List().tag(sync=True)
+    """Per component: name, description, props schema and samples."""
+    tools: List[dict[str, Any]] = List().tag(sync=True)
+    """Per tool: name, description and parameters schema."""
+    component_outputs = Dict().tag(sync=True)  # read by the chat's component context
+    component_props = Dict().tag(sync=True)
+
+    def __init__(
+        self,
+        components: Iterable[Component] = (),
+        tools: Iterable[Tool | Callable[..., Any]] = (),
+        **kwargs: Any,
+    ) -> None:
+        self._components: dict[str, Component] = {}
+        for component in components:
+            if not isinstance(component, Component):
+                raise TypeError(f"not a component: {component!r}")
+            self._components[component.name] = component
+        tool_list = [as_tool(t) for t in tools]
+        super().__init__(
+            component_specs=[c.spec() for c in self._components.values()],
+            components=[self._entry(c) for c in self._components.values()],
+            tools=[
+                {"name": t.name, "description": t.description, "schema": t.parameters_schema}
+                for t in tool_list
+            ],
+            **kwargs,
+        )
+        self.on_msg(self._on_msg)
+
+    @staticmethod
+    def _entry(component: Component) -> dict[str, Any]:
+        return {
+            "name": component.name,
+            "tool_name": component.tool_name,
+            "description": component.description,
+            "schema": props_json_schema(component.props),
+            "samples": [s.as_json() for s in samples_for(component)],
+        }
+
+    def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        request = read_request(content)
+        if request is None or request.name not in self._components:
+            return  # nothing a workbench asked for: it changes nothing
+        self.send(self.answer(request))
+
+    def answer(self, request: CheckPropsMsg | ReplayMsg) -> dict[str, Any]:
+        """The reply to one browser request (also what the tests call)."""
+        component = self._components[request.name]
+        props, error = _parse(request.text)
+        if isinstance(request, CheckPropsMsg):
+            if error is None:
+                error = check_props(component, props)
+            return props_checked_message(request.ref, request.name, props, error)
+        if error is not None:
+            return replay_states_message(request.ref, request.name, [], error)
+        text = json.dumps(props, ensure_ascii=False)
+        states = replay_states(chunk_text(text, request.chunk_chars))
+        return replay_states_message(
+            request.ref, request.name, [s.as_json() for s in states], check_props(component, props)
+        )
