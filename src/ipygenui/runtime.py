@@ -501,18 +501,7 @@ class Runtime:
     def _add_client_result(self, tool_call_id: str, result: Any) -> Run | None:
         """An AG-UI client's tool message: as ``add_tool_result``, and it may
         also answer a call to one of the tools the client declared."""
-        message = answer_call(
-            self.thread,
-            self._run_loop.step_toolset().all(),
-            tool_call_id,
-            result,
-            False,
-            executing=self._run_loop.executing,
-            streaming=self._run_message,
-            answer=self._events.answer,
-            client_tools=self._client_tool_names,
-        )
-        return self._decided(message)
+        return self._answer_call(tool_call_id, result, False, self._client_tool_names)
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Replace the shared state (sent to the agent on its next run)."""
@@ -967,6 +956,12 @@ class Runtime:
         if self._server_requests.owns(tool_call_id):
             self._server_requests.answer(tool_call_id, result)
             return self._run
+        return self._answer_call(tool_call_id, result, is_error)
+
+    def _answer_call(
+        self, tool_call_id: str, result: Any, is_error: bool, client_tools: Collection[str] = ()
+    ) -> Run | None:
+        """Answer a call from outside the kernel (``answer_call``'s gates) and go on."""
         message = answer_call(
             self.thread,
             self._run_loop.step_toolset().all(),
@@ -976,6 +971,7 @@ class Runtime:
             executing=self._run_loop.executing,
             streaming=self._run_message,
             answer=self._events.answer,
+            client_tools=client_tools,
         )
         return self._decided(message)
 

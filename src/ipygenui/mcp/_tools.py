@@ -51,10 +51,8 @@ shown, not obeyed.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
-import re
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -62,7 +60,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal.sanitize import clean_text
 from ..tools import Tool, ToolDefinitionError, ToolError
 from ..tools._call_report import CallReport, current_report
-from ..tools._tool import _reserved_prefix
+from ..tools._foreign import MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, foreign_tool_refusal
 from ._connection import (
     HTTP,
     Connection,
@@ -107,13 +105,9 @@ MCPTrust = bool | Collection[str]
 """Whose annotations to believe: ``False`` (nobody's), ``True`` (every tool's)
 or the names of the tools whose claims the user trusts."""
 
-MAX_SCHEMA_BYTES = 64 * 1024
-MAX_DESCRIPTION_CHARS = 8_000
 SAMPLING_MAX_TOKENS = 1_000
 """The default of ``sampling_max_tokens``: a server's sampling request gets at
 most this many tokens of the chat's model's answer, whatever it asks."""
-"""The defaults of ``max_schema_bytes`` / ``max_description_chars``: every
-model request carries every tool's schema and description."""
 
 MCPRoots = bool | Sequence[str | os.PathLike[str]] | None
 """The folders a server hears of (``roots/list``): none by default, ``True``
@@ -121,8 +115,6 @@ for the notebook's folder, or a list of folders."""
 
 _READS = "\0read_resource"
 """The read-resource tool's key among the calls (no server tool is named so)."""
-
-_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class MCPConnectionError(RuntimeError):
@@ -456,31 +448,16 @@ class MCPTools:
                 )
 
     def _refusal(self, name: str, listed_tool: MCPTool) -> str | None:
-        """Why the chat leaves this tool out, if it does."""
-        if not _TOOL_NAME.fullmatch(name):
-            return "its name is not 1-64 letters, digits, '_' or '-'"
-        task_only = task_refusal(listed_tool)
-        if task_only is not None:
-            return task_only
-        reserved = _reserved_prefix(name)
-        if reserved is not None:
-            return (
-                f"its name starts with {reserved!r}, which the chat reserves for its "
-                "components (the browser would show its calls as one of them)"
-            )
-        size = len(json.dumps(listed_tool.input_schema, ensure_ascii=False).encode())
-        if size > self.max_schema_bytes:
-            return (
-                f"its input schema is {size:,} bytes of JSON, over max_schema_bytes="
-                f"{self.max_schema_bytes:,} (every model request would carry it)"
-            )
-        text = listed_tool.description or listed_tool.title or ""
-        if len(text) > self.max_description_chars:
-            return (
-                f"its description is {len(text):,} characters, over max_description_chars="
-                f"{self.max_description_chars:,} (every model request would carry it)"
-            )
-        return None
+        """Why the chat leaves this tool out, if it does: the checks every tool
+        from outside passes, then whether the chat can call it at all."""
+        refused = foreign_tool_refusal(
+            name,
+            listed_tool.input_schema,
+            listed_tool.description or listed_tool.title or "",
+            max_schema_bytes=self.max_schema_bytes,
+            max_description_chars=self.max_description_chars,
+        )
+        return refused if refused is not None else task_refusal(listed_tool)
 
     def _trusts(self, name: str) -> bool:
         """Whether the user believes what the server says about tool ``name``."""
