@@ -56,6 +56,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "tools.data": ("data_tools",),
         "mcp": ("MCPTools",),
         "workbench._cost": ("registry_cost",),
+        "workbench._export": ("tool_schemas", "gallery_html"),
     },
     "components": {
         "components": (
@@ -260,3 +261,5 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .workbench._cost import registry_cost as registry_cost
     from .workbench._evaluate import evaluate as evaluate
     from .workbench._evaluate import evaluate_sync as evaluate_sync
+    from .workbench._export import gallery_html as gallery_html
+    from .workbench._export import tool_schemas as tool_schemas
