@@ -16,7 +16,9 @@ Faults tried:
   ``max_steps`` (with an "always allow" grant too); the resume payload each
   time as the user decided;
 - a rejected call the agent reports as run anyway: the rejection stands;
-- a new message while the approval waits: the call is not run, and a late
+- a new message while the approval waits: the call is not run, the next
+  run resumes the interrupt as ``cancelled`` (AG-UI lets none stay open;
+  the real agent reads its own "Cancelled by user."), once, and a late
   approve is refused;
 - a reload (a new kernel on the saved thread) while the approval is
   pending: the card asks again, and the decision resumes the real agent.
@@ -29,6 +31,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from ag_ui.core import (
@@ -248,9 +251,26 @@ async def test_a_new_message_while_the_agents_approval_waits(gated_url: str) -> 
     (call,) = first.tool_calls
     assert call.is_error and call.approval is not None and call.approval.status != "approved"
     assert DELETED == []  # moving on decides nothing: the agent's tool never ran
-    assert "The agent read: {'error'" in second.text  # it read that the call did not run
+    # the interrupt was resumed as cancelled: pydantic-ai told its model so, in its words
+    assert second.text == "The agent read: Cancelled by user.."
     with pytest.raises(gu.DecisionError):
         rt.approve("x1")  # too late: nothing to resume
+
+
+async def test_a_new_message_resumes_the_open_interrupt_as_cancelled_once(
+    servers: dict[str, str],
+) -> None:
+    rt = gu.Runtime(agent=gu.AGUIAgent(servers["forever"]))
+    await rt.send("wipe prod")  # x1 waits
+    await rt.send("never mind")  # x2 waits (the agent interrupts every run)
+    await rt.send("stop")
+    first, second, third = RECEIVED["forever"]
+    assert "resume" not in first
+    assert second["resume"] == [{"interruptId": "int-x1", "status": "cancelled"}]
+    assert not [m for m in second["messages"] if m["role"] == "tool"]  # no placeholder answer
+    assert second["messages"][-1] == {"id": ANY, "role": "user", "content": "never mind"}
+    assert third["resume"] == [{"interruptId": "int-x2", "status": "cancelled"}]  # x1 not again
+    assert [m["toolCallId"] for m in third["messages"] if m["role"] == "tool"] == ["x1"]
 
 
 async def test_a_reload_while_the_agents_approval_is_pending(

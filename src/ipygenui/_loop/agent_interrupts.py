@@ -8,6 +8,11 @@ runs its own tool, so the kernel never does: the tool phase holds the call,
 and the next model step sends the decision back as the run's ``resume``;
 the result the agent then reports answers the call.
 
+A user who moves on instead (a new message while the card waits) ends the
+reply, the call answered as not run; AG-UI lets no run start with an
+interrupt left open, so the next run resumes it as ``cancelled``
+(``abandoned``) and the agent hears that the user gave no decision.
+
 Which calls are the agent's is kept on the message (metadata, saved with
 the thread), so a decision taken after a reload or a kernel restart still
 resumes the agent. A file is untrusted, but this mark only ever holds a
@@ -17,7 +22,7 @@ behind its gate whatever the mark says.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from ..messages import Approval, Message, ToolCallPart
@@ -100,14 +105,34 @@ def decisions(message: Message, tools: Mapping[str, Tool]) -> list[AgentDecision
     return out
 
 
+def abandoned(earlier: Sequence[Message], tools: Mapping[str, Tool]) -> list[AgentDecision]:
+    """The interrupts earlier replies left open (the user sent a new message
+    instead of deciding, or the run stopped before resuming them): each is
+    resumed as cancelled by the next run."""
+    out: list[AgentDecision] = []
+    for message in earlier:
+        marks = _marks(message)
+        for part in message.tool_calls:
+            if part.tool_call_id in marks and is_agent_gated(message, part, tools):
+                interrupt_id = marks[part.tool_call_id]
+                out.append(AgentDecision(interrupt_id, part.tool_call_id, False, cancelled=True))
+    return out
+
+
 def settle(message: Message, request: AgentRequest, answer: Answer) -> None:
     """After the run that carried ``resume``: the approved calls get the
     results the agent reported (or say none came), and none is sent again."""
     if not request.resume:
         return
+    cancelled = {d.tool_call_id for d in request.resume if d.cancelled}
+    for earlier in request.messages if cancelled else ():  # an earlier reply's interrupts
+        if earlier is not message:
+            _unmark(earlier, cancelled)
     marks = _marks(message)
     by_id = {part.tool_call_id: part for part in message.tool_calls}
     for decision in request.resume:
+        if decision.cancelled:
+            continue  # answered already, as not run, when its reply ended
         marks.pop(decision.tool_call_id, None)
         part = by_id.get(decision.tool_call_id)
         if part is None or part.has_result:
@@ -116,5 +141,13 @@ def settle(message: Message, request: AgentRequest, answer: Answer) -> None:
             decision.tool_call_id, ({"error": NO_RESULT}, True)
         )
         answer(part, result, is_error)
+    if not marks:
+        message.metadata.pop(AGENT_INTERRUPTS, None)
+
+
+def _unmark(message: Message, calls: Collection[str]) -> None:
+    marks = _marks(message)
+    for call in calls:
+        marks.pop(call, None)
     if not marks:
         message.metadata.pop(AGENT_INTERRUPTS, None)

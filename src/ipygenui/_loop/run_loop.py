@@ -35,7 +35,7 @@ from ..models.agent import Agent, AgentRequest
 from ..models.base import Model, ModelDelta, ModelError, ModelRequest, delta_batches
 from ..tools import Tool
 from .accumulator import Accumulator
-from .agent_interrupts import ask_user, decisions, resumed_by_agent, settle
+from .agent_interrupts import abandoned, ask_user, decisions, resumed_by_agent, settle
 from .continuation import should_continue
 from .decisions import may_answer
 from .history import CATALOGUE_KEY, assistant_messages, to_openai_messages
@@ -331,7 +331,10 @@ class RunLoop:
             status=status,
             set_state=set_state,
             custom=custom,
-            resume=decisions(message, self._toolset.all()),
+            resume=[
+                *abandoned(messages[:index], self._toolset.all()),
+                *decisions(message, self._toolset.all()),
+            ],
         )
 
     def _answer_server_calls(

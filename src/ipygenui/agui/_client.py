@@ -16,10 +16,12 @@ calls to the chat as approval cards (``_loop/agent_interrupts.py``); the
 next run carries the user's decisions as its ``resume`` entries, in the
 payload pydantic-ai's adapter advertises (``{"approved": true}``, or
 ``false`` with the reason), and without the placeholder results of those
-calls in its messages. An interrupt the chat cannot show as the approval of
-one call this run made (none named, a call it did not make or already
-answered, a call of the chat's own tools, a call the user already decided)
-is an error: nothing runs on it.
+calls in its messages. An interrupt the user left for a new message is
+resumed ``cancelled`` by the next run (AG-UI lets none stay open). An
+interrupt the chat cannot show as the approval of one call this run made
+(none named, a call it did not make or already answered, a call of the
+chat's own tools, a call the user already decided) is an error: nothing
+runs on it.
 
 Anything wrong (the URL down, an HTTP error, a page that is no event stream,
 an event the protocol does not know, events out of order, RUN_ERROR, a stream
@@ -442,7 +444,10 @@ class _RunReader:
 
 
 def _resume_entry(decision: AgentDecision) -> ResumeEntry:
-    """The user's decision as AG-UI resumes an interrupt (the approval payload)."""
+    """The user's decision as AG-UI resumes an interrupt (the approval payload),
+    or the interrupt abandoned (``cancelled``, no payload)."""
+    if decision.cancelled:
+        return ResumeEntry(interrupt_id=decision.interrupt_id, status="cancelled")
     payload: dict[str, Any] = {"approved": decision.approved}
     if decision.approved and decision.args is not None:
         payload["editedArgs"] = decision.args

@@ -43,6 +43,9 @@ class AgentDecision:
     reason: str | None = None
     args: dict[str, Any] | None = None
     """The arguments the user edited before approving (None: as the agent made them)."""
+    cancelled: bool = False
+    """The user moved on without deciding (a new message while it waited): the
+    interrupt is resumed as AG-UI's ``cancelled``, with no payload."""
 
 
 @dataclass
