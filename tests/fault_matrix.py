@@ -58,7 +58,8 @@ AREAS = (
         "endless stream, a snapshot then a delta, the connection after cancel, unclosed "
         "sessions at exit; interrupts for a call not made, for none, for a kernel tool, "
         "for an answered or decided call, malformed ones, an agent interrupting forever "
-        "(with a grant too), a reload while the approval is pending",
+        "(with a grant too), a reload while the approval is pending, a new message instead "
+        "of a decision (the interrupt resumed as cancelled, once)",
     ),
     Area(
         "MCP",
