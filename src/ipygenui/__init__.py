@@ -56,7 +56,8 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "tools.data": ("data_tools",),
         "mcp": ("MCPTools",),
         "workbench._cost": ("registry_cost",),
-        "workbench._export": ("tool_schemas", "gallery_html"),
+        "workbench._export": ("tool_schemas",),
+        "widget._gallery": ("gallery_html",),
     },
     "components": {
         "components": (
@@ -256,10 +257,10 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .tools import tool as tool
     from .tools.code import python_tool as python_tool
     from .tools.data import data_tools as data_tools
+    from .widget._gallery import gallery_html as gallery_html
     from .widget.chat import Chat as Chat
     from .workbench import Workbench as Workbench
     from .workbench._cost import registry_cost as registry_cost
     from .workbench._evaluate import evaluate as evaluate
     from .workbench._evaluate import evaluate_sync as evaluate_sync
-    from .workbench._export import gallery_html as gallery_html
     from .workbench._export import tool_schemas as tool_schemas

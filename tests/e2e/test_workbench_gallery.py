@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 import ipygenui as gu
-from ipygenui.workbench._export import gallery_html
+from ipygenui.widget._gallery import gallery_html
 from ipygenui.workbench._preview import samples_for
 
 from .test_static_export import NODE_MODULES, OfflineCdn

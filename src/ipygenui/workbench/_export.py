@@ -4,18 +4,15 @@ The schemas are the ones a request carries (``_schemas.py``), in OpenAI's
 chat-completions shape (``{"type": "function", "function": {...}}``) or
 MCP's (``{"name", "description", "inputSchema"}``).
 
-The gallery is a chat thread with one reply per component, each showing the
-component from its sample props (``_preview.samples_for``: examples,
-defaults, generated props and edge cases), rendered by the chat widget and
-exported as the chat's static HTML is (``ipywidgets.embed``: the widget
-state embedded in the page, the widget manager loaded from a CDN), so a
-design review opens it in a browser with no kernel. Samples that fail
-validation are listed with the error the model would get.
+The gallery's thread (``gallery_thread``) has one reply per component, each
+showing the component from its sample props (``_preview.samples_for``:
+examples, defaults, generated props and edge cases); samples that fail
+validation are listed with the error the model would get. The chat widget
+renders it into a static page (``widget/_gallery.py``: the widget layer).
 """
 
 from __future__ import annotations
 
-import html
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -26,7 +23,7 @@ from ..components.component import Component
 from ..messages import Complete, Message, TextPart, Thread, ToolCallPart, new_id
 from ._schemas import registry_entries
 
-__all__ = ["gallery_html", "gallery_thread", "tool_schemas", "write_schemas"]
+__all__ = ["gallery_thread", "tool_schemas", "write_schemas"]
 
 SchemaShape = Literal["openai", "mcp"]
 
@@ -119,81 +116,3 @@ def gallery_thread(components: Sequence[Component]) -> Thread:
     messages = [Message(role="user", parts=[TextPart(text=f"Component gallery: {listed}")])]
     messages += [_component_message(c) for c in components]
     return Thread(messages=messages, title="Component gallery")
-
-
-REQUIRE_JS_URL = "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.1.10/require.min.js"
-"""The require.js a notebook's HTML export loads (nbconvert's default), with no
-integrity pin, so a page can be served from a mirror of the same file."""
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>
-body {{ margin: 0 auto; max-width: 900px; padding: 16px; }}
-@media (prefers-color-scheme: dark) {{
-  /* JupyterLab Dark's theme variables, which the chat's colours follow */
-  :root {{
-    --jp-layout-color0: #111111; --jp-layout-color1: #212121; --jp-layout-color2: #424242;
-    --jp-ui-font-color1: rgba(255, 255, 255, 0.87);
-    --jp-content-font-color1: rgba(255, 255, 255, 1);
-    --jp-border-color2: #424242; --jp-brand-color1: #42a5f5;
-    --jp-ui-inverse-font-color1: rgba(0, 0, 0, 0.8);
-  }}
-  body {{ background: #111111; color: rgba(255, 255, 255, 0.87); }}
-}}
-</style>
-</head>
-<body>
-<script src="{require_js}"></script>
-<script src="{embed_js}" crossorigin="anonymous"></script>
-<script type="application/vnd.jupyter.widget-state+json">
-{state}
-</script>
-{views}
-</body>
-</html>
-"""
-
-
-def gallery_html(
-    components: Sequence[Component],
-    path: str | os.PathLike[str] | None = None,
-    *,
-    title: str = "ipygenui component gallery",
-    height: str = "auto",
-) -> str:
-    """A static HTML page previewing every component (no kernel needed to view it).
-
-    Returns the HTML, and writes it to ``path`` when given. The page embeds
-    the chat's widget state and loads the Jupyter widget manager from a CDN,
-    as a notebook exported to HTML does.
-    """
-    from ipywidgets.embed import DEFAULT_EMBED_REQUIREJS_URL, embed_data, escape_script
-
-    from ..widget.chat import Chat
-
-    chat = Chat(
-        model="demo", components=list(components), thread=gallery_thread(components), height=height
-    )
-    try:
-        data = embed_data([chat], drop_defaults=False)
-    finally:
-        chat.close()
-    views = "\n".join(
-        '<script type="application/vnd.jupyter.widget-view+json">\n'
-        f"{escape_script(json.dumps(spec))}\n</script>"
-        for spec in data["view_specs"]
-    )
-    page = _PAGE.format(
-        title=html.escape(title),
-        require_js=REQUIRE_JS_URL,
-        embed_js=DEFAULT_EMBED_REQUIREJS_URL,
-        state=escape_script(json.dumps(data["manager_state"])),
-        views=views,
-    )
-    if path is not None:
-        Path(path).write_text(page, encoding="utf-8")
-    return page
