@@ -31,6 +31,7 @@ from ipygenui.widget._protocol import (
     ComponentStateMsg,
     DataWindowMsg,
     FrameMessage,
+    McpAppMsg,
     accepted_message,
     component_call,
     component_output_message,
@@ -203,6 +204,8 @@ def test_browser_messages_are_accepted_as_sent(case: dict[str, Any]) -> None:
         parsed: Any = ComponentStateMsg.model_validate(sent)
     elif sent["type"] == "data_window":
         parsed = DataWindowMsg.model_validate(sent)
+    elif sent["type"] == "mcp_app":
+        parsed = McpAppMsg.model_validate(sent)
     else:
         parsed = parse_client_message(sent)
     assert parsed.model_dump(mode="json", exclude_unset=True) == sent

@@ -6,7 +6,8 @@
 // - Browser -> kernel: custom messages, built only by `toKernel` below (the
 //   kernel validates each one and answers `error` when it changes nothing).
 // - Kernel -> browser: custom messages (`frame`, `snapshot`, `accepted`,
-//   `error`, `component_output`, `transcript`, `data_window`, `module`), read only through `readServerMessage`,
+//   `error`, `component_output`, `transcript`, `data_window`, `module`, `mcp_app`), read only through
+//   `readServerMessage`,
 //   which drops a malformed one (the next snapshot or trait carries the state).
 // - Patch ops (inside frames): `append`, `set` and `add_part` on one part of
 //   one message; `isPatchOp` says whether this view can apply one.
@@ -92,6 +93,16 @@ export const toKernel = Object.freeze({
     descending,
     ...(filter.trim() ? { filter } : {}),
   }),
+  /** A request of the MCP app a call shows (`tools/call`, `resources/read`, `ping`,
+   * `ui/update-model-context`), as the app sent it; `approved`: the user's click on the host's bar. */
+  mcpApp: (toolCallId, request, method, params, approved = false) => ({
+    type: "mcp_app",
+    tool_call_id: toolCallId,
+    request,
+    method,
+    params,
+    approved,
+  }),
 });
 
 // --- kernel -> browser ---------------------------------------------------------
@@ -135,6 +146,10 @@ const SERVER_MESSAGES = {
   transcript: (m) => typeof m.markdown === "string" && typeof m.filename === "string",
   module: (m) =>
     typeof m.name === "string" && (typeof m.source === "string" || typeof m.error === "string"),
+  mcp_app: (m) =>
+    typeof m.tool_call_id === "string" &&
+    Number.isInteger(m.request) &&
+    (m.error === undefined || (isObject(m.error) && typeof m.error.message === "string")),
   data_window: (m) =>
     typeof m.tool_call_id === "string" &&
     Number.isInteger(m.request) &&

@@ -6,6 +6,7 @@ import { createApproval, createHumanInput } from "./approval.js";
 import { componentHook } from "./components/slot.js";
 import { h, setData, setText, show } from "./dom.js";
 import { fillMarked } from "./invisible-chars.js";
+import { createAppFrame } from "./mcp-apps/app-frame.js";
 import { renderMarkdown } from "./markdown.js";
 import { shownComponent, updateOf } from "./protocol.js";
 import { createPythonBody } from "./python-result.js";
@@ -125,12 +126,21 @@ export function resultFigures(result) {
     .map((f) => ({ src: f.image, themed: f.themed === true }));
 }
 
+/** The result as the details print it: figures and an MCP app's HTML are shown above, not printed. */
+function printedResult(result, figures) {
+  let out = figures ? { ...result, figures: `${figures} shown above` } : result;
+  const app = out?.for_user?.mcp_app;
+  if (app && typeof app === "object") out = { ...out, for_user: { ...out.for_user, mcp_app: `${app.uri} shown above` } };
+  return out;
+}
+
 function figureElement({ src, themed }) {
   return h(themed ? "img.gu-tool-figure.gu-c-themed-figure" : "img.gu-tool-figure", { src, alt: "Figure" });
 }
 
 /**
  * @param {{send: (msg:any) => void, notify: (text:string) => void, isHuman: (name:string) => boolean,
+ *          apps?: ReturnType<typeof import("./mcp-apps/apps-context.js").createAppsContext>,
  *          components?: ReturnType<typeof import("./components/slot.js").createComponentContext>,
  *          standardParams?: () => string[], afterDecision?: () => void}} ctx
  */
@@ -160,7 +170,9 @@ export function createToolCard(ctx) {
   const figures = h("div.gu-tool-figures", { hidden: true });
   // A call that runs code reads as a cell: its code, output and tables (python-result.js).
   const python = createPythonBody();
-  const el = h("div.gu-tool-call", {}, head, progress.bar, controls, python.el, images, figures, details);
+  // An MCP app the call's result carries: in the card, sandboxed (mcp-apps/).
+  const app = ctx.apps ? createAppFrame(ctx.apps) : null;
+  const el = h("div.gu-tool-call", {}, head, progress.bar, controls, app?.el, python.el, images, figures, details);
   const component = componentHook(ctx.components, el, controls);
   let pendingKey = null;
   let lastArgs = "";
@@ -228,7 +240,7 @@ export function createToolCard(ctx) {
         const figs = resultFigures(part.result);
         figures.replaceChildren(...figs.map(figureElement));
         show(figures, figs.length > 0);
-        fillJson(resultBlock, pretty(figs.length ? { ...part.result, figures: `${figs.length} shown above` } : part.result));
+        fillJson(resultBlock, pretty(printedResult(part.result, figs.length)));
         const sources = part.is_error ? [] : resultImages(part.result);
         images.replaceChildren(...imageElements(sources, part.tool_name));
         const tb = tracebackOf(part);
@@ -236,6 +248,7 @@ export function createToolCard(ctx) {
         if (tb && !traceback.parentNode) el.insertBefore(traceback, details);
         else if (!tb) traceback.remove();
       }
+      app?.update(part, args);
       show(images, !!part.has_result && images.childElementCount > 0);
       show(resultLabel, !!part.has_result);
       show(resultBlock, !!part.has_result);

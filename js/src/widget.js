@@ -15,6 +15,7 @@
 import { focusAfterDecision } from "./approval.js";
 import { listenForCodeCopies } from "./clipboard.js";
 import { createComponentContext, readableName } from "./components/slot.js";
+import { createAppsContext } from "./mcp-apps/apps-context.js";
 import { loadModule } from "./components/host.js";
 import { createComposer } from "./composer.js";
 import { h, setData, setText, show } from "./dom.js";
@@ -190,7 +191,13 @@ export class ChatView {
       sendText: (text) => this.sendText(text),
       resources: this.resources,
     });
+    this.apps = createAppsContext({
+      model,
+      send: (msg) => this.send(msg),
+      sendText: (text) => this.sendText(text),
+    });
     const ctx = {
+      apps: this.apps,
       components: this.components,
       resources: this.resources,
       send: (msg) => this.send(msg),
@@ -315,6 +322,7 @@ export class ChatView {
     }
     this.moduleWaiters.clear();
     this.components.destroy();
+    this.apps.destroy();
   }
 
   /**

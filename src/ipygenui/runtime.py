@@ -78,7 +78,7 @@ from ._threads import ThreadStore, end_interrupted, is_folder
 from ._transcript import thread_to_markdown
 from ._usage import UsageRow, UsageTotal, usage_rows, usage_total
 from .components.component import Component
-from .components.interactive import apply_component_state, unreported_states
+from .components.interactive import apply_app_context, apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
 from .data import DataStore, ToolResult, conversation_data, tool_results
 from .events import (
@@ -1016,6 +1016,12 @@ class Runtime:
         reference its object is kept under (or None) and ``value``, the object
         the tool returned (None in a thread loaded from a file)."""
         return tool_results(self.thread, self.data)
+
+    def set_app_context(self, tool_call_id: str, context: Any) -> None:
+        """An MCP app's ``ui/update-model-context`` for the call that shows it:
+        the last one before the next turn reaches the model (``ValueError``
+        for a call that shows no app)."""
+        self._commit(apply_app_context(self.thread, tool_call_id, json_safe(context)))
 
     def set_component_state(self, tool_call_id: str, state: Any) -> None:
         """Store the user's state for an interactable component (validated

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..messages import Message, Thread
+from ..messages import Message, Thread, ToolCallPart
 from ..tools import Tool
 from ..tools._ui import UPDATE_PREFIX, component_id_of, component_name_of
 from .component import Component
@@ -24,7 +24,9 @@ from .shown import effective_props
 
 __all__ = [
     "UpdateComponentTool",
+    "apply_app_context",
     "apply_component_state",
+    "shown_app",
     "unreported_states",
     "update_tools",
 ]
@@ -124,9 +126,28 @@ def unreported_states(thread: Thread) -> dict[str, dict[str, Any]]:
     changed: dict[str, dict[str, Any]] = {}
     for message in thread.messages:
         for part in message.tool_calls:
-            name = component_name_of(part.tool_name)
+            name = component_name_of(part.tool_name) or shown_app(part)
             if name and part.component_state is not None:
                 component_id = component_id_of(part.tool_call_id)
                 if reported.get(component_id) != part.component_state:
                     changed[component_id] = {"component": name, "state": part.component_state}
     return changed
+
+
+def shown_app(part: ToolCallPart) -> str | None:
+    """The tool name of a call whose result shows an MCP app (else None): its
+    context (``ui/update-model-context``) reaches the model as a state does."""
+    result = part.result
+    shown = result.get("for_user") if isinstance(result, dict) else None
+    return part.tool_name if isinstance(shown, dict) and "mcp_app" in shown else None
+
+
+def apply_app_context(thread: Thread, tool_call_id: str, context: dict[str, Any]) -> Message:
+    """Store an MCP app's latest context for the model (it replaces the one
+    before: the model reads the last one, on its next turn)."""
+    found = thread.find_tool_call(str(tool_call_id))
+    if found is None or shown_app(found[1]) is None:
+        raise ValueError(f"tool call {tool_call_id!r} shows no MCP app")
+    message, part = found
+    part.component_state = {"model_context": context}
+    return message

@@ -61,6 +61,7 @@ from .._internal.sanitize import clean_text
 from ..tools import Tool, ToolDefinitionError, ToolError
 from ..tools._call_report import CallReport, current_report
 from ..tools._foreign import MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, foreign_tool_refusal
+from ._apps import APP_EXTENSION, AppResources, AppTool, app_request, app_tool, app_view
 from ._connection import (
     HTTP,
     Connection,
@@ -200,6 +201,9 @@ class MCPTools:
         """How many times the server was restarted after it died."""
         self._requests = RequestBridge(lambda: self.server, sampling_max_tokens)
         """The chat answering the server's sampling and elicitation requests."""
+        self._apps: dict[str, tuple[AppTool, bool]] = {}
+        """MCP Apps: each server tool's ``_meta.ui`` and whether it asks first."""
+        self._app_resources = AppResources()
 
     @classmethod
     def stdio(
@@ -335,7 +339,7 @@ class MCPTools:
 
     def _session_options(self) -> dict[str, Any]:
         """The session's callbacks: what this client advertises and answers."""
-        options: dict[str, Any] = {"logging_callback": self._logs}
+        options: dict[str, Any] = {"logging_callback": self._logs, "extensions": APP_EXTENSION}
         if self._roots is not None:  # advertised only when the user allowed folders
             options["list_roots_callback"] = roots_callback(self._roots)
         options.update(self._requests.callbacks())  # sampling, elicitation: with a chat only
@@ -399,6 +403,10 @@ class MCPTools:
             repeatable = annotations.get("read_only_hint") or annotations.get("idempotent_hint")
             if repeatable and self._trusts(listed_tool.name):
                 self._repeatable.add(listed_tool.name)
+            app = app_tool(listed_tool)
+            self._apps[listed_tool.name] = (app, self._asks(listed_tool.name, annotations))
+            if not app.for_model:  # visibility ["app"]: its app calls it, the model never sees it
+                continue
             refused = self._refusal(name, listed_tool)
             if refused is not None:
                 self.skipped[listed_tool.name] = refused
@@ -599,7 +607,21 @@ class MCPTools:
             read_timeout_seconds=self.call_timeout,
             progress_callback=progress_callback(report),
         )
+        app = self._apps.get(name)
+        if app is not None and app[0].resource_uri is not None:  # its app shows in the card
+            return await app_view(self._app_resources, session, app[0].resource_uri, result)
         return result_value(result)
+
+    async def app_request(self, method: str, params: Any, approved: bool) -> Any:
+        """An app's request (``tools/call``, ``resources/read``) to this server;
+        ``approved``: the user said yes to this very request."""
+        worker = self._worker
+        connection = self._connection
+        if worker is None or self._closed or connection is None or connection.session is None:
+            raise ValueError(f"the MCP server {self.server} is not connected")
+        reads_ask = self._asks(READ_RESOURCE, {"read_only_hint": True})
+        request = app_request(self._apps, reads_ask, connection.session, method, params, approved)
+        return await worker.run_async(request)
 
     # --- closing ----------------------------------------------------------------------
 

@@ -77,6 +77,8 @@ __all__ = [
     "FrameMessage",
     "HelloMsg",
     "LoadModuleMsg",
+    "McpAppMessage",
+    "McpAppMsg",
     "ModuleMessage",
     "NewThreadMsg",
     "Patch",
@@ -107,6 +109,7 @@ __all__ = [
     "data_window_message",
     "error_message",
     "frame_message",
+    "mcp_app_message",
     "message_for_browser",
     "module_message",
     "ops_for_browser",
@@ -354,6 +357,21 @@ class DataWindowMsg(_Msg):
     filter: str | None = Field(None, max_length=MAX_FILTER)
 
 
+class McpAppMsg(_Msg):
+    """A request of the MCP app a call shows (its method and params as the app
+    sent them: untrusted); ``approved``: the user clicked Approve on the
+    host's own bar for this very request. The app bridge (``_mcp_apps.py``)
+    answers it with ``mcp_app``."""
+
+    type: Literal["mcp_app"]
+    tool_call_id: ToolCallId
+    request: int = Field(ge=0)
+    method: Literal["tools/call", "resources/read", "ping", "ui/update-model-context"]
+    """What the browser passes on from an app (it answers the rest itself)."""
+    params: JsonValue = None
+    approved: bool = False
+
+
 ClientMessage = Annotated[
     SendMsg
     | ApproveMsg
@@ -546,8 +564,20 @@ class DataWindowMessage(TypedDict):
     error: NotRequired[str]
 
 
+class McpAppMessage(TypedDict):
+    """The answer to an ``mcp_app`` request: ``result``, or ``error`` (a
+    JSON-RPC error; ``needs_approval``: ask the user, then send it again)."""
+
+    type: Literal["mcp_app"]
+    tool_call_id: str
+    request: int
+    result: NotRequired[Any]
+    error: NotRequired[dict[str, Any]]
+
+
 ServerMessage = (
-    FrameMessage
+    McpAppMessage
+    | FrameMessage
     | SnapshotMessage
     | AcceptedMessage
     | ErrorMessage
@@ -628,6 +658,22 @@ def data_window_message(
             answer["all_rows"] = int(w["all_rows"])
     if error is not None:
         answer["error"] = error[:MAX_ERROR]
+    return answer
+
+
+def mcp_app_message(
+    msg: McpAppMsg, result: Any = None, error: dict[str, Any] | None = None
+) -> McpAppMessage:
+    """The answer to ``msg``: ``result`` or ``error`` (``{code, message, needs_approval?}``)."""
+    answer: McpAppMessage = {
+        "type": "mcp_app",
+        "tool_call_id": msg.tool_call_id,
+        "request": msg.request,
+    }
+    if error is not None:
+        answer["error"] = {**error, "message": str(error.get("message", ""))[:MAX_ERROR]}
+    else:
+        answer["result"] = result
     return answer
 
 

@@ -53,6 +53,7 @@ from ..models.base import Model
 from ..runtime import Run, Runtime
 from . import _notebook_data as notebook_data
 from ._bundle import Bundle, shared_bundle
+from ._mcp_apps import AppBridge
 from ._protocol import (
     STANDARD_PARAM_NAMES,
     WIRE_LIMITS,
@@ -111,6 +112,10 @@ _LENGTH = r"\d+(\.\d+)?(px|rem|em|vh)"
 # A length, or min()/max() of lengths ("min(640px, 80vh)"): digits and units
 # only, so nothing but a size reaches the style.
 _CSS_LENGTH = re.compile(rf"{_LENGTH}|(min|max)\(\s*{_LENGTH}(\s*,\s*{_LENGTH})+\s*\)")
+_APP_ORIGIN = re.compile(
+    r"(https://[^\s\"'<>]+|http://(localhost|127\.0\.0\.1)(:\d+)?(/[^\s\"'<>]*)?)"
+)
+"""A sandbox proxy's URL: https, or plain http on this machine only."""
 DEFAULT_HEIGHT = "min(640px, 80vh)"
 """The chat's height unless ``height=`` says otherwise: its thread scrolls inside."""
 GROW = "auto"
@@ -229,6 +234,20 @@ class Chat(anywidget.AnyWidget):
     updated_at}`` each (``Runtime.threads``)."""
     thread_id = Unicode("").tag(sync=True)
     """The id of the thread shown."""
+    app_origin = Unicode("").tag(sync=True)
+    """MCP Apps: the URL of a sandbox proxy on another origin (the spec's
+    double iframe, docs/mcp-apps.md); "" renders each app in an iframe of
+    its own with an opaque origin."""
+
+    @validate("app_origin")
+    def _check_app_origin(self, proposal: Any) -> str:
+        value = str(proposal["value"]).strip()
+        if value and not _APP_ORIGIN.fullmatch(value):
+            raise TraitError(
+                f"Chat app_origin={proposal['value']!r}: give the https:// (or http://localhost) "
+                "URL of an MCP Apps sandbox proxy page on another origin, or '' for none"
+            )
+        return value
 
     @validate("height")
     def _check_height(self, proposal: Any) -> str:
@@ -242,11 +261,15 @@ class Chat(anywidget.AnyWidget):
         return str(value)
 
     def __init__(self, model: Any = None, *, runtime: Runtime | None = None, **kwargs: Any):
-        widget_kwargs = {k: kwargs.pop(k) for k in ("layout", "height") if k in kwargs}
+        widget_kwargs = {
+            k: kwargs.pop(k) for k in ("layout", "height", "app_origin") if k in kwargs
+        }
         if runtime is None:
             # checked here too, so a mistake is reported as Chat(...)'s
             checked = check_runtime_arguments(
-                "Chat", {"model": model, **kwargs}, also=("runtime", "layout", "height")
+                "Chat",
+                {"model": model, **kwargs},
+                also=("runtime", "layout", "height", "app_origin"),
             )
             runtime = Runtime(**checked)
         elif model is not None or kwargs:
@@ -263,6 +286,7 @@ class Chat(anywidget.AnyWidget):
         )
         # Initial values go in the comm_open message itself, not in updates after it.
         self._components = ComponentBridge(runtime)
+        self._apps = AppBridge(runtime, self)
         super().__init__(
             component_specs=self._components.specs,
             model_name=str(getattr(runtime.agent or runtime.model, "name", "") or ""),
@@ -404,6 +428,8 @@ class Chat(anywidget.AnyWidget):
         progress is cancelled and MCP servers' connections end)."""
         if hasattr(self, "_components"):
             self._components.close()
+        if hasattr(self, "_apps"):
+            self._apps.close()
         getattr(self, "_stop_watching_cells", lambda: None)()
         unsubscribe = getattr(self, "_unsubscribe", None)
         if unsubscribe is not None:
@@ -576,7 +602,7 @@ class Chat(anywidget.AnyWidget):
         # and lose what the user typed: it becomes U+FFFD, as everywhere else.
         content = json_safe(content)
         try:
-            if not self._components.handles(content):  # component_state
+            if not self._components.handles(content) and not self._apps.handles(content):
                 self._handle(parse_client_message(content), buffers or [])
         except (
             ProtocolError,

@@ -1,0 +1,261 @@
+// An MCP app in its tool call's place: a sandboxed iframe, the host's own
+// bars for what the app asks of the user, and the tool's text where no
+// kernel answers (a static export, a saved notebook opened without one).
+//
+// Sandbox: the app's HTML never enters this page's DOM. It is the `srcdoc`
+// of an iframe with `sandbox="allow-scripts allow-forms"` (no
+// `allow-same-origin`: an opaque origin, no cookies, storage or XSRF token of
+// the page; no `allow-top-navigation` or `allow-popups`), its CSP a `<meta>`
+// before any of its markup (csp.js). With `Chat(app_origin=...)` the iframe
+// is that proxy page instead, on another origin, which loads the HTML it is
+// sent (the spec's double iframe).
+
+import { h, show } from "../dom.js";
+import { createBridge, PROTOCOL_VERSION } from "./bridge.js";
+import { withPolicy } from "./csp.js";
+import { hostContext } from "./host-context.js";
+
+const MAX_HEIGHT = 600;
+const MIN_HEIGHT = 40;
+const FIRST_HEIGHT = 160;
+const TEARDOWN_WAIT_MS = 2000;
+const SANDBOX = "allow-scripts allow-forms";
+const HOST_INFO = { name: "ipygenui", version: "0.1.0" };
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The app a call's result carries (`for_user.mcp_app`), if well formed; else null. */
+export function appOf(part) {
+  const app = part?.has_result && !part.is_error ? part.result?.for_user?.mcp_app : null;
+  if (!isObject(app) || typeof app.html !== "string" || typeof app.uri !== "string") return null;
+  return app;
+}
+
+/** The text of the tool's result for where the app cannot run. */
+export function fallbackText(app) {
+  const content = Array.isArray(app?.result?.content) ? app.result.content : [];
+  const text = content
+    .filter((c) => c?.type === "text" && typeof c.text === "string")
+    .map((c) => c.text)
+    .join("\n");
+  return text || "This tool's app shows only where a kernel runs.";
+}
+
+/** The text of a `ui/message`'s content (a block or a list of blocks). */
+function messageText(params) {
+  const blocks = Array.isArray(params.content) ? params.content : [params.content];
+  return blocks
+    .filter((c) => c?.type === "text" && typeof c.text === "string")
+    .map((c) => c.text)
+    .join("\n")
+    .slice(0, 20000);
+}
+
+/** An http(s) URL the app asks to open, whole; null for any other scheme. */
+function linkOf(params) {
+  try {
+    const url = new URL(String(params.url ?? ""));
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {ReturnType<typeof import("./apps-context.js").createAppsContext>} apps
+ */
+export function createAppFrame(apps) {
+  const bars = h("div.gu-app-bars");
+  const box = h("div.gu-app-box");
+  const title = h("span.gu-app-title");
+  const close = h("button.gu-app-close", { type: "button", text: "Close app" });
+  const head = h("div.gu-app-head", {}, title, close);
+  const el = h("div.gu-app", { hidden: true }, head, bars, box);
+  /** @type {{part: any, args: any, app: any, iframe: HTMLIFrameElement, bridge: ReturnType<typeof createBridge>} | null} */
+  let live = null;
+  let lastPart = null;
+  let lastArgs = {};
+  let closedId = null;
+
+  /** @param {string} text @param {string} yes @param {string} no @param {Node | null} [extra] */
+  const ask = (text, yes, no, extra = null) =>
+    new Promise((resolve) => {
+      const done = (answer) => {
+        bar.remove();
+        resolve(answer);
+      };
+      const bar = h(
+        "div.gu-app-ask",
+        { role: "group" },
+        h("div.gu-app-ask-text", { text }),
+        extra,
+        h("button.gu-app-yes.gu-approve", { type: "button", text: yes, onclick: () => done(true) }),
+        h("button.gu-app-no", { type: "button", text: no, onclick: () => done(false) }),
+      );
+      bars.append(bar);
+    });
+
+  const denied = (message) => Object.assign(new Error(message), { code: -32000 });
+
+  /** A request that goes to the kernel; one that asks first waits for the user's click here. */
+  const throughKernel = (method) => async (params) => {
+    const id = live?.part.tool_call_id;
+    try {
+      return await apps.request(id, method, params);
+    } catch (/** @type {any} */ error) {
+      if (!error?.needs_approval) throw Object.assign(new Error(error?.message ?? String(error)), error);
+      const what = method === "tools/call" ? `call ${String(params.name)}` : `read ${String(params.uri)}`;
+      const args = method === "tools/call" ? JSON.stringify(params.arguments ?? {}, null, 2) : "";
+      const shown = args ? h("pre.gu-app-ask-args", { text: args }) : null;
+      const ok = await ask(`The app asks to ${what}.`, "Approve", "Reject", shown);
+      if (!ok) throw denied("the user rejected the call");
+      return apps.request(id, method, params, true);
+    }
+  };
+
+  const handlers = {
+    "ui/initialize": () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      hostInfo: HOST_INFO,
+      hostCapabilities: {
+        openLinks: {},
+        serverTools: {},
+        serverResources: {},
+        logging: {},
+        sandbox: { csp: live?.app.csp ?? {} },
+      },
+      hostContext: hostContext(el, live?.part ?? {}, MAX_HEIGHT),
+    }),
+    ping: () => ({}),
+    "tools/call": throughKernel("tools/call"),
+    "resources/read": throughKernel("resources/read"),
+    "ui/update-model-context": throughKernel("ui/update-model-context"),
+    "ui/request-display-mode": () => ({ mode: "inline" }),
+    "ui/message": async (params) => {
+      const text = messageText(params);
+      if (!text.trim()) throw denied("the message has no text");
+      const ok = await ask(`The app wants to send this message as you:\n\n${text}`, "Send", "Discard");
+      if (!ok) throw denied("the user discarded the message");
+      apps.sendText(text);
+      return {};
+    },
+    "ui/open-link": async (params) => {
+      const url = linkOf(params);
+      if (!url) throw denied("only http(s) links open");
+      const ok = await ask(`The app wants to open:\n${url}`, "Open link", "Cancel");
+      if (!ok) throw denied("the user did not open the link");
+      window.open(url, "_blank", "noopener,noreferrer");
+      return {};
+    },
+  };
+
+  const onNotification = (method, params) => {
+    if (!live) return;
+    if (method === "ui/notifications/initialized") {
+      live.bridge.notify("ui/notifications/tool-input", { arguments: live.args ?? {} });
+      live.bridge.notify("ui/notifications/tool-result", live.app.result ?? { content: [] });
+    } else if (method === "ui/notifications/size-changed" && Number.isFinite(params.height)) {
+      const height = Math.max(MIN_HEIGHT, Math.min(MAX_HEIGHT, Math.ceil(params.height)));
+      live.iframe.style.height = `${height}px`;
+      el.dataset.appHeight = String(height);
+    } else if (method === "ui/notifications/sandbox-proxy-ready") {
+      live.bridge.postRaw("ui/notifications/sandbox-resource-ready", {
+        html: live.app.html,
+        sandbox: SANDBOX,
+        csp: live.app.csp ?? {},
+      });
+    }
+  };
+
+  function mount(part, app) {
+    const proxy = apps.appOrigin();
+    const iframe = h("iframe.gu-app-frame", {
+      title: `App of ${part.tool_name}`,
+      referrerpolicy: "no-referrer",
+      // behind a proxy on another origin, the proxy page needs its own origin to run
+      sandbox: proxy ? `${SANDBOX} allow-same-origin` : SANDBOX,
+    });
+    iframe.style.height = `${FIRST_HEIGHT}px`;
+    let origin = "*";
+    if (proxy) {
+      origin = new URL(proxy).origin;
+      iframe.src = proxy;
+    } else {
+      iframe.srcdoc = withPolicy(app.html, app.csp);
+    }
+    const bridge = createBridge({ target: () => iframe.contentWindow, origin, handlers, onNotification });
+    live = { part, args: lastArgs, app, iframe, bridge };
+    box.replaceChildren(iframe);
+    title.textContent = app.uri;
+    el.dataset.app = "live";
+  }
+
+  function showText(app, why = "") {
+    box.replaceChildren(h("div.gu-app-fallback", { text: fallbackText(app) }), ...(why ? [h("div.gu-app-note", { text: why })] : []));
+    title.textContent = app.uri;
+    el.dataset.app = "text";
+    show(close, false);
+  }
+
+  /** Send `ui/resource-teardown`, wait for the app's answer (a while at most), then drop it. */
+  async function teardown(reason) {
+    const was = live;
+    if (!was) return;
+    live = null;
+    if (was.bridge.initialized) {
+      let timer;
+      const waited = new Promise((resolve) => (timer = setTimeout(resolve, TEARDOWN_WAIT_MS)));
+      await Promise.race([was.bridge.request("ui/resource-teardown", { reason }).catch(() => null), waited]);
+      clearTimeout(timer);
+    }
+    was.bridge.close();
+    was.iframe.remove();
+    bars.replaceChildren();
+  }
+
+  close.addEventListener("click", async () => {
+    const part = live?.part;
+    await teardown("the user closed the app");
+    if (part) {
+      closedId = part.tool_call_id;
+      const app = appOf(part);
+      if (app) showText(app, "App closed.");
+    }
+  });
+
+  const frame = {
+    el,
+    refresh() {
+      if (lastPart) frame.update(lastPart, lastArgs);
+    },
+    teardown,
+    /**
+     * @param {any} part the tool-call part (its result may carry an app)
+     * @param {any} args its arguments as the tool got them (the standard parameters left out)
+     */
+    update(part, args) {
+      lastPart = part;
+      lastArgs = args;
+      const app = appOf(part);
+      show(el, !!app);
+      if (!app) {
+        if (live) void teardown("the call no longer shows an app");
+        return;
+      }
+      apps.register(frame);
+      if (live && live.part.tool_call_id === part.tool_call_id) {
+        live.part = part;
+        return;
+      }
+      if (live) void teardown("another call took its place");
+      if (closedId === part.tool_call_id) return;
+      if (!apps.kernelAlive()) {
+        showText(app);
+        return;
+      }
+      show(close, true);
+      mount(part, app);
+    },
+  };
+  return frame;
+}

@@ -1,0 +1,132 @@
+// MCP Apps host, browser half, in jsdom: the CSP built from the resource's
+// declared domains (the spec's default without them, nothing undeclared), a
+// bridge that hears only its app's window and says nothing before the app is
+// initialized, and a card that shows the app's text where no kernel answers.
+// The real sandbox is proved in Chromium (tests/e2e/test_mcp_apps.py).
+import { describe, expect, it, vi } from "vitest";
+import { createAppsContext } from "../src/mcp-apps/apps-context.js";
+import { createBridge } from "../src/mcp-apps/bridge.js";
+import { appPolicy, withPolicy } from "../src/mcp-apps/csp.js";
+import { createToolCard } from "../src/tool-card.js";
+
+describe("the app's CSP", () => {
+  it("is the spec's default when nothing is declared", () => {
+    const policy = appPolicy(undefined);
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self' 'unsafe-inline'",
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data:",
+      "media-src 'self' data:",
+      "connect-src 'none'",
+      "frame-src 'none'",
+      "object-src 'none'",
+    ]) {
+      expect(policy).toContain(directive);
+    }
+  });
+
+  it("adds declared origins only, and nothing that is not an origin", () => {
+    const policy = appPolicy({
+      connectDomains: ["https://api.example.com", "https://x.com; script-src *", "*", "'unsafe-eval'"],
+      resourceDomains: ["https://cdn.example.com"],
+    });
+    expect(policy).toContain("connect-src https://api.example.com;");
+    expect(policy).toContain("script-src 'self' 'unsafe-inline' https://cdn.example.com");
+    expect(policy).not.toContain("x.com");
+    expect(policy).not.toContain("unsafe-eval");
+    expect(policy.split(";").filter((d) => d.trim().startsWith("script-src"))).toHaveLength(1);
+  });
+
+  it("comes before any of the app's markup", () => {
+    const html = withPolicy('<!DOCTYPE html><html><head><script>x()</script></head></html>', {});
+    expect(html.indexOf("Content-Security-Policy")).toBeLessThan(html.indexOf("<script>"));
+    expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
+    // an attribute-breaking quote in the policy is impossible: origins carry none
+    expect(withPolicy("", { connectDomains: ['https://a.com"><script>'] })).not.toContain("<script>");
+  });
+});
+
+/** A fake app window: what the host posts to it, and a way to speak as it. */
+function fakeApp() {
+  const posted = [];
+  const win = { postMessage: (m) => posted.push(m) };
+  const speak = (data, source = win) => window.dispatchEvent(new MessageEvent("message", { data, source }));
+  return { win, posted, speak };
+}
+
+describe("the bridge", () => {
+  it("hears only its app's window, and holds its notifications until initialized", async () => {
+    const { win, posted, speak } = fakeApp();
+    const handlers = { "ui/initialize": vi.fn(() => ({ ok: 1 })), "ui/open-link": vi.fn(() => ({})) };
+    const onNotification = vi.fn();
+    const bridge = createBridge({ target: () => win, origin: "*", handlers, onNotification });
+    bridge.notify("ui/notifications/tool-input", { arguments: { a: 1 } });
+    expect(posted).toEqual([]); // not before the app is initialized
+    // another window speaks: ignored
+    speak({ jsonrpc: "2.0", id: 1, method: "ui/open-link", params: { url: "https://evil" } }, window);
+    speak({ jsonrpc: "2.0", method: "ui/notifications/initialized" }, { postMessage() {} });
+    await Promise.resolve();
+    expect(handlers["ui/open-link"]).not.toHaveBeenCalled();
+    expect(onNotification).not.toHaveBeenCalled();
+    speak({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+    await new Promise((r) => setTimeout(r));
+    expect(posted).toEqual([{ jsonrpc: "2.0", id: 1, result: { ok: 1 } }]);
+    speak({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+    expect(posted.at(-1)).toEqual({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: { a: 1 } } });
+    speak({ jsonrpc: "2.0", id: 2, method: "sampling/createMessage", params: {} });
+    await new Promise((r) => setTimeout(r));
+    expect(posted.at(-1).error.code).toBe(-32601);
+    bridge.close();
+  });
+});
+
+describe("an app tool's card", () => {
+  const part = {
+    type: "tool-call",
+    tool_call_id: "call_app",
+    tool_name: "show_counter",
+    args: { start: 5 },
+    args_text: '{"start": 5}',
+    args_complete: true,
+    has_result: true,
+    is_error: false,
+    approval: null,
+    result: {
+      result: "Counter shown",
+      for_user: {
+        mcp_app: {
+          uri: "ui://counter/app",
+          html: "<h3 id=secret-markup>x</h3><script>parent.x=1</script>",
+          csp: {},
+          result: { content: [{ type: "text", text: "Counter shown from 5" }] },
+        },
+      },
+    },
+  };
+  const model = () => {
+    const handlers = {};
+    return {
+      get: () => "",
+      on: (name, f) => (handlers[name] = f),
+      off() {},
+      send: vi.fn(),
+      fire: (msg) => handlers["msg:custom"]?.(msg),
+    };
+  };
+
+  it("shows the tool's text until a kernel answers, then the sandboxed app; its HTML never in the card", () => {
+    const m = model();
+    const apps = createAppsContext({ model: m, send: m.send, sendText: vi.fn() });
+    const card = createToolCard({ send: m.send, notify() {}, isHuman: () => false, apps });
+    card.update(part, { canAct: false });
+    expect(card.el.querySelector(".gu-app-fallback").textContent).toBe("Counter shown from 5");
+    expect(card.el.querySelector("iframe")).toBeNull();
+    m.fire({ type: "snapshot", seq: 1, messages: [] }); // a kernel answers
+    const frame = card.el.querySelector("iframe.gu-app-frame");
+    expect(frame.getAttribute("sandbox")).toBe("allow-scripts allow-forms");
+    expect(frame.srcdoc).toContain("Content-Security-Policy");
+    expect(card.el.querySelector("#secret-markup")).toBeNull();
+    expect(card.el.querySelector(".gu-tool-result").textContent).not.toContain("parent.x=1"); // nor printed
+  });
+});

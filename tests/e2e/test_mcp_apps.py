@@ -1,0 +1,246 @@
+"""MCP Apps in real JupyterLab and Chromium, with a real server written with the
+``mcp`` SDK (tests/mcp_apps_server.py): the app renders in its call's place,
+gets its tool input and result, calls a server tool through the kernel (one
+that asks first waits for Approve), sends a message the user confirms, opens
+a link only once the user has seen it whole, resizes and is torn down; and a
+hostile app stays in its sandbox: no parent DOM, cookies or storage, no
+request reaching the Jupyter server or a local recording server, no top
+navigation, no popup; a message from any other window is ignored.
+
+Screenshots light, dark and in a 500 px window go to ``docs/screenshots/``
+with UPDATE_SCREENSHOTS=1.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, FrameLocator, Locator, expect
+
+from .harness import REPO, LabPage, LabServer, report_on_failure, shared_notebook
+from .widget import assistant, messages, send_from_ui, tool_card
+
+pytestmark = pytest.mark.e2e
+
+LONG_WAIT = 60_000  # ms; a ceiling for slow CI, never a measured speed
+SETUP_CELLS = 2
+SERVER = REPO / "tests" / "mcp_apps_server.py"
+LINK = "https://example.com/docs?from=counter"
+STUB_OPEN = """() => {
+  window.__opened = [];
+  window.open = (...a) => { window.__opened.push(a); return null; };
+}"""
+# every postMessage the page receives, to see the app answer the teardown
+RECORD_MESSAGES = """() => {
+  window.__appMessages = [];
+  window.addEventListener("message", (e) => window.__appMessages.push(e.data));
+}"""
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    seen: list[str]
+
+    def _record(self) -> None:
+        self.seen.append(f"{self.command} {self.path}")
+        self.send_response(200)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.end_headers()
+        self.wfile.write(b"reached")
+
+    do_GET = do_POST = do_OPTIONS = _record
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def probe() -> Iterator[tuple[str, list[str]]]:
+    """A local server that records every request reaching it (none should)."""
+    seen: list[str] = []
+    handler = type("Recorder", (_Recorder,), {"seen": seen})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def apps_page(lab_server: LabServer, browser: Browser) -> Iterator[LabPage]:
+    with shared_notebook(lab_server, browser, "e2e/mcp_apps.ipynb") as lab:
+        yield lab
+
+
+@pytest.fixture
+def page(request: pytest.FixtureRequest, apps_page: LabPage, lab_server: LabServer) -> LabPage:
+    report_on_failure(request, lab_server, [apps_page])
+    apps_page.keep_cells(SETUP_CELLS)
+    return apps_page
+
+
+def show_chat(lab: LabPage, env: dict[str, str]) -> Locator:
+    before = lab.chats().count()
+    lab.run_code(f"chat = make_chat({str(SERVER)!r}, {env!r})\ndisplay(chat)")
+    return lab.chat(before)
+
+
+def app_of(card: Locator) -> FrameLocator:
+    return card.frame_locator("iframe.gu-app-frame")
+
+
+def shoot(lab: LabPage, card: Locator, shots: Path, name: str) -> None:
+    """The card light and dark at 1280 px, and light in a 500 px window."""
+    app = app_of(card)
+    card.scroll_into_view_if_needed()
+    card.screenshot(path=shots / f"mcp-app-{name}-light-1280.png")
+    try:
+        lab.set_theme("JupyterLab Dark")
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=shots / f"mcp-app-{name}-dark-1280.png")
+    finally:
+        lab.set_theme("JupyterLab Light")  # a saved setting: restore it
+    expect(app.locator("#title")).to_be_visible()
+    lab.page.set_viewport_size({"width": 500, "height": 900})
+    try:
+        lab.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        lab.page.wait_for_timeout(300)  # the layout settles; nothing is measured
+        card.scroll_into_view_if_needed()
+        fits = card.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
+        assert fits, "the card overflows its width at 500 px"
+        card.screenshot(path=shots / f"mcp-app-{name}-light-500.png")
+    finally:
+        lab.page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_an_app_renders_calls_its_server_and_talks_to_the_chat(
+    page: LabPage, screenshots: Path, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.txt"
+    page.page.evaluate(STUB_OPEN)
+    page.page.evaluate(RECORD_MESSAGES)
+    chat = show_chat(page, {"MCP_TEST_NOTES": str(notes)})
+    send_from_ui(chat, "show the counter")
+    card = tool_card(chat, "show_counter")
+    app = app_of(card)
+    # the input and the result, sent once the app said it was initialized
+    expect(app.locator("#input")).to_have_text('{"start":5}', timeout=LONG_WAIT)
+    expect(app.locator("#result")).to_contain_text("Counter shown from 5")
+    expect(app.locator("#theme")).to_have_text("light")
+    # the HTML is the iframe's alone: none of it in the widget's DOM
+    assert chat.locator("#title").count() == 0
+    frame = card.locator("iframe.gu-app-frame")
+    assert frame.get_attribute("sandbox") == "allow-scripts allow-forms"
+    expect(assistant(chat)).to_contain_text("The app is shown.", timeout=LONG_WAIT)
+    shoot(page, card, screenshots, "counter")
+
+    # an app-only tool, through the kernel to the server
+    app.locator("#bump").click()
+    expect(app.locator("#count")).to_have_text("1", timeout=LONG_WAIT)
+    # a tool that asks first: nothing runs before Approve
+    app.locator("#save").click()
+    ask = card.locator(".gu-app-ask")
+    expect(ask).to_contain_text("The app asks to call save_note.", timeout=LONG_WAIT)
+    expect(ask.locator(".gu-app-ask-args")).to_contain_text('"text": "from the app"')
+    card.scroll_into_view_if_needed()
+    card.screenshot(path=screenshots / "mcp-app-approval-light-1280.png")
+    assert not notes.exists()
+    ask.locator("button.gu-app-yes").click()
+    saved = "save_note: saved 'from the app'"
+    expect(app.locator("#log")).to_contain_text(saved, timeout=LONG_WAIT)
+    assert notes.read_text() == "from the app\n"
+    # a model-only tool is refused to the app
+    app.locator("#secret").click()
+    expect(app.locator("#log")).to_contain_text("secret refused", timeout=LONG_WAIT)
+
+    # size-changed: the iframe follows the app's height
+    height = frame.evaluate("(el) => el.getBoundingClientRect().height")
+    app.locator("#grow").click()
+    expect(app.locator("#extra")).to_have_text("grown")
+    grew = frame.evaluate(
+        """(el, h) => new Promise((resolve) => {
+          let tries = 0;  // a ceiling for slow CI, never a measured speed
+          const check = () => {
+            if (el.getBoundingClientRect().height > h + 150) resolve(true);
+            else if (++tries > 1200) resolve(false);
+            else setTimeout(check, 50);
+          };
+          check();
+        })""",
+        height,
+    )
+    if not grew:
+        now = frame.evaluate("(el) => [el.style.height, el.closest('.gu-app').dataset.appHeight]")
+        raise AssertionError(f"the iframe stayed {now} (was {height}px)")
+
+    # a link: shown whole, opened only on the click
+    app.locator("#link").click()
+    expect(ask).to_contain_text(LINK, timeout=LONG_WAIT)
+    assert page.page.evaluate("() => window.__opened.length") == 0
+    ask.locator("button.gu-app-yes").click()
+    expect(app.locator("#log")).to_contain_text("link opened", timeout=LONG_WAIT)
+    assert page.page.evaluate("() => window.__opened") == [[LINK, "_blank", "noopener,noreferrer"]]
+
+    # the model context, then a message the user confirms: the context rides on it
+    app.locator("#context").click()
+    expect(app.locator("#log")).to_contain_text("context updated", timeout=LONG_WAIT)
+    app.locator("#tell").click()
+    expect(ask).to_contain_text("The counter says hello", timeout=LONG_WAIT)
+    assert messages(chat, "user").count() == 1  # not sent before the click
+    ask.locator("button.gu-app-yes").click()
+    expect(assistant(chat)).to_contain_text("heard: The counter says hello", timeout=LONG_WAIT)
+    said = page.run_json("chat.thread.messages[-2].metadata.get('component_state')")
+    [entry] = said.values()
+    assert entry == {
+        "component": "show_counter",
+        "state": {"model_context": {"content": [{"type": "text", "text": "count is 1"}]}},
+    }
+
+    # torn down: the app answers ui/resource-teardown before its frame goes
+    card.locator("button.gu-app-close").click()
+    expect(card.locator(".gu-app-note")).to_have_text("App closed.", timeout=LONG_WAIT)
+    assert card.locator("iframe.gu-app-frame").count() == 0
+    answered = page.page.evaluate(
+        "() => window.__appMessages.filter((m) => String(m?.id).startsWith('host-'))"
+    )
+    assert answered == [{"jsonrpc": "2.0", "id": "host-1", "result": {}}]
+
+
+def test_a_hostile_app_stays_in_its_sandbox(page: LabPage, probe: tuple[str, list[str]]) -> None:
+    url, seen = probe
+    page.page.evaluate(STUB_OPEN)
+    page.page.evaluate("() => { document.cookie = 'gu=1'; localStorage.setItem('x', 'kept'); }")
+    lab_url = page.page.url
+    chat = show_chat(page, {"MCP_APPS_PROBE": url})
+    send_from_ui(chat, "show the hostile app")
+    card = tool_card(chat, "show_hostile")
+    app = app_of(card)
+    expect(app.locator("body[data-done='1']")).to_have_count(1, timeout=LONG_WAIT)
+    out = json.loads(app.locator("#out").text_content() or "{}")
+    assert out["parent_document"].startswith("blocked: SecurityError")
+    assert out["cookie"].startswith("blocked: SecurityError")
+    assert out["local_storage"].startswith("blocked: SecurityError")
+    assert (out["kernels"], out["probe_fetch"], out["probe_image"]) == ("blocked",) * 3
+    assert page.page.url == lab_url  # the top window was not navigated
+    assert page.page.evaluate("() => window.__opened") == []  # no popup through the page
+    assert chat.locator("h3", has_text="Hostile app").count() == 0  # not in the widget's DOM
+
+    # a message from another window (the page itself, another iframe) is ignored
+    page.page.evaluate(
+        """() => {
+      const msg = {jsonrpc: "2.0", id: 9, method: "ui/open-link", params: {url: "https://evil.example"}};
+      window.postMessage(msg, "*");
+      const other = document.createElement("iframe");
+      other.setAttribute("sandbox", "allow-scripts");
+      other.srcdoc = `<script>parent.postMessage(${JSON.stringify(msg)}, "*")</script>`;
+      document.body.append(other);
+    }"""
+    )
+    send_from_ui(chat, "anything")  # a round trip: the messages above had time to arrive
+    expect(assistant(chat)).to_contain_text("heard: anything", timeout=LONG_WAIT)
+    assert card.locator(".gu-app-ask").count() == 0
+    assert seen == []  # nothing reached the recording server

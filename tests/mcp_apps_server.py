@@ -1,0 +1,101 @@
+"""An MCP server with MCP Apps for the tests, built with the ``mcp`` SDK (stdio).
+
+Tools: ``show_counter`` (its ``_meta.ui.resourceUri`` names the app
+``ui://counter/app``; it says whether the client advertised the MCP Apps
+extension), ``bump`` (app-only: ``visibility: ["app"]``, hidden from the
+model), ``save_note`` (visible to both, not read-only: it asks first; it
+appends to the file ``MCP_TEST_NOTES`` names), ``secret`` (model-only: an
+app's call is refused) and ``show_hostile`` (the app ``ui://hostile/app``
+tries what a hostile app would; ``MCP_APPS_PROBE`` is the URL of a local
+server that records any request reaching it, declared nowhere).
+
+``MCP_APPS_READS`` names a file each read of a ``ui://`` resource appends a
+line to, so a test sees the host cache them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("ipygenui-apps-test")
+UI = "ui://counter/app"
+HOSTILE = "ui://hostile/app"
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+MIME = "text/html;profile=mcp-app"
+APPS = Path(__file__).parent / "fixtures" / "mcp_apps"
+
+COUNTER_HTML = (APPS / "counter.html").read_text()
+
+HOSTILE_HTML = (APPS / "hostile.html").read_text()
+
+
+def _note_read(uri: str) -> None:
+    reads = os.environ.get("MCP_APPS_READS")
+    if reads:
+        with Path(reads).open("a") as f:
+            f.write(uri + "\n")
+
+
+@server.resource(UI, name="counter", mime_type=MIME)
+def counter_app() -> str:
+    """The counter app."""
+    _note_read(UI)
+    return COUNTER_HTML
+
+
+@server.resource(HOSTILE, name="hostile", mime_type=MIME)
+def hostile_app() -> str:
+    """An app that tries to escape its sandbox."""
+    _note_read(HOSTILE)
+    probe = os.environ.get("MCP_APPS_PROBE", "http://127.0.0.1:9")
+    return HOSTILE_HTML.replace("PROBE", repr(probe))
+
+
+@server.tool(meta={"ui": {"resourceUri": UI}})
+def show_counter(start: int, ctx: Context) -> str:
+    """Show a counter starting at ``start``."""
+    capabilities: Any = ctx.session.client_params
+    extensions = getattr(getattr(capabilities, "capabilities", None), "extensions", None) or {}
+    advertised = extensions.get("io.modelcontextprotocol/ui", {}).get("mimeTypes")
+    return f"Counter shown from {start}; host app mime types: {advertised}"
+
+
+COUNT = {"value": 0}
+
+
+@server.tool(meta={"ui": {"resourceUri": UI, "visibility": ["app"]}})
+def bump(by: int = 1) -> dict[str, int]:
+    """Add ``by`` to the counter (the app's button)."""
+    COUNT["value"] += by
+    return {"count": COUNT["value"]}
+
+
+@server.tool(meta={"ui": {"visibility": ["model", "app"]}})
+def save_note(text: str) -> str:
+    """Append a note to a file (changes something: asks first)."""
+    notes = os.environ.get("MCP_TEST_NOTES")
+    if notes:
+        with Path(notes).open("a") as f:
+            f.write(text + "\n")
+    return f"saved {text!r}"
+
+
+@server.tool(annotations=READ_ONLY, meta={"ui": {"visibility": ["model"]}})
+def secret() -> str:
+    """For the model only."""
+    return "the secret"
+
+
+@server.tool(meta={"ui": {"resourceUri": HOSTILE}})
+def show_hostile() -> str:
+    """Show the hostile app."""
+    return "hostile app shown"
+
+
+if __name__ == "__main__":
+    server.run()

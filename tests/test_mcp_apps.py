@@ -1,0 +1,116 @@
+"""MCP Apps, the kernel half, with a real server written with the ``mcp`` SDK
+(tests/mcp_apps_server.py): the extension advertised, an app tool's ``ui://``
+resource read once per server and kept from the model, visibility, and an
+app's requests checked (a tool not open to apps refused, one that asks first
+called only once approved)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ipygenui as gu
+from ipygenui.mcp._apps import APP_MIME, AppRequestError, clean_csp
+from ipygenui.messages import Complete
+from ipygenui.persistence import load_thread, save_thread
+from mcp_helpers import mcp_runtime
+from runtime_helpers import assert_valid, call, tool_messages
+
+SERVER = str(Path(__file__).parent / "mcp_apps_server.py")
+
+
+@pytest.fixture
+def apps(tmp_path: Path) -> Any:
+    made: list[gu.MCPTools] = []
+
+    def tools(**kwargs: Any) -> gu.MCPTools:
+        env = {
+            "MCP_APPS_READS": str(tmp_path / "reads.txt"),
+            "MCP_TEST_NOTES": str(tmp_path / "notes.txt"),
+        }
+        opened = gu.MCPTools.stdio(sys.executable, [SERVER], env=env, **kwargs)
+        made.append(opened)
+        return opened
+
+    yield tools
+    for opened in made:
+        opened.close()
+
+
+def reads(tmp_path: Path) -> list[str]:
+    path = tmp_path / "reads.txt"
+    return path.read_text().split() if path.exists() else []
+
+
+async def test_an_app_tool_shows_its_app_to_the_user_and_its_text_to_the_model(
+    apps, tmp_path: Path
+) -> None:
+    tools = apps(trust_annotations=True, requires_approval=False)
+    runtime, model = mcp_runtime(
+        tools, call("show_counter", {"start": 3}, id="c1"), call("show_counter", {"start": 4})
+    )
+    names = set(runtime.tools)
+    assert "show_counter" in names and "bump" not in names  # app-only: hidden from the model
+    message = await runtime.send("show a counter")
+    assert isinstance(message.status, Complete)
+    first, second = message.tool_calls
+    app = first.result["for_user"]["mcp_app"]
+    assert app["uri"] == "ui://counter/app" and '<h3 id="title">Counter app' in app["html"]
+    assert app["csp"] == {}  # none declared: the browser uses the spec's default
+    assert app["result"]["content"][0]["text"].startswith("Counter shown from 3")
+    # the server heard the extension advertised
+    assert f"host app mime types: ['{APP_MIME}']" in first.result["result"]
+    # the model reads the text, never the HTML
+    seen = tool_messages(model.requests[-1])["c1"]
+    assert seen == {"result": first.result["result"]}
+    assert "<script" not in str(model.requests[-1])
+    assert_valid(model)
+    assert second.result["for_user"]["mcp_app"]["html"] == app["html"]
+    assert reads(tmp_path) == ["ui://counter/app"]  # read once for both calls
+    # a reload has what it needs
+    save_thread(runtime.thread, tmp_path / "thread.json")
+    loaded = load_thread(tmp_path / "thread.json").messages[-1].tool_calls[0]
+    assert loaded.result["for_user"]["mcp_app"]["html"] == app["html"]
+    runtime.close()
+
+
+async def test_an_apps_tool_calls_are_checked_against_visibility_and_approval(
+    apps, tmp_path: Path
+) -> None:
+    tools = apps(requires_approval=["save_note"])
+    runtime, _ = mcp_runtime(tools)
+    bumped = await tools.app_request("tools/call", {"name": "bump", "arguments": {"by": 2}}, False)
+    assert bumped["structuredContent"] == {"count": 2}
+    with pytest.raises(AppRequestError, match="not open to apps"):
+        await tools.app_request("tools/call", {"name": "secret"}, True)  # model-only
+    with pytest.raises(AppRequestError, match="not open to apps"):
+        await tools.app_request("tools/call", {"name": "nonexistent"}, True)
+    with pytest.raises(AppRequestError) as asked:
+        await tools.app_request("tools/call", {"name": "save_note", "arguments": {"x": 1}}, False)
+    assert asked.value.needs_approval
+    assert not (tmp_path / "notes.txt").exists()  # nothing ran before the user said yes
+    done = await tools.app_request(
+        "tools/call", {"name": "save_note", "arguments": {"text": "y"}}, True
+    )
+    assert done["content"][0]["text"] == "saved 'y'"
+    assert (tmp_path / "notes.txt").read_text() == "y\n"
+    read = await tools.app_request("resources/read", {"uri": "ui://counter/app"}, False)
+    assert read["contents"][0]["mimeType"] == APP_MIME
+    with pytest.raises(AppRequestError, match="does not pass"):
+        await tools.app_request("sampling/createMessage", {}, True)
+    runtime.close()
+
+
+def test_declared_csp_domains_are_kept_only_when_they_are_plain_origins() -> None:
+    csp = {
+        "connectDomains": ["https://api.example.com", "https://x.com; script-src *", "*"],
+        "resourceDomains": ["https://*.cdn.example.com:8443", "javascript:alert(1)"],
+        "frameDomains": "https://not-a-list.example.com",
+    }
+    assert clean_csp(csp, "ui://x") == {
+        "connectDomains": ["https://api.example.com"],
+        "resourceDomains": ["https://*.cdn.example.com:8443"],
+    }
