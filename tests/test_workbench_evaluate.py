@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 import ipygenui as gu
-from ipygenui.models.base import FinishDelta, ModelDelta, ModelRequest, TextDelta
+from ipygenui.models.base import FinishDelta, ModelDelta, ModelError, ModelRequest, TextDelta
 from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 from ipygenui.workbench._evaluate import NO_CALL, evaluate, evaluate_sync
 
@@ -113,6 +113,21 @@ def test_a_gated_tool_is_never_approved_nor_run() -> None:
     [row] = evaluate_sync(["delete x"], tools=[delete_file], model=model).to_dict("records")
     assert (row["called"], row["kind"], row["valid"]) == ("delete_file", "tool", True)
     assert RAN == []
+
+
+class FailingModel:
+    name = "failing"
+    offline = True
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta]:
+        yield TextDelta("partly ")
+        raise ModelError("the provider is down")
+
+
+def test_a_model_error_is_a_row_not_a_crash() -> None:
+    [row] = evaluate_sync([("x", "Chart")], model=FailingModel()).to_dict("records")
+    assert (row["kind"], row["called"], row["correct"]) == ("error", NO_CALL, False)
+    assert row["error"] == "the provider is down" and row["text"] == "partly "
 
 
 def test_a_call_of_an_unknown_tool_is_not_valid() -> None:

@@ -13,6 +13,7 @@ first call's arguments are validated against the real tool or component.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -185,10 +186,22 @@ async def evaluate(
     chosen = resolve_model(model)
     real = {t.name: t for t in registry_tools(components, tools)}
     limit = asyncio.Semaphore(concurrency)
-    rows = await asyncio.gather(
-        *(_run_case(case, chosen, real, instructions, limit) for case in cases)
-    )
+    try:
+        rows = await asyncio.gather(
+            *(_run_case(case, chosen, real, instructions, limit) for case in cases)
+        )
+    finally:
+        if not isinstance(model, Model):  # made here from a name: its clients end here
+            await _close(chosen)
     return as_result(list(rows), expected=any(c.has_expected for c in cases))
+
+
+async def _close(model: Model) -> None:
+    close = getattr(model, "aclose", None)
+    if callable(close):
+        result = close()
+        if inspect.isawaitable(result):
+            await result
 
 
 def evaluate_sync(prompts: Iterable[Any], **kwargs: Any) -> Any:
