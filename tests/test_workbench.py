@@ -122,3 +122,36 @@ def test_the_widget_answers_checks_and_replays_and_ignores_anything_else() -> No
         "text",
     ]:
         assert read_request(bad) is None
+
+
+def test_the_widget_shows_each_entrys_cost_as_registry_cost_counts_it() -> None:
+    wb = Workbench(components=[gu.Chart, WEATHER], tools=[])
+    rows = gu.registry_cost(components=[gu.Chart, WEATHER])
+    records = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
+    assert {r["name"]: r["tokens"] for r in records if r["kind"] == "component"} == {
+        name: entry["tokens"] for name, entry in wb.cost["entries"].items()
+    }
+    assert (
+        wb.cost["total"]["tokens"]
+        == gu.registry_cost(components=[gu.Chart, WEATHER], total=True)["tokens"]
+    )
+
+
+def test_an_evaluation_shows_as_a_table_and_a_bar_chart_of_calls() -> None:
+    result = gu.evaluate_sync(
+        [("show a table of sales", "Table"), ("a chart of revenue", "Chart"), ("hello", None)],
+        components=[gu.Table, gu.Chart],
+        model=gu.DemoModel(),
+    )
+    wb = Workbench(components=[gu.Table, gu.Chart])
+    wb.show_evaluation(result)
+    view = wb.evaluation
+    assert [r["called"] for r in view["table"]["rows"]] == list(result["called"])
+    chart = view["chart"]
+    assert dict(zip(chart["x"], chart["series"][0]["values"], strict=True)) == dict(
+        result["called"].value_counts()
+    )
+    gu.Chart.validate_props(chart)  # the built-in Chart renders it
+    gu.Table.validate_props(view["table"])
+    assert view["accuracy"] == result.accuracy
+    json.dumps(view)  # all of it goes to the browser as JSON

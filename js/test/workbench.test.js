@@ -16,8 +16,9 @@ const markdown = {
   ],
 };
 
-function mount() {
+function mount(extra = {}) {
   const model = new FakeModel({
+    ...extra,
     component_specs: [{ name: "Note", kind: "builtin", builtin: "markdown" }],
     components: [markdown],
     tools: [{ name: "forecast", description: "The weather", schema: { type: "object" } }],
@@ -98,6 +99,27 @@ describe("workbench", () => {
     whole.checked = true;
     whole.dispatchEvent(new Event("change"));
     expect(replaySent(model).chunk_chars).toBe(0);
+  });
+
+  it("shows each entry's tokens, the registry's total and an evaluation's chart and table", async () => {
+    const cost = {
+      entries: { Note: { kind: "component", tokens: 1234, estimated: true, tokenizer: "estimate" } },
+      total: { tokens: 1300, estimated: false, tokenizer: "o200k_base", note: "" },
+    };
+    const { el, model } = mount({ cost });
+    expect(el.querySelector(".gu-wb-tokens").textContent).toBe("~1,234 tok");
+    expect(el.querySelector(".gu-wb-total").textContent).toBe("1,300 tokens per request");
+    expect(el.querySelector(".gu-wb-cost").textContent).toContain("Adds ~1,234 tokens to every request");
+    model.set("evaluation", {
+      table: { columns: ["prompt", "called"], rows: [{ prompt: "hi", called: "Note" }] },
+      chart: { kind: "bar", x: ["Note"], series: [{ name: "prompts", values: [1] }] },
+      accuracy: 0.5,
+    });
+    await Promise.resolve();
+    expect(el.querySelector('.gu-wb-item[data-kind="evaluation"]').getAttribute("aria-current")).toBe("true");
+    expect(el.querySelector(".gu-wb-description").textContent).toContain("Accuracy 50%");
+    expect(el.querySelectorAll(".gu-wb-detail .gu-component-body").length).toBe(2);
+    expect(el.querySelector(".gu-wb-detail table").textContent).toContain("hi");
   });
 
   it("reads only well-formed replies", () => {

@@ -142,3 +142,30 @@ def test_screenshots_light_dark_and_narrow(
     assert list_box and detail_box and detail_box["y"] >= list_box["y"] + list_box["height"] - 1
     bench.screenshot(path=screenshots / "workbench-500.png")
     page.page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_cost_per_entry_and_an_evaluation_show(
+    bench: Locator, page: LabPage, screenshots: Path
+) -> None:
+    tokens = page.run_json("wb.cost['entries']['Chart']['tokens']")
+    chart_item = bench.locator("button.gu-wb-item", has_text="Chart")
+    expect(chart_item.locator(".gu-wb-tokens")).to_have_text(f"~{tokens:,} tok")
+    expect(bench.locator(".gu-wb-total")).to_contain_text("tokens per request")
+    page.run_code(
+        "result = await gu.evaluate([('show a table of sales', 'Table'), "
+        "('a chart of revenue', 'Chart'), ('hello', None)], components=list(BUILTINS), "
+        "model=gu.DemoModel())\nwb.show_evaluation(result)"
+    )
+    evaluation = bench.locator('button.gu-wb-item[data-kind="evaluation"]')
+    expect(evaluation).to_have_attribute("aria-current", "true", timeout=LONG_WAIT)
+    detail = bench.locator(".gu-wb-detail")
+    expect(detail.locator("table tbody tr")).to_have_count(3)
+    expect(detail.locator(".gu-component svg").first).to_be_visible()
+    assert detail.locator(".gu-component-error").count() == 0
+    page.page.set_viewport_size({"width": 1280, "height": 1700})
+    try:
+        bench.scroll_into_view_if_needed()
+        page.page.mouse.move(0, 0)
+        bench.screenshot(path=screenshots / "workbench-eval.png")
+    finally:
+        page.page.set_viewport_size({"width": 1280, "height": 900})

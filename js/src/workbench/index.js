@@ -5,6 +5,7 @@
 // as the runtime would, and a streaming replay (replay.js).
 
 import { h, show } from "../dom.js";
+import { mountComponent } from "../components/host.js";
 import { createComponentContext, createComponentSlot } from "../components/slot.js";
 import { listenForLoads, resourcesFor } from "../resources.js";
 import { readReply, toKernel } from "./protocol.js";
@@ -29,6 +30,12 @@ export function finishedPart(name, props, error) {
 
 const pretty = (value) => JSON.stringify(value, null, 2) ?? "";
 
+/** "~612 tok" (`~`: an estimate, not the model's tokenizer); "" without a count. */
+export function tokensLabel(row) {
+  if (!row || typeof row.tokens !== "number") return "";
+  return `${row.estimated ? "~" : ""}${row.tokens.toLocaleString("en")} tok`;
+}
+
 /**
  * @param {{model: any, el: HTMLElement, setTimer?: Function, clearTimer?: Function}} opts
  */
@@ -48,6 +55,13 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
   let current = null; // the view of the selected entry
   let checkTimer = null;
 
+  const costOf = (name) => model.get("cost")?.entries?.[name] ?? null;
+  const costLine = (name) => {
+    const row = costOf(name);
+    if (!row) return "";
+    const how = row.estimated ? "estimated" : `counted with ${row.tokenizer}`;
+    return h("p.gu-wb-cost", { text: `Adds ${tokensLabel(row)}ens to every request (its schema as the model sees it, ${how}).` });
+  };
   const components = () => (Array.isArray(model.get("components")) ? model.get("components") : []);
   const tools = () => (Array.isArray(model.get("tools")) ? model.get("tools") : []);
 
@@ -60,6 +74,7 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
     detail.replaceChildren(
       h("h3.gu-wb-title", {}, tool.name, " ", h("span.gu-wb-kind", { text: "tool" })),
       h("p.gu-wb-description", { text: tool.description || "(no description)" }),
+      costLine(tool.name),
       h("details.gu-wb-details", { open: true }, h("summary", { text: "Parameters schema" }), h("pre.gu-wb-code", { text: pretty(tool.schema) })),
     );
   };
@@ -115,6 +130,7 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
     detail.replaceChildren(
       h("h3.gu-wb-title", {}, entry.name, " ", h("code.gu-wb-kind", { text: entry.tool_name })),
       h("p.gu-wb-description", { text: entry.description || "(no description)" }),
+      costLine(entry.name),
       schemaBlock(entry.schema),
       samples.length ? sampleBar : h("p.gu-wb-note", { text: "No sample props: edit them below." }),
       h("div.gu-wb-stage", {}, slot.el),
@@ -140,8 +156,27 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
     for (const b of list.querySelectorAll("button")) b.setAttribute("aria-current", String(b === button));
     show();
   };
+  const showEvaluation = (view) => {
+    current?.destroy?.();
+    const hosts = [];
+    const mount = (builtin, props) => {
+      const el = h("div.gu-component");
+      hosts.push(mountComponent({ el, spec: { name: builtin, kind: "builtin", builtin }, props, status: { streaming: false, fields: {} }, resources }));
+      return h("div.gu-wb-stage", {}, el);
+    };
+    const accuracy = typeof view.accuracy === "number" ? `Accuracy ${(view.accuracy * 100).toFixed(0)}% over the prompts with an expected call.` : "No expected calls given.";
+    detail.replaceChildren(
+      h("h3.gu-wb-title", { text: "Evaluation" }),
+      h("p.gu-wb-description", { text: accuracy }),
+      mount("chart", view.chart),
+      mount("table", view.table),
+    );
+    current = { name: "", onChecked() {}, onStates() {}, destroy: () => hosts.forEach((host) => host.destroy()) };
+  };
   const item = (label, kind, onShow) => {
-    const button = h("button.gu-wb-item", { type: "button", "aria-current": "false", "data-kind": kind, text: label });
+    const button = h("button.gu-wb-item", { type: "button", "aria-current": "false", "data-kind": kind }, h("span.gu-wb-name", { text: label }));
+    const tokens = tokensLabel(costOf(label));
+    if (tokens) button.append(h("span.gu-wb-tokens", { text: tokens }));
     button.addEventListener("click", () => select(button, onShow));
     return button;
   };
@@ -152,8 +187,17 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
     ];
     const groups = [h("div.gu-wb-group", { text: `Components (${components().length})` }), ...items.slice(0, components().length)];
     if (tools().length) groups.push(h("div.gu-wb-group", { text: `Tools (${tools().length})` }), ...items.slice(components().length));
+    const total = model.get("cost")?.total;
+    if (total && typeof total.tokens === "number") {
+      const note = `${total.tokenizer}${total.note ? `: ${total.note}` : ""}`;
+      groups.push(h("div.gu-wb-total", { title: note, text: `${tokensLabel(total)}ens per request` }));
+    }
+    const view = model.get("evaluation");
+    const evaluation = view?.table ? item("Evaluation", "evaluation", () => showEvaluation(view)) : null;
+    if (evaluation) groups.push(h("div.gu-wb-group", { text: "Selection eval" }), evaluation);
     list.replaceChildren(...groups);
-    if (items.length) items[0].click();
+    if (evaluation && selectEvaluation) evaluation.click();
+    else if (items.length) items[0].click();
     else detail.replaceChildren(h("p.gu-wb-note", { text: "The registry is empty." }));
   };
 
@@ -163,15 +207,24 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
     if (msg.type === "props_checked" && msg.ref === latest.check) current.onChecked(msg);
     if (msg.type === "replay_states" && msg.ref === latest.replay) current.onStates(msg);
   };
+  let selectEvaluation = false;
+  const onEvaluation = () => {
+    selectEvaluation = true;
+    buildList();
+  };
   model.on("msg:custom", onCustom);
   model.on("change:components", buildList);
   model.on("change:tools", buildList);
+  model.on("change:cost", buildList);
+  model.on("change:evaluation", onEvaluation);
   buildList();
 
   return () => {
     model.off("msg:custom", onCustom);
     model.off("change:components", buildList);
     model.off("change:tools", buildList);
+    model.off("change:cost", buildList);
+    model.off("change:evaluation", onEvaluation);
     current?.destroy?.();
     cctx.destroy();
     stopLoads?.();

@@ -21,6 +21,7 @@ from ..components.component import Component
 from ..tools import Tool, as_tool
 from ..tools._ui import props_json_schema
 from ..widget.static_files import STATIC
+from ._cost import registry_cost
 from ._preview import check_props, samples_for
 from ._protocol import (
     CheckPropsMsg,
@@ -41,6 +42,60 @@ def _parse(text: str) -> tuple[Any, str | None]:
         return None, f"the props are not JSON: {exc}"
 
 
+def _cost_view(components: Iterable[Component], tools: list[Tool], model: Any) -> dict[str, Any]:
+    rows = registry_cost(components, tools, model)
+    records = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
+    keep = ("kind", "tokens", "chars", "estimated", "tokenizer")
+    return {
+        "entries": {
+            r["name"]: {k: r[k] for k in keep} for r in records if r["kind"] != "system prompt"
+        },
+        "total": dict(registry_cost(components, tools, model, total=True)),
+    }
+
+
+def _evaluation_view(result: Any) -> dict[str, Any]:
+    records = result.to_dict("records") if hasattr(result, "to_dict") else list(result)
+    columns = [
+        c
+        for c in (
+            "prompt",
+            "expected",
+            "called",
+            "valid",
+            "correct",
+            "input_tokens",
+            "output_tokens",
+            "seconds",
+        )
+        if any(c in r for r in records)
+    ]
+    rows = [{c: _cell(r.get(c)) for c in columns} for r in records]
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[str(r.get("called"))] = counts.get(str(r.get("called")), 0) + 1
+    accuracy = getattr(result, "accuracy", None)
+    return {
+        "table": {"title": f"{len(rows)} prompts", "columns": columns, "rows": rows},
+        "chart": {
+            "kind": "bar",
+            "title": "Calls per tool or component",
+            "x": list(counts),
+            "series": [{"name": "prompts", "values": list(counts.values())}],
+        },
+        "accuracy": accuracy if isinstance(accuracy, float) else None,
+    }
+
+
+def _cell(value: Any) -> Any:
+    """A table cell as JSON (pandas' missing values become None)."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return None if value != value else round(value, 3)  # NaN is missing
+    return str(value)
+
+
 class Workbench(anywidget.AnyWidget):
     """Preview every component of a registry, and replay how its props stream.
 
@@ -59,6 +114,10 @@ class Workbench(anywidget.AnyWidget):
     """Per component: name, description, props schema and samples."""
     tools: List[dict[str, Any]] = List().tag(sync=True)
     """Per tool: name, description and parameters schema."""
+    cost: Dict[str, Any] = Dict().tag(sync=True)
+    """What each entry adds to every request: ``{"entries": {name: row}, "total": {...}}``."""
+    evaluation: Dict[str, Any] = Dict().tag(sync=True)
+    """An evaluation's table and chart props (``show_evaluation``); {} before one."""
     component_outputs = Dict().tag(sync=True)  # read by the chat's component context
     component_props = Dict().tag(sync=True)
 
@@ -66,6 +125,7 @@ class Workbench(anywidget.AnyWidget):
         self,
         components: Iterable[Component] = (),
         tools: Iterable[Tool | Callable[..., Any]] = (),
+        model: Any = None,
         **kwargs: Any,
     ) -> None:
         self._components: dict[str, Component] = {}
@@ -81,9 +141,15 @@ class Workbench(anywidget.AnyWidget):
                 {"name": t.name, "description": t.description, "schema": t.parameters_schema}
                 for t in tool_list
             ],
+            cost=_cost_view(self._components.values(), tool_list, model),
             **kwargs,
         )
         self.on_msg(self._on_msg)
+
+    def show_evaluation(self, result: Any) -> None:
+        """Show ``gu.evaluate(...)``'s result: its rows as a table, the calls per
+        tool or component as a bar chart, and the accuracy when it has one."""
+        self.evaluation = _evaluation_view(result)
 
     @staticmethod
     def _entry(component: Component) -> dict[str, Any]:
