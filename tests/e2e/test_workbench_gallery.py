@@ -50,6 +50,7 @@ def test_gallery_renders_every_builtin_without_a_kernel(
             expect(shown, component.name).to_have_count(len(valid), timeout=15_000)
         expect(chat.locator('.gu-component[data-component="Chart"] svg').first).to_be_visible()
         expect(chat.locator("table").first).to_be_visible()
+        expect(chat.locator(".gu-composer")).to_be_hidden()  # no kernel would answer
         assert not [c for c in console if "pageerror" in c], console
         assert not cdn.mismatched, cdn.mismatched
         box = chat.bounding_box()

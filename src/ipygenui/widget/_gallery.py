@@ -33,6 +33,8 @@ _PAGE = """<!DOCTYPE html>
 <title>{title}</title>
 <style>
 body {{ margin: 0 auto; max-width: 900px; padding: 16px; }}
+/* a page to look at: no kernel answers a message typed here */
+.gu-chat .gu-composer {{ display: none; }}
 @media (prefers-color-scheme: dark) {{
   /* JupyterLab Dark's theme variables, which the chat's colours follow */
   :root {{
