@@ -20,6 +20,9 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.events import SuggestionsChanged
+from ipygenui.models._demo_asking import SAMPLING_OFFLINE
+from ipygenui.models.base import ModelRequest, TextDelta
+from ipygenui.models.demo import OFFLINE
 
 
 def _python_blocks(markdown: str) -> list[str]:
@@ -284,6 +287,69 @@ async def test_a_note_is_saved_with_the_chats_save_note_tool_only() -> None:
     assert run is not None
     await run
     assert saved == ["buy milk"]
+
+
+# --- a tool server's requests (notebooks/04_agents.ipynb) ----------------------------
+
+_ARTICLE = (
+    "MCP lets a tool server ask its client for help in the middle of a call. "
+    "With elicitation it asks the user to fill in a form. Nothing goes back unseen."
+)
+
+
+async def _sampled(prompt: str, system: str | None = None, max_tokens: int = 60) -> str:
+    """What the demo answers a tool server's sampling prompt, as the chat asks it."""
+    messages = [{"role": "system", "content": system}] if system else []
+    request = ModelRequest(
+        messages=[*messages, {"role": "user", "content": prompt}],
+        tools=[],
+        tool_choice="none",
+        max_tokens=max_tokens,
+        purpose="sampling",
+    )
+    model = gu.DemoModel(delay=0)
+    return "".join([d.text async for d in model.stream(request) if isinstance(d, TextDelta)])
+
+
+async def test_a_sampling_prompt_to_summarise_gets_the_texts_first_sentence() -> None:
+    first = "MCP lets a tool server ask its client for help in the middle of a call."
+    assert await _sampled(_ARTICLE, system="Summarise the user's text in one sentence.") == first
+    assert await _sampled(f"Please summarize this: {_ARTICLE}") == first
+    assert await _sampled("Summarise: ") == "There is no text to summarise."
+    # held to the server's token limit (four characters a token), cut between words
+    cut = await _sampled(_ARTICLE, system="Summarise it.", max_tokens=5)
+    assert cut == "MCP lets a tool…"
+
+
+async def test_any_other_sampling_prompt_gets_an_honest_short_answer() -> None:
+    said = await _sampled("What is the capital of France?", system="Answer briefly.")
+    assert said == SAMPLING_OFFLINE and len(said) <= 60 * 4
+    assert "Paris" not in said and OFFLINE not in said  # no made-up answer, no long template
+    assert (await _sampled("What is the capital of France?", max_tokens=8)).endswith("…")
+
+
+async def test_a_booking_and_a_summary_are_asked_of_the_chats_tools_that_ask() -> None:
+    @gu.tool
+    def book_table() -> str:
+        """Book a table (a server would ask for the details)."""
+        return "Booked a table for 2 people on Friday 4 December 2026."
+
+    @gu.tool
+    def summarize(text: str) -> str:
+        """Summarise a text."""
+        return f"Summary: {text[:20]}"
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[book_table, summarize])
+    reply = await rt.send("Book a table for dinner")  # "table" asks for no Table here
+    assert [p.tool_name for p in reply.tool_calls] == ["book_table"]
+    assert reply.text.endswith("Booked a table for 2 people on Friday 4 December 2026.")
+    reply = await rt.send(f"Summarise this: {_ARTICLE}")
+    [part] = reply.tool_calls
+    assert part.tool_name == "summarize" and part.args == {"text": _ARTICLE}
+    listed = (await rt.send("What can you do?")).text
+    assert "*Book a table*" in listed and "**summarise**" in listed
+    without = gu.Runtime(model=gu.DemoModel(delay=0))
+    assert (await without.send("Book a table for dinner")).tool_calls == []
 
 
 async def test_a_table_of_the_notebooks_data_is_not_followed_by_an_offer_of_demo_data() -> None:

@@ -43,6 +43,7 @@ async def test_sampling_is_approved_answered_by_the_chats_model_and_approved_aga
     assert request.args["reply"] == "short"
     sampled = model.requests[1]
     assert sampled.tools == [] and sampled.max_tokens == 200
+    assert sampled.purpose == "sampling"  # a server's prompt, not a step of the reply
     assert sampled.messages == [
         {"role": "system", "content": "Summarize in one line."},
         {"role": "user", "content": "a long text"},

@@ -22,6 +22,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.messages import Complete, RequiresAction
 from ipygenui.testing import ScriptedModel
+from mcp_asking import card, until
 from mcp_helpers import SERVER, alive, mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
 
@@ -294,7 +295,7 @@ async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -
     )
     runtime = gu.Runtime(model=gu.DemoModel(delay=0), tools=[mcp])
     try:
-        assert set(runtime.tools) == {"get_weather", "save_note"}
+        assert set(runtime.tools) == {"get_weather", "save_note", "book_table", "summarize"}
         reply = await runtime.send("What's the weather in Oslo?")
         assert reply.tool_calls[0].result["city"] == "Oslo"
         assert isinstance(reply.status, Complete)
@@ -308,5 +309,37 @@ async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -
         assert notes.read_text() == "water the plants\n"
         assert isinstance(reply.status, Complete)
         assert reply.text == "Saved the note 'water the plants' to notes.txt."  # its text
+    finally:
+        runtime.close()
+
+
+async def test_the_notebook_demo_servers_form_and_sampling_with_the_offline_model() -> None:
+    """What notebooks/04_agents.ipynb's last chats show: the booking form
+    filled in, and a summary the server asks of the offline model, approved
+    twice, back in the chat."""
+    mcp = gu.MCPTools.stdio(sys.executable, [str(DEMO_SERVER)], requires_approval=["save_note"])
+    runtime = gu.Runtime(model=gu.DemoModel(delay=0), tools=[mcp])
+    try:
+        run = runtime.send("Book a table for dinner")
+        form = await card(runtime)
+        assert form.tool_name == "mcp_elicitation"
+        assert set(form.args["schema"]["properties"]) == {"date", "party_size"}
+        content = {"date": "2026-12-04", "party_size": 4}
+        runtime.add_tool_result(form.tool_call_id, {"action": "accept", "content": content})
+        reply = await run
+        assert isinstance(reply.status, Complete)
+        assert reply.text.endswith("Booked a table for 4 people on Friday 4 December 2026.")
+
+        first = "MCP lets a tool server ask its client for help in the middle of a call."
+        run = runtime.send(f"Summarise this: {first} It asks for forms. It asks models.")
+        sampling = await card(runtime)
+        assert sampling.args["messages"][0]["text"].startswith(first)  # the text, not the ask
+        runtime.approve(sampling.tool_call_id)
+        await until(lambda: "reply" in sampling.args, "the demo's answer on the card")
+        assert sampling.args["reply"] == first
+        runtime.approve(sampling.tool_call_id)
+        reply = await run
+        assert isinstance(reply.status, Complete)
+        assert reply.text == f"Summary by offline demo: {first}"
     finally:
         runtime.close()

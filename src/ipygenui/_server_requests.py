@@ -233,6 +233,7 @@ class ServerRequests:
             tools=[],
             tool_choice="none",
             max_tokens=request.max_tokens,
+            purpose="sampling",
         )
         limit = request.max_tokens * CHARS_PER_TOKEN
         text, cut = "", False

@@ -1,6 +1,8 @@
 """Notebook 04 end to end: a pydantic-ai agent over AG-UI drives the widget
 in real JupyterLab: its component renders, its approval-gated call waits for
-a click, and the agent finishes once it reads the result."""
+a click, and the agent finishes once it reads the result. The MCP server's
+tools that ask mid-call leave a form and a sampling card waiting after Run
+All; filled in and approved in the page, their calls finish."""
 
 from __future__ import annotations
 
@@ -8,14 +10,27 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Locator, expect
 
 from .harness import LabPage
-from .widget import assistant, send_from_ui, tool_card
+from .widget import assistant, narrow, send_from_ui, shoot_narrow, tool_card
 
 pytestmark = pytest.mark.e2e
 
 LONG_WAIT = 60_000  # ms; a ceiling for slow CI, never a measured speed
+FIRST_SENTENCE = "MCP lets a tool server ask its client for help in the middle of a call."
+
+
+def shoot(lab: LabPage, chat: Locator, card: Locator, shots: Path, name: str) -> None:
+    """The chat light at full width, then its ``card`` light and dark in a
+    500 px chat (nothing clipped)."""
+    chat.scroll_into_view_if_needed()
+    chat.screenshot(path=shots / f"agents-{name}-light-1280.png")
+    narrow(chat)
+    try:
+        shoot_narrow(lab, card, shots, f"agents-{name}")
+    finally:
+        chat.evaluate("(el) => { el.style.width = ''; }")
 
 
 def test_an_agent_over_agui_drives_the_widget(
@@ -41,6 +56,35 @@ def test_an_agent_over_agui_drives_the_widget(
     expect(assistant(mcp, 0)).to_contain_text("It's 22 °C and partly cloudy in Oslo.")
     expect(assistant(mcp)).to_contain_text("Saved the note 'water the plants' to notes.txt.")
     mcp.screenshot(path=screenshots / "agents-mcp-chat.png")
+
+    # The server's form waits in the booking chat: filled in and submitted, the call books
+    booking = lab.chat(2)
+    booking.scroll_into_view_if_needed()
+    request = tool_card(booking, "mcp_elicitation")
+    form = request.locator("form.gu-c-form")
+    expect(form).to_be_visible(timeout=LONG_WAIT)
+    expect(tool_card(booking, "book_table")).to_have_attribute("data-status", "running")
+    form.locator('[data-field="date"]').fill("2026-12-04")
+    form.locator('[data-field="party_size"]').fill("4")
+    shoot(lab, booking, request, screenshots, "mcp-form")
+    form.locator("button.gu-c-form-submit").click()
+    expect(assistant(booking)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    expect(assistant(booking)).to_contain_text("Booked a table for 4 people on Friday 4 December")
+
+    # The sampling card waits in the summary chat: approved, the demo answers; approved again,
+    # the answer goes to the server, which returns the summary
+    summary = lab.chat(3)
+    summary.scroll_into_view_if_needed()
+    card = tool_card(summary, "mcp_sampling")
+    expect(card.locator("button.gu-approve")).to_be_visible(timeout=LONG_WAIT)
+    shoot(lab, summary, card, screenshots, "mcp-sampling")
+    card.locator("button.gu-approve").click()
+    expect(card.locator(".gu-request-reply")).to_have_text(FIRST_SENTENCE, timeout=LONG_WAIT)
+    shoot(lab, summary, card, screenshots, "mcp-sampling-answer")
+    card.locator("button.gu-approve").click()
+    expect(assistant(summary)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    expect(assistant(summary)).to_contain_text(f"Summary by offline demo: {FIRST_SENTENCE}")
+    expect(tool_card(summary, "summarize")).to_have_attribute("data-status", "done")
 
     # A second chat on the same agent, driven from the browser: the click approves.
     before = lab.chats().count()

@@ -103,10 +103,11 @@ class ModelRequest:
     max_tokens: int | None = None
     """At most this many tokens of answer (a tool server's sampling request),
     or the model's own limit when None."""
-    purpose: Literal["reply", "suggestions"] = "reply"
-    """What the request is for: a step of the assistant's reply, or the
+    purpose: Literal["reply", "suggestions", "sampling"] = "reply"
+    """What the request is for: a step of the assistant's reply, the
     follow-up suggestions asked for after it (its last user message asks for
-    a JSON array of short messages the user might send next)."""
+    a JSON array of short messages the user might send next), or a tool
+    server's own prompt (an MCP sampling request, answered with no tools)."""
 
 
 @runtime_checkable

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
+from ._demo_asking import asking_reply, asking_things, sampling_reply
 from ._demo_components import components_reply
 from ._demo_results import results_reply
 from ._token_estimate import reply_usage
@@ -305,6 +306,7 @@ def _things_to_try(names: set[str]) -> list[tuple[str, str]]:
         things.append(("run **Python** in your notebook, once you approve", "Run some python"))
     if NOTE_TOOL in names:
         things.append(("save **a note**, once you approve", "Save a note: buy milk"))
+    things.extend(asking_things(names))
     return things
 
 
@@ -397,12 +399,15 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
         if table is not None:
             return table
         return ScriptedReply(text=results_reply(request))
+    if request.purpose == "sampling":  # a tool server's prompt, asked mid-call
+        return ScriptedReply(text=sampling_reply(request))
     text = last_user_text(request)
     if request.purpose == "suggestions":
         return ScriptedReply(text=json.dumps(_suggestions(known_tools or names)))
     lowered = text.lower()
     reply = (
         _data_reply(request, text, names)
+        or asking_reply(text, lowered, names)  # before "table" asks for a Table
         or _component_reply(lowered, names)
         or _tool_reply(text, lowered, names)
     )
