@@ -12,6 +12,7 @@ kept with its error: that is what the model would be told.
 from __future__ import annotations
 
 import importlib
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ from pydantic import BaseModel
 
 from ..components.component import Component
 from ..data import data_ref_fields
-from ..tools import ToolArgumentsError
+from ..tools import Tool, ToolArgumentsError
 from ._examples import BUILTIN_EXAMPLES
 
 __all__ = ["Sample", "check_props", "samples_for"]
@@ -47,10 +48,17 @@ class Sample:
         return {"label": self.label, "props": self.props, "error": self.error}
 
 
+_TOOLS: weakref.WeakKeyDictionary[Component, Tool] = weakref.WeakKeyDictionary()
+"""Each component's tool, made once (making one builds its JSON schema)."""
+
+
 def check_props(component: Component, props: Any) -> str | None:
     """The error the model would get for ``props`` (the runtime's own text), or None."""
+    tool = _TOOLS.get(component)
+    if tool is None:
+        tool = _TOOLS[component] = component.as_tool()
     try:
-        component.as_tool().validate(props)
+        tool.validate(props)
     except ToolArgumentsError as exc:
         return str(exc)
     return None
