@@ -100,11 +100,12 @@ def shoot(lab: LabPage, card: Locator, shots: Path, name: str) -> None:
     card.screenshot(path=shots / f"mcp-app-{name}-light-1280.png")
     try:
         lab.set_theme("JupyterLab Dark")
+        expect(app.locator("#theme")).to_have_text("dark")  # host-context-changed
         card.scroll_into_view_if_needed()
         card.screenshot(path=shots / f"mcp-app-{name}-dark-1280.png")
     finally:
         lab.set_theme("JupyterLab Light")  # a saved setting: restore it
-    expect(app.locator("#title")).to_be_visible()
+    expect(app.locator("#theme")).to_have_text("light")
     lab.page.set_viewport_size({"width": 500, "height": 900})
     try:
         lab.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")

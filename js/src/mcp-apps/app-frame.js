@@ -13,7 +13,7 @@
 import { h, show } from "../dom.js";
 import { createBridge, PROTOCOL_VERSION } from "./bridge.js";
 import { withPolicy } from "./csp.js";
-import { hostContext } from "./host-context.js";
+import { hostContext, styleVariables, themeOf } from "./host-context.js";
 
 const MAX_HEIGHT = 600;
 const MIN_HEIGHT = 40;
@@ -149,9 +149,20 @@ export function createAppFrame(apps) {
     },
   };
 
+  // JupyterLab's theme switched: the app hears the new theme and variables
+  let lastTheme = null;
+  const themeWatch = new MutationObserver(() => {
+    const theme = themeOf(el);
+    if (!live || theme === lastTheme) return;
+    lastTheme = theme;
+    live.bridge.notify("ui/notifications/host-context-changed", { theme, styles: { variables: styleVariables(el) } });
+  });
+
   const onNotification = (method, params) => {
     if (!live) return;
     if (method === "ui/notifications/initialized") {
+      lastTheme = themeOf(el);
+      themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
       live.bridge.notify("ui/notifications/tool-input", { arguments: live.args ?? {} });
       live.bridge.notify("ui/notifications/tool-result", live.app.result ?? { content: [] });
     } else if (method === "ui/notifications/size-changed" && Number.isFinite(params.height)) {
@@ -208,6 +219,7 @@ export function createAppFrame(apps) {
       await Promise.race([was.bridge.request("ui/resource-teardown", { reason }).catch(() => null), waited]);
       clearTimeout(timer);
     }
+    themeWatch.disconnect();
     was.bridge.close();
     was.iframe.remove();
     bars.replaceChildren();

@@ -10,6 +10,9 @@
   log lines and progress for the calls' cards, prompts as starters,
   ``read_resource`` for the resources its tools link to; a task-only tool
   left out.
+- ``_apps.py``: MCP Apps: the extension advertised, an app tool's ``ui://``
+  resource read once and shown to the user only, ``visibility``, and an
+  app's own requests checked before they reach the server.
 
 This package shares its name with the MCP SDK's: the modules here import the
 SDK absolutely (``from mcp import ClientSession``), which always means the
