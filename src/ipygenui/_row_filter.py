@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .data import _json_cell
+from ._json_cells import json_cell
 
 __all__ = ["cell_texts", "matching_mask"]
 
@@ -43,7 +43,7 @@ def _shown_number(value: float) -> str:
 
 def cell_texts(value: Any) -> tuple[str, ...]:
     """The lower-case texts a cell may match: as sent to the browser and as shown."""
-    cell = _json_cell(value)
+    cell = json_cell(value)
     if cell is None:
         return ()
     if isinstance(cell, bool):

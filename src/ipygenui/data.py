@@ -28,6 +28,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from ._json_cells import json_cell
 from .messages import Thread
 from .tools import to_jsonable
 
@@ -505,24 +506,6 @@ def using_data(store: DataStore | None) -> Iterator[None]:
 # --- rows for the browser ------------------------------------------------------------
 
 
-def _json_cell(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    item = getattr(value, "item", None)
-    if callable(item) and getattr(value, "ndim", 1) == 0:
-        try:
-            return _json_cell(item())
-        except (ValueError, TypeError):
-            pass
-    with contextlib.suppress(Exception):
-        if bool(value != value):  # NaT and friends are not equal to themselves
-            return None
-    iso = getattr(value, "isoformat", None)
-    return iso() if callable(iso) else str(value)
-
-
 def as_frame(obj: Any) -> Any:
     """A pandas DataFrame for any tabular object (a polars frame, a Series, an array)."""
     try:
@@ -550,7 +533,7 @@ def table_rows(frame: Any, positions: Any = None) -> tuple[list[str], list[dict[
     part = frame if positions is None else frame.iloc[positions]
     columns = [str(c) for c in part.columns]
     rows = [
-        {c: _json_cell(v) for c, v in zip(columns, record, strict=True)}
+        {c: json_cell(v) for c, v in zip(columns, record, strict=True)}
         for record in part.itertuples(index=False, name=None)
     ]
     return columns, rows
