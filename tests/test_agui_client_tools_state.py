@@ -22,9 +22,12 @@ import pytest
 from ag_ui.core import EventType, RunAgentInput, Tool, ToolMessage, UserMessage
 
 import ipygenui as gu
+from comm_helpers import settle
 from ipygenui.messages import RequiresAction
+from ipygenui.persistence import load_thread
 from ipygenui.runtime import DecisionError
 from ipygenui.testing import ScriptedModel
+from ipygenui.widget.chat import Chat
 from runtime_helpers import call
 from test_agui_server import parse_sse
 
@@ -89,6 +92,24 @@ async def test_a_client_tool_is_offered_to_the_model_and_its_call_left_to_the_cl
     assert finished.outcome.pending_tool_call_ids == ["c1"]
     last = rt.thread.messages[-1]
     assert isinstance(last.status, RequiresAction) and not last.tool_calls[0].has_result
+
+
+async def test_the_notebook_chat_shows_the_clients_call_as_the_clients_to_answer(
+    tmp_path,
+) -> None:
+    """Nothing in the notebook answers it: its card says who will, and offers no form."""
+    path = tmp_path / "t.json"
+    model = ScriptedModel([call("browser_confirm", {"question": "Delete it?"}, id="c1"), "ok"])
+    chat = Chat(model=model, persist=path)
+    app = chat.runtime.ag_ui_app()
+    await post(app, run_input(UserMessage(id="u1", content="delete it"), tools=[CONFIRM]))
+    await settle(chat)
+    waiting = chat.thread.messages[-1].tool_calls[0]
+    assert waiting.status_message == "Waiting for the AG-UI client to answer"
+    assert "browser_confirm" not in chat.human_tools  # the card has no answer form
+    saved = load_thread(path).messages[-1].tool_calls[0]
+    assert saved.status_message == waiting.status_message and not saved.has_result
+    chat.close()
 
 
 async def test_the_clients_tool_message_answers_its_call_and_the_run_goes_on() -> None:

@@ -41,6 +41,7 @@ const PHASE_TEXT = {
   waiting: "Waiting for you",
   approval: "Waiting for your approval",
   answer: "Waiting for your answer",
+  client: "Waiting for the AG-UI client",
 };
 
 // Components the user sees drawn rather than filled in.
@@ -77,9 +78,10 @@ function streamingCall(messages) {
  * streams a call's arguments is "calling" it (or "drawing" the component it
  * shows: `activityName` names either), and a wait says what it waits for.
  * @param {string} phase the kernel's phase @param {any[]} messages live messages in order
+ * @param {(name: string) => boolean} [isHuman] whether a tool is one of the chat's human tools
  */
-export function liveActivity(phase, messages) {
-  if (phase === "waiting") return waitingFor(messages);
+export function liveActivity(phase, messages, isHuman = () => true) {
+  if (phase === "waiting") return waitingFor(messages, isHuman);
   if (phase !== "thinking") return phase;
   const call = streamingCall(messages);
   if (call) return shownComponent(call) ? "drawing" : "calling";
@@ -97,12 +99,15 @@ export function activityName(messages) {
   return String(shownComponent(call) ?? call.tool_name ?? "");
 }
 
-/** What a waiting run waits for: an approval, an answer, or (unknown) the user. */
-function waitingFor(messages) {
+/** What a waiting run waits for: an approval, an answer, an AG-UI client's
+ * answer (calls of tools the client declared: none of the chat's human tools),
+ * or (unknown) the user. */
+function waitingFor(messages, isHuman) {
   const last = messages[messages.length - 1];
   if (last?.status?.type !== "requires-action") return "waiting";
   const open = (last.parts ?? []).filter((p) => p?.type === "tool-call" && !p.has_result);
   if (open.some((p) => p.approval?.status === "pending")) return "approval";
+  if (open.length && !open.some((p) => isHuman(p.tool_name))) return "client";
   return open.length ? "answer" : "waiting";
 }
 
@@ -196,13 +201,15 @@ export class ChatView {
       send: (msg) => this.send(msg),
       sendText: (text) => this.sendText(text),
     });
+    /** Whether a tool is one of the chat's human tools (its calls wait for the user's answer). */
+    this.isHuman = (name) => (this.model.get("human_tools") ?? []).includes(name);
     const ctx = {
       apps: this.apps,
       components: this.components,
       resources: this.resources,
       send: (msg) => this.send(msg),
       notify: (text) => this.notice(text),
-      isHuman: (name) => (this.model.get("human_tools") ?? []).includes(name),
+      isHuman: this.isHuman,
       standardParams: () => this.model.get("standard_params") ?? [],
       sendEdit: (messageId, text) => this.sendEdit(messageId, text),
       sendStarter: (text) => this.sendText(text),
@@ -517,7 +524,7 @@ export class ChatView {
     const running = !!m.get("running");
     const messages = this.store.messages();
     this.root.dataset.phase = phase;
-    const activity = liveActivity(phase, messages);
+    const activity = liveActivity(phase, messages, this.isHuman);
     const detail = activity === "calling" || activity === "drawing" ? activityName(messages) : "";
     setData(this.root, "activity", activity);
     const offline = !!m.get("offline");

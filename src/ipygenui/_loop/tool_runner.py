@@ -55,7 +55,10 @@ class Stop:
 
 
 Held = Literal["waiting", "asked", "answered"]
-"""Waiting for the user; approval just requested; answered with an error."""
+"""Waiting for the user; approval just requested (or a wait shown); answered with an error."""
+
+CLIENT_ANSWERS = "Waiting for the AG-UI client to answer"
+"""The status of a call to a tool an AG-UI client declared: the client answers it."""
 
 
 class ToolRunner:
@@ -150,6 +153,9 @@ class ToolRunner:
             self._fail(part, reason)
             return Stop(reason)
         if tool.human:
+            if part.tool_name in tools.client and part.status_message != CLIENT_ANSWERS:
+                part.status_message = CLIENT_ANSWERS  # the notebook has nothing to answer with
+                return "asked"
             return "waiting"
         if part.approval is not None:  # decided (or asked) once: the rule is not asked again
             return Ready(part, tool, validated) if part.approval.status == "approved" else "waiting"
