@@ -130,3 +130,57 @@ describe("an app tool's card", () => {
     expect(card.el.querySelector(".gu-tool-result").textContent).not.toContain("parent.x=1"); // nor printed
   });
 });
+
+describe("an app shown while its call streams", () => {
+  const apps = (spec) => ({
+    appOrigin: () => "",
+    kernelAlive: () => true,
+    specFor: (name) => (name === "show_counter" ? spec : null),
+    sendText: vi.fn(),
+    request: vi.fn(),
+    register() {},
+    unregister() {},
+  });
+  const call = (extra) => ({ tool_call_id: "c1", tool_name: "show_counter", has_result: false, approval: null, ...extra });
+
+  async function mounted(spec) {
+    const { createAppFrame } = await import("../src/mcp-apps/app-frame.js");
+    const frame = createAppFrame(apps(spec));
+    document.body.append(frame.el);
+    frame.update(call({ args_complete: false }), { start: 1 });
+    const win = frame.el.querySelector("iframe").contentWindow;
+    const posted = [];
+    win.postMessage = (m) => posted.push(m);
+    const speak = (data) => window.dispatchEvent(new MessageEvent("message", { data, source: win }));
+    speak({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+    await new Promise((r) => setTimeout(r));
+    speak({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+    return { frame, posted, methods: () => posted.map((m) => m.method).filter(Boolean) };
+  }
+
+  it("gets partial input, then the input once, then the result", async () => {
+    const { frame, posted, methods } = await mounted({ uri: "ui://c", html: "<p>app</p>", csp: {} });
+    frame.update(call({ args_complete: false }), { start: 12 });
+    frame.update(call({ args_complete: true }), { start: 123 });
+    const result = { content: [{ type: "text", text: "shown" }] };
+    const done = call({ args_complete: true, has_result: true, is_error: false, result: { for_user: { mcp_app: { uri: "ui://c", html: "", result } } } });
+    frame.update(done, { start: 123 });
+    frame.update(done, { start: 123 });
+    expect(methods()).toEqual([
+      "ui/notifications/tool-input-partial",
+      "ui/notifications/tool-input-partial",
+      "ui/notifications/tool-input",
+      "ui/notifications/tool-result",
+    ]);
+    expect(posted.find((m) => m.method === "ui/notifications/tool-input").params).toEqual({ arguments: { start: 123 } });
+    expect(posted.at(-1).params).toEqual(result);
+    frame.el.remove();
+  });
+
+  it("hears tool-cancelled when the user rejects the call", async () => {
+    const { frame, methods } = await mounted({ uri: "ui://c", html: "<p>app</p>", csp: {} });
+    frame.update(call({ args_complete: true, approval: { status: "rejected", reason: "no" } }), { start: 1 });
+    expect(methods().slice(-2)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]);
+    frame.el.remove();
+  });
+});

@@ -31,6 +31,15 @@ export function appOf(part) {
   return app;
 }
 
+/** What the app is told of the call's end: its result, or why it was cancelled. */
+function ending(part, app) {
+  if (part.approval?.status === "rejected") return { cancelled: part.approval.reason || "the user rejected the call" };
+  if (!part.has_result) return null;
+  if (app?.result) return { result: app.result };
+  const text = typeof part.result?.error === "string" ? part.result.error : JSON.stringify(part.result ?? null);
+  return { result: { content: [{ type: "text", text }], isError: !!part.is_error } };
+}
+
 /** The text of the tool's result for where the app cannot run. */
 export function fallbackText(app) {
   const content = Array.isArray(app?.result?.content) ? app.result.content : [];
@@ -71,7 +80,8 @@ export function createAppFrame(apps) {
   const close = h("button.gu-app-close", { type: "button", text: "Close app" });
   const head = h("div.gu-app-head", {}, title, close);
   const el = h("div.gu-app", { hidden: true }, head, bars, box);
-  /** @type {{part: any, args: any, app: any, iframe: HTMLIFrameElement, bridge: ReturnType<typeof createBridge>} | null} */
+  /** @type {{part: any, args: any, app: any, iframe: HTMLIFrameElement, bridge: ReturnType<typeof createBridge>,
+   *   sent: {partial: string, input: boolean, end: boolean}} | null} */
   let live = null;
   let lastPart = null;
   let lastArgs = {};
@@ -163,8 +173,7 @@ export function createAppFrame(apps) {
     if (method === "ui/notifications/initialized") {
       lastTheme = themeOf(el);
       themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
-      live.bridge.notify("ui/notifications/tool-input", { arguments: live.args ?? {} });
-      live.bridge.notify("ui/notifications/tool-result", live.app.result ?? { content: [] });
+      tell();
     } else if (method === "ui/notifications/size-changed" && Number.isFinite(params.height)) {
       const height = Math.max(MIN_HEIGHT, Math.min(MAX_HEIGHT, Math.ceil(params.height)));
       live.iframe.style.height = `${height}px`;
@@ -177,6 +186,27 @@ export function createAppFrame(apps) {
       });
     }
   };
+
+  /** Tell the app how its call stands: partial input while it streams, the input once, then its end. */
+  function tell() {
+    if (!live || !live.bridge.initialized) return;
+    const { part, sent, bridge } = live;
+    if (!sent.input && !part.args_complete) {
+      const text = JSON.stringify(live.args ?? {});
+      if (text !== sent.partial) bridge.notify("ui/notifications/tool-input-partial", { arguments: live.args ?? {} });
+      sent.partial = text;
+      return;
+    }
+    if (!sent.input) {
+      sent.input = true;
+      bridge.notify("ui/notifications/tool-input", { arguments: live.args ?? {} });
+    }
+    const end = sent.end ? null : ending(part, appOf(part));
+    if (!end) return;
+    sent.end = true;
+    if (end.cancelled) bridge.notify("ui/notifications/tool-cancelled", { reason: String(end.cancelled) });
+    else bridge.notify("ui/notifications/tool-result", end.result);
+  }
 
   function mount(part, app) {
     const proxy = apps.appOrigin();
@@ -195,7 +225,7 @@ export function createAppFrame(apps) {
       iframe.srcdoc = withPolicy(app.html, app.csp);
     }
     const bridge = createBridge({ target: () => iframe.contentWindow, origin, handlers, onNotification });
-    live = { part, args: lastArgs, app, iframe, bridge };
+    live = { part, args: lastArgs, app, iframe, bridge, sent: { partial: "", input: false, end: false } };
     box.replaceChildren(iframe);
     title.textContent = app.uri;
     el.dataset.app = "live";
@@ -248,17 +278,20 @@ export function createAppFrame(apps) {
     update(part, args) {
       lastPart = part;
       lastArgs = args;
-      const app = appOf(part);
+      // the app the result carries, or (while the call runs) the tool's app from the kernel
+      const app = appOf(part) ?? (part.has_result ? null : apps.specFor(part.tool_name));
+      if (live && live.part.tool_call_id === part.tool_call_id) {
+        live.part = part;
+        live.args = args;
+        tell();
+        return;
+      }
       show(el, !!app);
       if (!app) {
         if (live) void teardown("the call no longer shows an app");
         return;
       }
       apps.register(frame);
-      if (live && live.part.tool_call_id === part.tool_call_id) {
-        live.part = part;
-        return;
-      }
       if (live) void teardown("another call took its place");
       if (closedId === part.tool_call_id) return;
       if (!apps.kernelAlive()) {

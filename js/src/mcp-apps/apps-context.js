@@ -32,6 +32,12 @@ export function createAppsContext({ model, send, sendText }) {
     /** The app origin option (`Chat(app_origin=...)`): a sandbox proxy page, or "". */
     appOrigin: () => String(model?.get?.("app_origin") ?? ""),
     kernelAlive: () => kernelAlive,
+    /** The app of a tool (the `mcp_apps` trait), shown while its call's arguments stream; else null. */
+    specFor(toolName) {
+      const apps = model?.get?.("mcp_apps");
+      const app = apps && typeof apps === "object" && Object.hasOwn(apps, toolName) ? apps[toolName] : null;
+      return app && typeof app === "object" && typeof app.html === "string" ? app : null;
+    },
     sendText,
     /**
      * An app's request, through the kernel to its server.

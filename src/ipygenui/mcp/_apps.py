@@ -150,6 +150,17 @@ class AppResources:
         self.cache[uri] = app
         return app
 
+    async def specs(self, session: ClientSession, tools: dict[str, str]) -> dict[str, Any]:
+        """Tool name -> its app, for ``tools`` (name -> resource URI); an app
+        that cannot be read is left out (its calls show their text)."""
+        out: dict[str, Any] = {}
+        for name, uri in tools.items():
+            try:
+                out[name] = await self.read(session, uri)
+            except Exception as exc:
+                logger.warning("MCP app %s of %s not shown: %s", uri, name, exc)
+        return out
+
 
 def raw_result(result: Any) -> dict[str, Any]:
     """A ``CallToolResult`` as the app reads it (JSON, the spec's camelCase)."""

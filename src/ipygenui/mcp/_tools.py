@@ -612,6 +612,20 @@ class MCPTools:
             return await app_view(self._app_resources, session, app[0].resource_uri, result)
         return result_value(result)
 
+    def app_specs(self) -> dict[str, dict[str, Any]]:
+        """The apps of the tools the model may call: tool name (with
+        ``prefix``) -> ``{uri, html, csp}``, read now (once per server), so a
+        card shows its app while the call's arguments still stream."""
+        worker, connection = self._worker, self._connection
+        if worker is None or connection is None or connection.session is None:
+            return {}
+        wanted = {
+            self.prefix + name: app.resource_uri
+            for name, (app, _) in self._apps.items()
+            if app.resource_uri is not None and app.for_model
+        }
+        return worker.run(self._app_resources.specs(connection.session, wanted), 30)
+
     async def app_request(self, method: str, params: Any, approved: bool) -> Any:
         """An app's request (``tools/call``, ``resources/read``) to this server;
         ``approved``: the user said yes to this very request."""

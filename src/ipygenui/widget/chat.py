@@ -234,6 +234,10 @@ class Chat(anywidget.AnyWidget):
     updated_at}`` each (``Runtime.threads``)."""
     thread_id = Unicode("").tag(sync=True)
     """The id of the thread shown."""
+    mcp_apps = Dict().tag(sync=True)
+    """MCP Apps: tool name -> ``{uri, html, csp}`` of the tools whose calls
+    show an app (read when the chat is built), so a card shows it while its
+    arguments stream."""
     app_origin = Unicode("").tag(sync=True)
     """MCP Apps: the URL of a sandbox proxy on another origin (the spec's
     double iframe, docs/mcp-apps.md); "" renders each app in an iframe of
@@ -307,6 +311,7 @@ class Chat(anywidget.AnyWidget):
             data_names=_data_names(runtime),
             data_details=notebook_data.data_details(runtime.data),
             always_allowed=sorted(runtime.always_approved),
+            mcp_apps=_mcp_apps(runtime),
             **widget_kwargs,
         )
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
@@ -791,6 +796,19 @@ def _thread_list(threads: Any) -> list[dict[str, Any]]:
 class _NoTimer:
     def cancel(self) -> None:
         pass
+
+
+def _mcp_apps(runtime: Runtime) -> dict[str, Any]:
+    """The apps of the chat's MCP tools, by tool name (none when a server cannot say)."""
+    apps: dict[str, Any] = {}
+    for source in getattr(runtime, "_tool_sources", []):
+        specs = getattr(source, "app_specs", None)
+        if callable(specs):
+            try:
+                apps.update(specs())
+            except Exception:  # the calls still show their app once their result is in
+                log.warning("the MCP apps of %r could not be read", source, exc_info=True)
+    return apps
 
 
 def _current_loop() -> asyncio.AbstractEventLoop | None:
