@@ -6,7 +6,8 @@ sent back each time, approvals resumed with AG-UI's ``resume``.
 Faults tried: a second and a third run after the first (ids merged by the
 client's own MESSAGES_SNAPSHOT rule), a step's reasoning, text and tool call
 in one assistant message, interrupts resumed by approve, approve with edited
-arguments and reject with a reason, and a stale resume after them.
+arguments and reject with a reason, and a stale resume after them; an
+interrupt cancelled beside a new user message (moving on).
 """
 
 from __future__ import annotations
@@ -127,3 +128,19 @@ async def test_the_official_client_holds_our_history_and_resumes_interrupts() ->
 
     assert stale["error"]["status"] == 409 and "not open" in stale["error"]["message"]
     assert stale["messages"] == ours(rt)  # the refused resume changed nothing
+
+
+async def test_the_official_client_cancels_an_interrupt_to_move_on_with_a_new_message() -> None:
+    """AG-UI lets no input leave an interrupt open: a client that moves on
+    cancels it beside its new message; the call is not run."""
+    model = ScriptedModel([call("drop", {"name": "w"}, id="d9"), "Kept w."])
+    rt = gu.Runtime(model=model, tools=[drop])
+    app = rt.ag_ui_app()
+    cancel = {"resume": [{"interruptId": "d9", "status": "cancelled"}]}
+    with serve(app) as url:
+        first, second = await drive(url, app.token, [user("drop w"), {**user("keep it"), **cancel}])
+    assert [i["id"] for i in first["pendingInterrupts"]] == ["d9"]
+    assert "error" not in second, second["error"]
+    assert second["pendingInterrupts"] == [] and dropped == []
+    assert second["messages"] == ours(rt)
+    assert [m.text for m in rt.thread.messages[2:]] == ["keep it", "Kept w."]

@@ -13,9 +13,11 @@ model request, the tool never run):
 - resumes that are malformed (a payload that is no object, no boolean
   ``approved``, a misspelt field, edits on a rejection or that the tool
   refuses, a reason on an approval), stale (an interrupt never raised, one
-  decided in the notebook), repeated, partial, or beside a new user message:
-  each a 4xx naming the problem, the call still pending, its arguments as
-  they were; a ``cancelled`` entry rejects the call;
+  decided in the notebook), repeated, partial, or deciding beside a new user
+  message: each a 4xx naming the problem, the call still pending, its
+  arguments as they were; a ``cancelled`` entry rejects the call, and beside
+  a new user message (AG-UI's way to move on) lets that message end the
+  waiting reply, the call not run;
 - a body over the size limit, declared and streamed (100 MB, never held
   whole); JSON nested 65 and 100,000 deep; brackets inside strings;
 - a client hanging up mid-run: its run is cancelled, the next POST served;
@@ -482,6 +484,24 @@ async def test_a_resume_beside_a_new_user_message_is_refused() -> None:
     response = await request(app, body=resume_input(approval({"approved": True}), messages=(new,)))
     assert response.status_code == 400 and "request of its own" in response.json()["error"]
     assert still_pending(rt, 2)
+
+
+async def test_cancelling_every_interrupt_beside_a_new_message_moves_on() -> None:
+    model = ScriptedModel([call("drop", {"name": "users"}, id="d1"), "Fine, kept."])
+    rt = gu.Runtime(model=model, tools=[drop, ask])
+    app = rt.ag_ui_app()
+    await rt.send("drop users")
+    new = UserMessage(id="u9", content="no, keep it")
+    entry = {"interruptId": "d1", "status": "cancelled"}
+    response = await request(app, body=resume_input(entry, messages=(new,)))
+    assert response.status_code == 200, response.text
+    assert parse_sse(response.text)[-1].type == EventType.RUN_FINISHED
+    part = rt.thread.messages[1].tool_call("d1")
+    assert part is not None and part.approval is not None
+    assert part.approval.status == "rejected" and part.is_error and not ran
+    assert [m.text for m in rt.thread.messages[2:]] == ["no, keep it", "Fine, kept."]
+    stale = await request(app, body=resume_input(entry, messages=(new,)))
+    assert stale.status_code == 409 and "d1, which is not open" in stale.json()["error"]
 
 
 async def test_a_resume_of_a_call_decided_in_the_notebook_is_stale() -> None:

@@ -174,6 +174,8 @@ def start_from_input(
             raise Refused(403, _not_the_clients(part))
         answers.append(message)
     decisions = _resumed(runtime, data, {a.tool_call_id for a in answers})
+    new = _new_user_message(runtime, data)
+    moving_on = new is not None and bool(data.resume)  # every interrupt cancelled for it
     run: ServedRun | None = None
     if answers:
         prepare()
@@ -182,17 +184,15 @@ def start_from_input(
             run = runtime._add_client_result(answer.tool_call_id, answer.content) or run
         except DecisionError as exc:
             raise Refused(403, f"tool call {answer.tool_call_id}: {exc}") from None
-    if decisions:
+    if decisions and not moving_on:
         if not answers:
             prepare()
         run = _decide(runtime, decisions) or run
     if run is not None:
         return run
-    known = {m.id for m in runtime.thread.messages}
-    last = data.messages[-1] if data.messages else None
-    if isinstance(last, UserMessage) and last.id not in known and _user_text(last).strip():
+    if new is not None and _user_text(new).strip():
         gated = _awaiting_approval(runtime.thread)
-        if gated is not None:
+        if gated is not None and not moving_on:
             raise Refused(
                 409,
                 f"tool call {gated.tool_call_id} ({gated.tool_name}) waits for approval: "
@@ -200,22 +200,34 @@ def start_from_input(
                 "taken once it is decided",
             )
         prepare()
-        return runtime.send(_user_text(last))
+        return runtime.send(_user_text(new))  # ends the waiting reply: its calls not run
     raise Refused(
         400, "nothing to run: the input ends with no new user message and answers no waiting call"
     )
 
 
-def _resumed(runtime: ServedRuntime, data: RunAgentInput, answered: set[str]) -> list[Decision]:
-    """The decisions the input's ``resume`` asks for, all checked (``Refused`` if not)."""
-    if not data.resume:
-        return []
+def _new_user_message(runtime: ServedRuntime, data: RunAgentInput) -> UserMessage | None:
+    """The input's last message when it is a user message the thread does not hold yet."""
     last = data.messages[-1] if data.messages else None
     if isinstance(last, UserMessage) and last.id not in {m.id for m in runtime.thread.messages}:
+        return last
+    return None
+
+
+def _resumed(runtime: ServedRuntime, data: RunAgentInput, answered: set[str]) -> list[Decision]:
+    """The decisions the input's ``resume`` asks for, all checked (``Refused`` if not).
+    Beside a new user message a resume may only cancel: the user moves on (AG-UI's
+    way to leave interrupts), and the message ends the waiting reply."""
+    if not data.resume:
+        return []
+    if _new_user_message(runtime, data) is not None and any(
+        entry.status != "cancelled" for entry in data.resume
+    ):
         raise Refused(
             400,
-            "a resume continues the interrupted run: send the new user message "
-            "in a request of its own once that run ends",
+            "a resume that decides continues the interrupted run: send the new user "
+            "message in a request of its own once that run ends (or cancel every "
+            "interrupt to move on with it)",
         )
     waiting = open_interrupts(runtime.thread, runtime.tools)
     return read_resume(data.resume, waiting, answered, runtime.human_tool_names, runtime.tools)
