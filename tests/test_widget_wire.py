@@ -28,6 +28,7 @@ from ipygenui.widget._protocol import (
     MAX_UPLOAD_BYTES,
     MAX_WINDOW,
     WIRE_LIMITS,
+    A2UIActionMsg,
     ComponentStateMsg,
     DataWindowMsg,
     FrameMessage,
@@ -206,6 +207,8 @@ def test_browser_messages_are_accepted_as_sent(case: dict[str, Any]) -> None:
         parsed = DataWindowMsg.model_validate(sent)
     elif sent["type"] == "mcp_app":
         parsed = McpAppMsg.model_validate(sent)
+    elif sent["type"] == "a2ui_action":
+        parsed = A2UIActionMsg.model_validate(sent)
     else:
         parsed = parse_client_message(sent)
     assert parsed.model_dump(mode="json", exclude_unset=True) == sent

@@ -64,6 +64,18 @@ export const toKernel = Object.freeze({
   retry: () => ({ type: "retry" }),
   /** A component's state as the user left it (a Form's values). */
   componentState: (toolCallId, state) => ({ type: "component_state", tool_call_id: toolCallId, state }),
+  /**
+   * A pressed button of an A2UI surface a call showed, with what the user
+   * entered (`data`: surface id -> {JSON Pointer: value}); the kernel reads
+   * the button's event and context from the surface it holds.
+   */
+  a2uiAction: (toolCallId, surfaceId, componentId, data) => ({
+    type: "a2ui_action",
+    tool_call_id: toolCallId,
+    surface_id: surfaceId,
+    component_id: componentId,
+    data,
+  }),
   /** A user message's new text: the kernel re-runs from it, keeping the old branch. */
   edit: (messageId, text, ref) => ({ type: "edit", message_id: messageId, text, ref }),
   /** A new reply in place of this assistant message (a new branch). */

@@ -212,6 +212,8 @@ describe("readableName", () => {
     ["Table", "table"],
     ["SalesChart", "sales chart"],
     ["KPICard", "KPI card"],
+    ["A2UI", "A2UI"],
+    ["Chart2Day", "chart2 day"],
     ["my_plot", "my plot"],
     ["", "component"],
   ])("%s reads as %s", (name, words) => {

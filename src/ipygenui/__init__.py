@@ -72,6 +72,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
             "Image",
             "Form",
         ),
+        "a2ui": ("A2UI",),
     },
     "models": {
         "models.base": (
@@ -175,6 +176,7 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from ._loop.continuation import should_continue as should_continue
     from ._model_choices import ModelChoiceError as ModelChoiceError
     from ._threads import UnknownThreadError as UnknownThreadError
+    from .a2ui import A2UI as A2UI
     from .agui import AGUIAgent as AGUIAgent
     from .agui import AGUIApp as AGUIApp
     from .components import Chart as Chart

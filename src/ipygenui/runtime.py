@@ -1011,6 +1011,14 @@ class Runtime:
         (see ``ipygenui.components.shown``)."""
         return shown_components(self.thread, self._components(), data=self.data)
 
+    def surfaces(self) -> list[dict[str, Any]]:
+        """The A2UI surfaces shown so far (``ipygenui.a2ui``): each one's
+        ``surface_id``, ``components`` and ``data`` model, with what the user
+        entered in the browser."""
+        from .a2ui import thread_surfaces  # only chats that show A2UI load it
+
+        return thread_surfaces(self.thread)
+
     def results(self) -> list[ToolResult]:
         """Every answered tool call, oldest first: tool name, call id, the
         reference its object is kept under (or None) and ``value``, the object

@@ -12,6 +12,7 @@
 // Without `update`, `render` runs again on a cleared `el` when props change.
 
 import { h } from "../dom.js";
+import * as a2ui from "./a2ui.js";
 import * as chart from "./chart.js";
 import * as form from "./form.js";
 import * as image from "./image.js";
@@ -20,7 +21,7 @@ import * as metric from "./metric.js";
 import * as output from "./python-component.js";
 import * as table from "./table.js";
 
-export const BUILTINS = { markdown, table, metric, chart, image, form };
+export const BUILTINS = { markdown, table, metric, chart, image, form, a2ui };
 
 /** A short stable hash of a string (FNV-1a), to key the module cache. */
 export function hashSource(text) {
@@ -76,6 +77,7 @@ function describe(err) {
  *          importer?: (url: string) => Promise<any>,
  *          resources?: import("../resources.js").Resources,
  *          fetchRows?: (opts: any) => Promise<any>, sendMessage?: (text: string) => void,
+ *          sendAction?: (surfaceId: string, componentId: string, data: any) => void,
  *          isRunning?: () => boolean}} opts `fetchRows`: rows of the kernel
  *   data a call's table shows, by window (slot.js); `sendMessage`: starts a turn with
  *   a user message (a submitted Form's values); `isRunning`: whether a reply streams
@@ -94,6 +96,7 @@ export function mountComponent({
   resources,
   fetchRows,
   sendMessage,
+  sendAction,
   isRunning,
 }) {
   const body = h("div.gu-component-body");
@@ -127,6 +130,7 @@ export function mountComponent({
     resources,
     fetchRows,
     sendMessage,
+    sendAction,
     isRunning,
     setState: (next, opts) => {
       const value = typeof next === "function" ? next(current.state) : next;

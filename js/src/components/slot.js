@@ -141,6 +141,12 @@ export function createComponentContext({
         send(toKernel.dataWindow(toolCallId, request, offset, Math.min(limit, maxWindow), sort, descending, filter));
       });
     },
+    /** A pressed A2UI button: what the user entered goes with it (no debounce to wait for). */
+    sendA2UIAction(toolCallId, surfaceId, componentId, data) {
+      clearTimer(timers.get(toolCallId));
+      timers.delete(toolCallId);
+      send(toKernel.a2uiAction(toolCallId, surfaceId, componentId, data));
+    },
     /** Send a component's state to the kernel, debounced per call. */
     sendComponentState(toolCallId, state, { flush = false } = {}) {
       clearTimer(timers.get(toolCallId));
@@ -176,7 +182,8 @@ export function readableName(name) {
   const words = String(name ?? "")
     .slice(0, MAX_NAME)
     .replace(/[_\-\s]+/g, " ")
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/([0-9])([A-Z][a-z])/g, "$1 $2") // "A2UI" stays one acronym
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
     .trim()
     .split(" ")
@@ -304,6 +311,7 @@ export function createComponentSlot(cctx) {
           setState: (value, opts) => cctx.sendComponentState(id, value, opts),
           fetchRows: (opts) => cctx.fetchRows(id, opts),
           sendMessage: cctx.sendText,
+          sendAction: (surfaceId, componentId, data) => cctx.sendA2UIAction(id, surfaceId, componentId, data),
           isRunning: cctx.isRunning,
         });
         seen = null;

@@ -65,6 +65,7 @@ from ag_ui.core import (
 from pydantic import TypeAdapter, ValidationError
 
 from .._internal.loop_clients import LoopClients
+from ..a2ui import AGENT_A2UI_TOOL
 from ..messages import new_id
 from ..models.agent import AgentDecision, AgentInterrupt, AgentRequest
 from ..models.base import (
@@ -75,6 +76,7 @@ from ..models.base import (
     TextDelta,
     ToolCallDelta,
 )
+from ._activity import A2UI_ACTIVITY, a2ui_call_of
 from ._convert import to_agui_messages, to_agui_tools
 from ._sequence import SequenceChecker, SequenceError
 from ._sse_reader import sse_data
@@ -341,6 +343,8 @@ class _RunReader:
             return [ToolCallDelta(self._calls[data.tool_call_id], arguments=data.delta)]
         if kind == EventType.TOOL_CALL_CHUNK:
             return self._chunk(data)
+        if kind == EventType.ACTIVITY_SNAPSHOT:
+            return self._activity(data)
         if kind == EventType.TOOL_CALL_RESULT:
             index = self._calls.get(data.tool_call_id)
             if index is not None:  # a tool the agent ran itself
@@ -372,6 +376,19 @@ class _RunReader:
             kernel_calls = len(self._calls) > len(self.request.server_results)
             return [FinishDelta("tool_calls" if kernel_calls else "stop")]
         return []
+
+    def _activity(self, data: Any) -> list[ModelDelta]:
+        """An A2UI activity: a ``show_a2ui`` call the agent answered itself
+        (other activity types are not shown)."""
+        if data.activity_type != A2UI_ACTIVITY:
+            return []
+        call_id = str(data.message_id)
+        if call_id in self._calls:  # a later snapshot of the same activity: a call of its own
+            call_id = f"{call_id}-{len(self._calls)}"
+        start = self._start_call(call_id, AGENT_A2UI_TOOL)
+        args, result, is_error = a2ui_call_of(data.content)
+        self.request.server_results[start.index] = (result, is_error)
+        return [start, ToolCallDelta(start.index, arguments=args)]
 
     def _start_call(self, call_id: str, name: str) -> ToolCallDelta:
         index = self._calls[call_id] = len(self._calls)

@@ -33,6 +33,7 @@ from typing import Any
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
+    ActivitySnapshotEvent,
     BaseEvent,
     CustomEvent,
     EventType,
@@ -70,6 +71,7 @@ from ..events import (
     ThreadEvent,
 )
 from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
+from ._activity import A2UI_ACTIVITY, a2ui_activity_content
 from ._client_state import COMPONENTS_KEY
 from ._convert import (
     part_step_message_id,
@@ -345,6 +347,13 @@ class AGUIEmitter:
                     role="tool",
                 )
             )
+            activity = a2ui_activity_content(part)
+            if activity is not None:  # what other AG-UI clients render A2UI from
+                self._emit(
+                    ActivitySnapshotEvent(
+                        message_id=f"a2ui-{call}", activity_type=A2UI_ACTIVITY, content=activity
+                    )
+                )
 
     def _messages_snapshot(self) -> None:
         """The thread as AG-UI messages, with the ids the stream used."""

@@ -81,7 +81,8 @@ def update_tools(
     for message in thread.messages:
         for part in message.tool_calls:
             spec = registry.get(component_name_of(part.tool_name) or "")
-            if spec is not None and part.has_result and not part.is_error:
+            updatable = getattr(spec, "updatable", True)  # A2UI: more messages instead
+            if spec is not None and updatable and part.has_result and not part.is_error:
                 shown.append((spec, component_id_of(part.tool_call_id)))
     return (
         [UpdateComponentTool(spec, component_id, thread) for spec, component_id in shown[-limit:]]
@@ -126,7 +127,7 @@ def unreported_states(thread: Thread) -> dict[str, dict[str, Any]]:
     changed: dict[str, dict[str, Any]] = {}
     for message in thread.messages:
         for part in message.tool_calls:
-            name = component_name_of(part.tool_name) or shown_app(part)
+            name = component_name_of(part.tool_name)
             if name and part.component_state is not None:
                 component_id = component_id_of(part.tool_call_id)
                 if reported.get(component_id) != part.component_state:

@@ -19,6 +19,8 @@ import re
 from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
+from ..tools._ui import component_name_of
+from ._demo_a2ui import A2UI_FORM, A2UI_TOOL, a2ui_answer
 from ._demo_asking import asking_reply, asking_things, sampling_reply
 from ._demo_components import components_reply
 from ._demo_results import results_reply
@@ -117,6 +119,7 @@ _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun"]
 # keyword -> (UI tool, props): shown when that component is registered, so a
 # demo notebook can show props streaming into a component without a key.
 COMPONENT_DEMOS: dict[str, tuple[str, dict[str, Any]]] = {
+    "a2ui": (A2UI_TOOL, {"messages": A2UI_FORM}),  # first: "an A2UI form" is no Form
     "chart": (
         "show_component_Chart",
         {
@@ -194,7 +197,7 @@ def _suggestions(tool_names: set[str]) -> list[str]:
         chips.append("What's the weather in Paris?")
     for keyword, (tool_name, _) in COMPONENT_DEMOS.items():
         if tool_name in tool_names and len(chips) < 2:
-            chips.append(f"Show me a {keyword}")
+            chips.append(f"Show me {_a(keyword)}")
     return [*chips, "What can you do?"]
 
 
@@ -298,7 +301,7 @@ def _things_to_try(names: set[str]) -> list[tuple[str, str]]:
         things.append(("look up **the weather**", "What's the weather in Paris?"))
     for keyword, (tool_name, _) in COMPONENT_DEMOS.items():
         if tool_name in names:
-            things.append((f"show **a {keyword}** component", f"Show me a {keyword}"))
+            things.append((f"show **{_a(keyword)}** component", f"Show me {_a(keyword)}"))
     query = sorted(n for n in names if n.startswith("query"))
     if query:
         things.append((f"query **your data** with `{query[0]}`", "Query the top orders"))
@@ -326,8 +329,13 @@ def _offline(names: set[str]) -> str:
     return f"{OFFLINE}\n\nTry {tries}"
 
 
+def _a(keyword: str) -> str:
+    """What to ask for: "a chart", "an A2UI form"."""
+    return "an A2UI form" if keyword == "a2ui" else f"a {keyword}"
+
+
 def _missing_component(keyword: str) -> str:
-    name = COMPONENT_DEMOS[keyword][0].removeprefix("show_component_")
+    name = component_name_of(COMPONENT_DEMOS[keyword][0]) or keyword
     return (
         f"I'd show that with the `{name}` component, but this chat has none. Create the chat "
         f"with it, `gu.Chat(components=[gu.{name}])`, and ask again."
@@ -341,9 +349,13 @@ def _component_reply(lowered: str, names: set[str]) -> ScriptedReply | None:
         if tool_name not in names:
             return ScriptedReply(text=_missing_component(keyword))
         label = tool_name.removeprefix("show_component_").lower()
-        props = {STATUS_PARAM: f"drawing a {label}", COMPLETION_PARAM: f"drew a {label}", **props}
+        if tool_name == A2UI_TOOL:
+            label = "A2UI form"
+        a = "an" if label[0] in "aeiouAEIOU" else "a"
+        status = {STATUS_PARAM: f"drawing {a} {label}", COMPLETION_PARAM: f"drew {a} {label}"}
+        props = {**status, **props}
         return ScriptedReply(
-            text=f"Here is a {label} with made-up demo data:\n\n",
+            text=f"Here is {a} {label} with made-up demo data:\n\n",
             tool_calls=[ScriptedCall(tool_name, props)],
         )
     return None
@@ -392,6 +404,9 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
     for suggestions is sent without tools).
     """
     names = _tool_names(request)
+    a2ui = a2ui_answer(request, last_user_text(request))
+    if a2ui is not None:
+        return ScriptedReply(text=a2ui)
     if request.messages and request.messages[-1].get("role") == "tool":
         if _last_calls_were_ui(request):
             return ScriptedReply(text=components_reply(request))

@@ -30,6 +30,14 @@ __all__ = [
 UI_TOOL_PREFIX = "show_component_"
 UPDATE_PREFIX = "update_component_"
 
+_TOOL_NAMES = {"A2UI": "show_a2ui"}
+"""Components whose tool is named by their standard, not ``show_component_<Name>``
+(``ipygenui.a2ui``: the model knows A2UI by that name)."""
+_NAMED_TOOLS = {tool: name for name, tool in _TOOL_NAMES.items()}
+_NAMED_TOOLS["a2ui_surface"] = "A2UI"
+"""An AG-UI agent's ``a2ui-surface`` activity (``agui/_activity.py``): the agent's
+own call (no tool of the chat, so its answer stands), drawn by the A2UI component."""
+
 # OpenAI function names: letters, digits, "_" and "-", at most 64 characters.
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -44,6 +52,8 @@ def ui_tool_name(component_name: str) -> str:
         raise ValueError(
             f"component name {component_name!r} must use only letters, digits, '_' and '-'"
         )
+    if component_name in _TOOL_NAMES:
+        return _TOOL_NAMES[component_name]
     name = UI_TOOL_PREFIX + component_name
     if len(name) > _MAX_NAME:
         raise ValueError(
@@ -54,12 +64,16 @@ def ui_tool_name(component_name: str) -> str:
 
 
 def is_ui_tool(tool_name: str) -> bool:
-    """True for a ``show_component_<Name>`` tool name (a non-empty Name)."""
+    """True for a ``show_component_<Name>`` tool name (a non-empty Name), or ``show_a2ui``."""
+    if tool_name in _NAMED_TOOLS:
+        return True
     return tool_name.startswith(UI_TOOL_PREFIX) and len(tool_name) > len(UI_TOOL_PREFIX)
 
 
 def component_name_of(tool_name: str) -> str | None:
     """The component a UI tool shows, or None for any other tool."""
+    if tool_name in _NAMED_TOOLS:
+        return _NAMED_TOOLS[tool_name]
     return tool_name[len(UI_TOOL_PREFIX) :] if is_ui_tool(tool_name) else None
 
 
@@ -109,8 +123,10 @@ def props_json_schema(props: Any) -> dict[str, Any]:
 def ui_tool_schema(component_name: str, props: Any, description: str = "") -> dict[str, Any]:
     """The OpenAI tool schema (without standard parameters) for a component."""
     text = f"Show the {component_name} UI component to the user."
+    if component_name in _TOOL_NAMES:
+        text = ""
     if description:
-        text += f" About the component: {description}"
+        text += f" About the component: {description}" if text else description
     return {
         "type": "function",
         "function": {

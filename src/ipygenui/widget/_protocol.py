@@ -323,6 +323,19 @@ class ComponentStateMsg(_Msg):
     state: dict[str, JsonValue]
 
 
+class A2UIActionMsg(_Msg):
+    """The user pressed a button of an A2UI surface a call showed; ``data``:
+    what they entered, per surface (JSON Pointer -> value), stored first.
+    The kernel reads the button's event from the surface it holds
+    (``a2ui._thread.action_event``), so the browser names only the button."""
+
+    type: Literal["a2ui_action"]
+    tool_call_id: ToolCallId
+    surface_id: Annotated[str, Field(min_length=1, max_length=200)]
+    component_id: Annotated[str, Field(min_length=1, max_length=200)]
+    data: dict[str, dict[str, JsonValue]] | None = None
+
+
 MAX_WINDOW = 1_000
 """Most rows one ``data_window`` request may ask for."""
 

@@ -395,6 +395,7 @@ class Chat(anywidget.AnyWidget):
     cancel = _FromRuntime(Runtime.cancel)
     retry = _FromRuntime(Runtime.retry)
     shown_components = _FromRuntime(Runtime.shown_components)
+    surfaces = _FromRuntime(Runtime.surfaces)
     results = _FromRuntime(Runtime.results)
     set_component_state = _FromRuntime(Runtime.set_component_state)
     save = _FromRuntime(Runtime.save)

@@ -11,6 +11,9 @@
   a call's arguments or result land; the browser renders them, merging nothing.
 - ``component_state`` messages from the browser (a Form's values), validated
   and stored on the call's part by :meth:`Runtime.set_component_state`.
+- ``a2ui_action`` messages from an A2UI surface's button: what the user
+  entered is stored as the call's state, then the button's event (read from
+  the surface the kernel holds, its context resolved) starts the next turn.
 - ``data_window`` messages from a Table of a large kernel table: rows of one
   window, sorted and filtered in the kernel (``data.RowWindows``) in a worker
   thread so a first sort or filter of a million rows never holds up the
@@ -35,6 +38,7 @@ from ..tools._ui import component_id_of, component_name_of
 from ..tools._worker_threads import can_start_threads
 from ._protocol import (
     MAX_WINDOW,
+    A2UIActionMsg,
     ComponentStateMsg,
     DataWindowMsg,
     component_output_message,
@@ -44,6 +48,14 @@ from ._protocol import (
 log = logging.getLogger(__name__)
 
 __all__ = ["ComponentBridge"]
+
+
+def _parsed(model: Any, content: dict[str, Any]) -> Any:
+    """A browser message checked against its model (``ValueError`` naming the problem)."""
+    try:
+        return model.model_validate(content)
+    except ValidationError as exc:
+        raise ValueError(f"invalid {content['type']} message: {exc.errors()[0]['msg']}") from None
 
 
 # A patch of one of these fields may change a component's effective props.
@@ -105,26 +117,36 @@ class ComponentBridge:
             self.host.render_thread()
 
     def handles(self, content: Any) -> bool:
-        """Apply a ``component_state`` message; False for any other message.
+        """Apply a ``component_state``, ``data_window`` or ``a2ui_action``
+        message; False for any other message.
 
         Raises ``ValueError`` (the widget answers it) when the message or the
         state is invalid; nothing changes then.
         """
         if isinstance(content, dict) and content.get("type") == "data_window":
-            try:
-                window = DataWindowMsg.model_validate(content)
-            except ValidationError as exc:
-                raise ValueError(f"invalid data_window message: {exc.errors()[0]['msg']}") from None
-            self._answer_window(window)
+            self._answer_window(_parsed(DataWindowMsg, content))
+            return True
+        if isinstance(content, dict) and content.get("type") == "a2ui_action":
+            self._a2ui_action(_parsed(A2UIActionMsg, content))
             return True
         if not (isinstance(content, dict) and content.get("type") == "component_state"):
             return False
-        try:
-            msg = ComponentStateMsg.model_validate(content)
-        except ValidationError as exc:
-            raise ValueError(f"invalid component_state message: {exc.errors()[0]['msg']}") from None
+        msg = _parsed(ComponentStateMsg, content)
         self.runtime.set_component_state(msg.tool_call_id, msg.state)
         return True
+
+    def _a2ui_action(self, msg: A2UIActionMsg) -> None:
+        """Store what the user entered, then start a turn with the button's
+        event (its context resolved against the surface's data model)."""
+        from ..a2ui import action_event, action_text
+
+        if msg.data is not None:
+            self.runtime.set_component_state(msg.tool_call_id, {"data": msg.data})
+        thread = self.runtime.thread
+        event = action_event(thread, msg.tool_call_id, msg.surface_id, msg.component_id)
+        if self.runtime.running:
+            raise ValueError("a reply is still running: press the button again once it ends")
+        self.runtime.send(action_text(event))
 
     def source(self, msg: DataWindowMsg) -> Any:
         """The object the table of ``msg``'s call shows (``ValueError`` naming what is wrong)."""

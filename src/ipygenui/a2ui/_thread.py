@@ -1,0 +1,94 @@
+"""A thread's A2UI surfaces, and a pressed button as the model's next input.
+
+The surfaces are rebuilt from the thread each time (the ``show_a2ui`` calls
+that succeeded, in order, each followed by what the user entered on it), so
+they survive save and load with nothing stored beside the parts.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+from ..messages import Thread
+from ._component import A2UI_CALLS
+from ._surfaces import Surface, apply_messages, pointer_set, resolve_value
+from ._validate import A2UIError, check_messages
+
+__all__ = ["action_event", "action_text", "thread_surfaces"]
+
+
+def _build(thread: Thread) -> dict[str, Surface]:
+    surfaces: dict[str, Surface] = {}
+    for message in thread.messages:
+        for part in message.tool_calls:
+            if part.tool_name not in A2UI_CALLS or not part.has_result or part.is_error:
+                continue
+            messages = (part.args or {}).get("messages")
+            try:
+                versions = check_messages(messages)
+            except A2UIError:
+                continue  # a call saved by another version of the rules: skip it
+            apply_messages(surfaces, messages or [], versions)
+            state = part.component_state or {}
+            for surface_id, edits in (state.get("data") or {}).items():
+                surface = surfaces.get(surface_id)
+                if surface is None or surface.deleted:
+                    continue
+                for pointer, value in edits.items():
+                    surface.data = pointer_set(surface.data, pointer, value)
+    return surfaces
+
+
+def thread_surfaces(thread: Thread) -> list[dict[str, Any]]:
+    """Each live surface: ``surface_id``, ``version``, ``catalog_id``, ``root``,
+    ``components`` (id -> the component, in v0.9's flat form) and ``data``
+    (its data model, with the user's input)."""
+    return [s.as_dict() for s in _build(thread).values() if not s.deleted]
+
+
+def action_event(
+    thread: Thread, tool_call_id: str, surface_id: str, component_id: str
+) -> dict[str, Any]:
+    """The A2UI v0.9 ``action`` message for a pressed button: its event's name
+    and context, each path read from the surface's data model now.
+
+    The browser names only the button; the event comes from the surface the
+    kernel holds, so a view cannot invent one. Raises ``ValueError``.
+    """
+    found = thread.find_tool_call(tool_call_id)
+    if found is None or found[1].tool_name not in A2UI_CALLS:
+        raise ValueError(f"no A2UI surface was shown by tool call {tool_call_id!r}")
+    surface = _build(thread).get(surface_id)
+    if surface is None or surface.deleted:
+        raise ValueError(f"no A2UI surface {surface_id!r} in this chat")
+    component = surface.components.get(component_id)
+    if component is None:
+        raise ValueError(f"surface {surface_id!r} has no component {component_id!r}")
+    action = component.get("action")
+    event = action.get("event") if isinstance(action, dict) else None
+    if not isinstance(event, dict) or not isinstance(event.get("name"), str):
+        raise ValueError(
+            f"component {component_id!r} has no server event to send "
+            "(client-side functionCall actions are not supported)"
+        )
+    given = event.get("context")
+    context: dict[str, Any] = given if isinstance(given, dict) else {}
+    return {
+        "version": "v0.9",
+        "action": {
+            "name": event["name"],
+            "surfaceId": surface_id,
+            "sourceComponentId": component_id,
+            "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "context": {k: resolve_value(v, surface.data) for k, v in context.items()},
+        },
+    }
+
+
+def action_text(event: dict[str, Any]) -> str:
+    """The user message an action becomes: a line to read, then the A2UI JSON."""
+    action = event["action"]
+    head = f"Pressed “{action['name']}” on the A2UI surface {action['surfaceId']}."
+    return f"{head}\n\n```json\n{json.dumps(event, ensure_ascii=False, indent=1)}\n```"

@@ -1,0 +1,218 @@
+"""A2UI messages checked against the spec's JSON schemas (shipped in ``schemas/``).
+
+Two message shapes are accepted, as the spec defines them: v0.8
+(``beginRendering`` / ``surfaceUpdate`` / ``dataModelUpdate`` /
+``deleteSurface``) and v0.9 (``"version": "v0.9"`` with ``createSurface`` /
+``updateComponents`` / ``updateDataModel`` / ``deleteSurface``).
+
+Components outside the basic catalog are refused first, with a message that
+names them and lists the catalog, so a model can fix its call. The full
+schema check runs on ``jsonschema`` (installed with the ``a2ui`` or ``mcp``
+extra); without it the envelope and the catalog are still checked. The
+schemas are ours (never a peer's), so their ``$ref`` resolve only among the
+shipped files and nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+__all__ = [
+    "BASIC_CATALOG_IDS",
+    "A2UIError",
+    "catalog_names",
+    "check_message",
+    "check_messages",
+    "message_version",
+]
+
+V08_KINDS = ("beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface")
+V09_KINDS = ("createSurface", "updateComponents", "updateDataModel", "deleteSurface")
+
+BASIC_CATALOG_IDS = frozenset(
+    {
+        "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json",
+        "https://a2ui.org/specification/v0_8/standard_catalog_definition.json",
+        "https://a2ui.org/specification/v0_8/catalogs/basic/catalog.json",
+    }
+)
+"""The catalogs we render: each version's basic (v0.8: "standard") catalog."""
+
+MAX_PROBLEMS = 5
+"""At most this many schema problems are named in one error (the first ones)."""
+
+
+class A2UIError(ValueError):
+    """An A2UI message the renderer refuses; the text says why and how to fix it."""
+
+
+def _load(name: str) -> dict[str, Any]:
+    text = (
+        resources.files(__package__ or "ipygenui.a2ui")
+        .joinpath("schemas")
+        .joinpath(name)
+        .read_text("utf-8")
+    )
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@functools.cache
+def catalog_names(version: str) -> tuple[str, ...]:
+    """The basic catalog's component names for ``"v0.8"`` or ``"v0.9"``."""
+    if version == "v0.9":
+        return tuple(_load("v0_9/basic_catalog.json")["components"])
+    schema = _load("v0_8/server_to_client_with_standard_catalog.json")
+    items = schema["properties"]["surfaceUpdate"]["properties"]["components"]["items"]
+    return tuple(items["properties"]["component"]["properties"])
+
+
+def message_version(message: Any) -> str:
+    """``"v0.9"`` or ``"v0.8"``; raises :class:`A2UIError` for neither shape."""
+    if not isinstance(message, Mapping):
+        raise A2UIError(f"an A2UI message must be a JSON object, got {type(message).__name__}")
+    keys = [k for k in message if k != "version"]
+    if message.get("version") == "v0.9" or any(k in V09_KINDS[:3] for k in keys):
+        return "v0.9"
+    if any(k in V08_KINDS for k in keys):
+        return "v0.8"
+    named = ", ".join(repr(k) for k in list(message)[:5]) or "no keys"
+    raise A2UIError(
+        f"not an A2UI message ({named}): each message has exactly one of "
+        f'{", ".join(V09_KINDS)} (v0.9, with "version": "v0.9") or {", ".join(V08_KINDS)} (v0.8)'
+    )
+
+
+def _component_name(component: Any, version: str) -> str | None:
+    if not isinstance(component, Mapping):
+        return None
+    kind = component.get("component")
+    if version == "v0.9":
+        return kind if isinstance(kind, str) else None
+    if isinstance(kind, Mapping) and len(kind) == 1:
+        return str(next(iter(kind)))
+    return None
+
+
+def _check_catalog(message: Mapping[str, Any], version: str) -> None:
+    body = message.get("updateComponents" if version == "v0.9" else "surfaceUpdate")
+    if isinstance(body, Mapping) and isinstance(body.get("components"), list):
+        known = catalog_names(version)
+        for component in body["components"]:
+            name = _component_name(component, version)
+            if name is not None and name not in known:
+                where = component.get("id") if isinstance(component, Mapping) else None
+                raise A2UIError(
+                    f"component {name!r} (id {where!r}) is not in A2UI's basic catalog, the only "
+                    f"catalog this chat renders; use one of: {', '.join(known)}"
+                )
+    start = message.get("createSurface" if version == "v0.9" else "beginRendering")
+    if isinstance(start, Mapping):
+        catalog = start.get("catalogId")
+        if catalog is not None and catalog not in BASIC_CATALOG_IDS:
+            raise A2UIError(
+                f"catalog {str(catalog)[:200]!r} is not supported: this chat renders only "
+                f"A2UI's basic catalog ({sorted(BASIC_CATALOG_IDS)[-1]})"
+            )
+
+
+@functools.cache
+def _validators() -> dict[str, Any] | None:
+    try:
+        import jsonschema
+        from referencing import Registry, Resource
+    except ImportError:  # the envelope and the catalog are still checked
+        return None
+    base = "https://a2ui.org/specification/v0_9/"
+    catalog = _load("v0_9/basic_catalog.json")
+    registry: Any = Registry().with_resources(
+        [
+            (base + "common_types.json", Resource.from_contents(_load("v0_9/common_types.json"))),
+            (base + "catalog.json", Resource.from_contents(catalog)),
+            (catalog["$id"], Resource.from_contents(catalog)),
+        ]
+    )
+    v09 = _load("v0_9/server_to_client.json")
+    registry = registry.with_resource(v09["$id"], Resource.from_contents(v09))
+    v08 = _load("v0_8/server_to_client_with_standard_catalog.json")
+    # A v0.9 message is checked against its own kind's definition, not the
+    # oneOf of all four, so an error names what is wrong with it.
+    validators = {
+        kind: jsonschema.Draft202012Validator(
+            {"$ref": f"{v09['$id']}#/$defs/{kind[0].upper()}{kind[1:]}Message"}, registry=registry
+        )
+        for kind in V09_KINDS
+    }
+    validators["v0.8"] = jsonschema.Draft202012Validator(v08, registry=registry)
+    for name in catalog_names("v0.9"):  # one component's own errors, not anyComponent's oneOf
+        validators[name] = jsonschema.Draft202012Validator(
+            {"$ref": f"{catalog['$id']}#/components/{name}"}, registry=registry
+        )
+    return validators
+
+
+def _basic_envelope(message: Mapping[str, Any], version: str) -> list[str]:
+    kinds = [k for k in (V09_KINDS if version == "v0.9" else V08_KINDS) if k in message]
+    if len(kinds) != 1:
+        names = ", ".join(V09_KINDS if version == "v0.9" else V08_KINDS)
+        return [f"a message has exactly one of {names}"]
+    body = message[kinds[0]]
+    if not isinstance(body, Mapping) or not isinstance(body.get("surfaceId"), str):
+        return [f"{kinds[0]}.surfaceId: a string is required"]
+    return []
+
+
+def _where(error: Any) -> str:
+    path = "/".join(str(p) for p in error.absolute_path)
+    return f"at /{path}: " if path else ""
+
+
+def check_message(message: Any) -> str:
+    """Check one A2UI message; return its version or raise :class:`A2UIError`."""
+    version = message_version(message)
+    _check_catalog(message, version)
+    validators = _validators()
+    if validators is None:
+        problems = _basic_envelope(message, version)
+    else:
+        kind = next((k for k in V09_KINDS if k in message), "") if version == "v0.9" else "v0.8"
+        validator = validators.get(kind) or validators["createSurface"]
+        errors = sorted(validator.iter_errors(message), key=lambda e: list(e.path))
+        problems = [f"{_where(e)}{_best(e, validators)}" for e in errors[:MAX_PROBLEMS]]
+    if problems:
+        raise A2UIError(f"invalid A2UI {version} message: " + "; ".join(problems))
+    return version
+
+
+def _best(error: Any, validators: Mapping[str, Any]) -> str:
+    """A ``oneOf`` failure's reason: a v0.9 component's own errors, else the
+    branch that came closest."""
+    from jsonschema.exceptions import best_match
+
+    instance = error.instance
+    name = instance.get("component") if isinstance(instance, Mapping) else None
+    if error.validator == "oneOf" and isinstance(name, str) and name in validators:
+        own = list(validators[name].iter_errors(instance))
+        # A failing branch leaves its keys "unevaluated": noise beside the real reason.
+        own = [e for e in own if e.validator != "unevaluatedProperties"] or own
+        if own:
+            return "; ".join(f"{name} {_where(e)}{str(e.message)[:300]}" for e in own[:3])
+    inner = best_match(error.context) if error.context else None
+    return str((inner or error).message)[:300]
+
+
+def check_messages(messages: Any) -> list[str]:
+    """Check a list of messages (each named by its index in an error); their versions."""
+    if not isinstance(messages, list) or not messages:
+        raise A2UIError("messages must be a non-empty list of A2UI messages")
+    versions = []
+    for i, message in enumerate(messages):
+        try:
+            versions.append(check_message(message))
+        except A2UIError as exc:
+            raise A2UIError(f"messages[{i}]: {exc}") from None
+    return versions

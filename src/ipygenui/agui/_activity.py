@@ -1,0 +1,41 @@
+"""AG-UI activities that show A2UI: ``ACTIVITY_SNAPSHOT`` with
+``activityType: "a2ui-surface"`` and ``content: {"a2ui_operations": [...]}``.
+
+An agent's activity becomes a ``show_a2ui`` call the agent answered itself,
+so it renders, persists and reads back (``chat.surfaces()``) as a model's
+call does; its operations are checked against the A2UI schemas first, and
+refused ones are the call's error. Our own ``show_a2ui`` calls go out as the
+same activity, so other AG-UI clients render what we show.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..a2ui import A2UI_CALLS, A2UIError, check_messages
+from ..messages import ToolCallPart
+
+__all__ = ["A2UI_ACTIVITY", "a2ui_activity_content", "a2ui_call_of"]
+
+A2UI_ACTIVITY = "a2ui-surface"
+OPERATIONS = "a2ui_operations"
+
+
+def a2ui_call_of(content: Any) -> tuple[str, Any, bool]:
+    """An activity's content as a call: (arguments JSON, result, is_error)."""
+    operations = content.get(OPERATIONS) if isinstance(content, dict) else None
+    args = json.dumps({"messages": operations if isinstance(operations, list) else []})
+    try:
+        check_messages(operations)
+    except A2UIError as exc:
+        return args, f"the agent's A2UI surface was refused: {exc}", True
+    return args, "Component A2UI was rendered", False
+
+
+def a2ui_activity_content(part: ToolCallPart) -> dict[str, Any] | None:
+    """The activity content of a successful ``show_a2ui`` call, else None."""
+    if part.tool_name not in A2UI_CALLS or not part.has_result or part.is_error:
+        return None
+    messages = (part.args or {}).get("messages")
+    return {OPERATIONS: messages} if isinstance(messages, list) else None

@@ -1,0 +1,324 @@
+"""A2UI: the spec's samples validate, unknown components are refused, a
+``show_a2ui`` call builds surfaces, and a pressed button is the next turn."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ipygenui as gu
+from comm_helpers import Wire, click, customs, settle
+from ipygenui.a2ui import A2UIError, check_message, check_messages, thread_surfaces
+from ipygenui.a2ui._surfaces import normalize_component
+from ipygenui.testing import ScriptedCall, ScriptedModel
+from ipygenui.widget.chat import Chat
+
+FIXTURES = Path(__file__).parent / "fixtures" / "a2ui"
+BASIC = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+
+
+def v09_contact_form() -> list[dict[str, Any]]:
+    lines = (FIXTURES / "v0_9_contact_form.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def form_messages(surface: str = "s1") -> list[dict[str, Any]]:
+    """A small v0.9 form: a name field bound to /name and a button sending it."""
+    return [
+        {"version": "v0.9", "createSurface": {"surfaceId": surface, "catalogId": BASIC}},
+        {
+            "version": "v0.9",
+            "updateComponents": {
+                "surfaceId": surface,
+                "components": [
+                    {"id": "root", "component": "Column", "children": ["name", "go"]},
+                    {
+                        "id": "name",
+                        "component": "TextField",
+                        "label": "Name",
+                        "value": {"path": "/name"},
+                    },
+                    {"id": "go_label", "component": "Text", "text": "Send"},
+                    {
+                        "id": "go",
+                        "component": "Button",
+                        "child": "go_label",
+                        "action": {
+                            "event": {
+                                "name": "greet",
+                                "context": {"who": {"path": "/name"}, "n": 1},
+                            }
+                        },
+                    },
+                ],
+            },
+        },
+        {
+            "version": "v0.9",
+            "updateDataModel": {"surfaceId": surface, "path": "/", "value": {"name": "Ada"}},
+        },
+    ]
+
+
+@pytest.mark.parametrize("sample", ["v0_8_login_form.json", "v0_8_coffee_order.json"])
+def test_the_specs_v08_samples_validate(sample: str) -> None:
+    messages = json.loads((FIXTURES / sample).read_text())
+    assert set(check_messages(messages)) == {"v0.8"}
+
+
+def test_the_specs_v09_sample_validates_and_builds_a_surface() -> None:
+    messages = v09_contact_form()
+    assert check_messages(messages) == ["v0.9"] * 4
+    from ipygenui.a2ui._surfaces import apply_messages
+
+    surfaces: dict[str, Any] = {}
+    apply_messages(surfaces, messages[:3], ["v0.9"] * 3)
+    surface = surfaces["contact_form_1"]
+    assert surface.components["root"] == {
+        "id": "root",
+        "component": "Card",
+        "child": "form_container",
+    }
+    assert surface.data["contact"]["firstName"] == "John"
+
+
+def test_a_component_outside_the_basic_catalog_is_refused_by_name() -> None:
+    bad = {
+        "version": "v0.9",
+        "updateComponents": {
+            "surfaceId": "s",
+            "components": [{"id": "root", "component": "Script"}],
+        },
+    }
+    with pytest.raises(
+        A2UIError, match=r"'Script' \(id 'root'\) is not in A2UI's basic catalog.*Text"
+    ):
+        check_message(bad)
+    v08 = {
+        "surfaceUpdate": {"surfaceId": "s", "components": [{"id": "x", "component": {"Html": {}}}]}
+    }
+    with pytest.raises(A2UIError, match="'Html'"):
+        check_message(v08)
+    other = {
+        "version": "v0.9",
+        "createSurface": {"surfaceId": "s", "catalogId": "https://evil.example/c.json"},
+    }
+    with pytest.raises(A2UIError, match="not supported"):
+        check_message(other)
+
+
+def test_a_schema_error_names_the_component_and_field() -> None:
+    missing = {
+        "version": "v0.9",
+        "updateComponents": {"surfaceId": "s", "components": [{"id": "t", "component": "Text"}]},
+    }
+    with pytest.raises(A2UIError, match=r"components/0: Text 'text' is a required property"):
+        check_message(missing)
+    with pytest.raises(A2UIError, match="not an A2UI message"):
+        check_message({"render": {}})
+
+
+def test_v08_components_read_as_v09() -> None:
+    button = {
+        "id": "b",
+        "component": {
+            "Button": {
+                "child": "t",
+                "primary": True,
+                "action": {
+                    "name": "login",
+                    "context": [{"key": "email", "value": {"path": "/email"}}],
+                },
+            }
+        },
+    }
+    assert normalize_component(button, "v0.8") == {
+        "id": "b",
+        "component": "Button",
+        "child": "t",
+        "variant": "primary",
+        "action": {"event": {"name": "login", "context": {"email": {"path": "/email"}}}},
+    }
+    text = {"id": "t", "component": {"Text": {"text": {"literalString": "Hi"}, "usageHint": "h2"}}}
+    assert normalize_component(text, "v0.8") == {
+        "id": "t",
+        "component": "Text",
+        "text": "Hi",
+        "variant": "h2",
+    }
+
+
+async def test_show_a2ui_streams_and_the_surface_reads_back_with_the_users_input(
+    wire: Wire,
+) -> None:
+    model = ScriptedModel(
+        [ScriptedCall("show_a2ui", {"messages": form_messages()}, id="a1"), "shown"]
+    )
+    chat = Chat(model=model, components=[gu.A2UI])
+    await chat.send("show me a form")
+    await settle(chat)
+    assert "show_a2ui" in {t["function"]["name"] for t in model.requests[0].tools}
+    part = chat.thread.messages[1].tool_calls[0]
+    assert part.tool_name == "show_a2ui" and not part.is_error
+    [surface] = chat.surfaces()
+    assert surface["surface_id"] == "s1" and surface["data"] == {"name": "Ada"}
+    assert surface["components"]["go"]["action"]["event"]["name"] == "greet"
+    # the user types in the browser: the data model follows
+    click(
+        chat,
+        {
+            "type": "component_state",
+            "tool_call_id": "a1",
+            "state": {"data": {"s1": {"/name": "Grace"}}},
+        },
+    )
+    await settle(chat)
+    assert chat.surfaces()[0]["data"] == {"name": "Grace"}
+    # saved and loaded, the surface is the same
+    loaded = gu.Thread.model_validate_json(chat.thread.model_dump_json())
+    assert thread_surfaces(loaded) == chat.surfaces()
+    chat.close()
+
+
+async def test_a_pressed_button_is_the_next_turn_with_its_context_resolved(wire: Wire) -> None:
+    model = ScriptedModel(
+        [ScriptedCall("show_a2ui", {"messages": form_messages()}, id="a1"), "shown", "hello Lin"]
+    )
+    chat = Chat(model=model, components=[gu.A2UI])
+    await chat.send("form")
+    await settle(chat)
+    action = {"type": "a2ui_action", "tool_call_id": "a1", "surface_id": "s1", "component_id": "go"}
+    click(chat, {**action, "data": {"s1": {"/name": "Lin"}}})
+    await settle(chat)
+    user = chat.thread.messages[-2]
+    assert user.role == "user"
+    sent = json.loads(user.text.split("```json\n", 1)[1].rsplit("```", 1)[0])
+    assert sent["action"]["name"] == "greet"
+    assert sent["action"]["context"] == {"who": "Lin", "n": 1}
+    assert sent["action"]["sourceComponentId"] == "go"
+    # the action message is valid A2UI client-to-server JSON
+    import jsonschema
+
+    schema = json.loads(
+        (
+            Path(gu.__file__).parent / "a2ui" / "schemas" / "v0_9" / "client_to_server.json"
+        ).read_text()
+    )
+    jsonschema.validate(sent, schema)
+    assert chat.thread.messages[-1].text == "hello Lin"
+    # a button the surface does not have starts nothing
+    before = len(chat.thread.messages)
+    click(chat, {**action, "component_id": "name"})
+    await settle(chat)
+    assert "no server event" in customs(wire, "error")[-1]["message"]
+    click(chat, {**action, "component_id": "nope"})
+    await settle(chat)
+    assert "has no component 'nope'" in customs(wire, "error")[-1]["message"]
+    assert len(chat.thread.messages) == before
+    chat.close()
+
+
+async def test_an_unknown_component_fails_the_call_and_the_model_reads_why(wire: Wire) -> None:
+    bad = form_messages()
+    bad[1]["updateComponents"]["components"].append(
+        {"id": "x", "component": "Iframe", "src": "https://e"}
+    )
+    model = ScriptedModel([ScriptedCall("show_a2ui", {"messages": bad}, id="a1"), "sorry"])
+    chat = Chat(model=model, components=[gu.A2UI])
+    await chat.send("form")
+    await settle(chat)
+    part = chat.thread.messages[1].tool_calls[0]
+    assert part.is_error and "'Iframe' (id 'x') is not in A2UI's basic catalog" in str(part.result)
+    assert "call show_a2ui again" in str(part.result)
+    assert chat.surfaces() == []
+    tool_message = next(m for m in model.requests[-1].messages if m.get("role") == "tool")
+    assert "Iframe" in tool_message["content"]
+    chat.close()
+
+
+# --- AG-UI: an agent's a2ui-surface activity in, our show_a2ui calls out ------
+
+
+def activity_app(operations: list[dict[str, Any]]) -> Any:
+    """A real AG-UI agent server whose run shows an A2UI surface as an activity."""
+    from ag_ui.core import (
+        ActivitySnapshotEvent,
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+    )
+    from ag_ui.encoder import EventEncoder
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    encoder = EventEncoder()
+
+    async def run(request: Request) -> StreamingResponse:
+        data = await request.json()
+        ids = {"thread_id": data["threadId"], "run_id": data["runId"]}
+        events = [
+            RunStartedEvent(**ids),
+            TextMessageStartEvent(message_id="m"),
+            TextMessageContentEvent(message_id="m", delta="Here is the form."),
+            TextMessageEndEvent(message_id="m"),
+            ActivitySnapshotEvent(
+                message_id="act1",
+                activity_type="a2ui-surface",
+                content={"a2ui_operations": operations},
+            ),
+            RunFinishedEvent(**ids),
+        ]
+
+        async def body() -> Any:
+            for event in events:
+                yield encoder.encode(event)
+
+        return StreamingResponse(body(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/", run, methods=["POST"])])
+
+
+async def test_an_agents_a2ui_activity_renders_as_a_show_a2ui_call() -> None:
+    from agui_agents import serve
+
+    with serve(activity_app(form_messages())) as url:
+        rt = gu.Runtime(agent=gu.AGUIAgent(url), components=[gu.A2UI])
+        message = await rt.send("form please")
+    assert message.text == "Here is the form."
+    [part] = message.tool_calls
+    assert part.tool_name == "a2ui_surface" and part.tool_call_id == "act1" and not part.is_error
+    assert rt.surfaces()[0]["components"]["go"]["component"] == "Button"
+
+
+async def test_an_agents_activity_with_an_unknown_component_is_refused() -> None:
+    from agui_agents import serve
+
+    bad = form_messages()
+    bad[1]["updateComponents"]["components"][0] = {"id": "root", "component": "Script", "code": "x"}
+    with serve(activity_app(bad)) as url:
+        rt = gu.Runtime(agent=gu.AGUIAgent(url), components=[gu.A2UI])
+        message = await rt.send("form please")
+    [part] = message.tool_calls
+    assert part.is_error and "'Script' (id 'root') is not in A2UI's basic catalog" in str(
+        part.result
+    )
+    assert rt.surfaces() == []
+
+
+async def test_our_agui_output_carries_a_show_a2ui_call_as_an_a2ui_activity() -> None:
+    model = ScriptedModel([ScriptedCall("show_a2ui", {"messages": form_messages()}, id="a1"), "ok"])
+    rt = gu.Runtime(model=model, components=[gu.A2UI])
+    events: list[Any] = []
+    rt.subscribe_agui(events.append)
+    await rt.send("form")
+    activities = [e for e in events if e.type == "ACTIVITY_SNAPSHOT"]
+    assert len(activities) == 1
+    assert activities[0].activity_type == "a2ui-surface"
+    assert activities[0].content == {"a2ui_operations": form_messages()}
