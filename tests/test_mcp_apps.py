@@ -121,6 +121,57 @@ def test_the_chat_has_each_model_tools_app_before_any_call(apps, tmp_path: Path)
     chat = gu.Chat(model=gu.testing.ScriptedModel(["done"]), tools=[tools])
     assert set(chat.mcp_apps) == {"srv_show_counter", "srv_show_hostile"}  # not app-only bump
     assert chat.mcp_apps["srv_show_counter"]["uri"] == "ui://counter/app"
-    assert "<h3 id=\"title\">Counter app" in chat.mcp_apps["srv_show_counter"]["html"]
+    assert '<h3 id="title">Counter app' in chat.mcp_apps["srv_show_counter"]["html"]
     assert sorted(reads(tmp_path)) == ["ui://counter/app", "ui://hostile/app"]
     chat.close()
+
+
+class _Sent:
+    """What the app bridge answered, as the widget would send it."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def send(self, content: Any, buffers: Any = None) -> None:
+        self.messages.append(content)
+
+
+async def _ask(bridge: Any, **fields: Any) -> dict[str, Any]:
+    sent = bridge.widget
+    before = len(sent.messages)
+    assert bridge.handles({"type": "mcp_app", "request": 1, **fields})
+    for task in list(bridge._tasks):
+        await task
+    [answer] = sent.messages[before:]
+    return answer
+
+
+async def test_an_apps_requests_from_the_browser_reach_only_its_calls_server(
+    apps, tmp_path: Path
+) -> None:
+    from ipygenui.widget._mcp_apps import AppBridge
+
+    tools = apps(requires_approval=["save_note"])
+    runtime, model = mcp_runtime(tools, call("show_counter", {"start": 1}, id="c1"), "ok")
+    await runtime.send("show it")
+    bridge = AppBridge(runtime, _Sent())
+    bumped = await _ask(bridge, tool_call_id="c1", method="tools/call", params={"name": "bump"})
+    assert bumped["result"]["structuredContent"] == {"count": 1}
+    asks = await _ask(bridge, tool_call_id="c1", method="tools/call", params={"name": "save_note"})
+    assert asks["error"]["needs_approval"] is True  # the browser shows Approve, then asks again
+    # a call that shows no app, or none at all: refused, nothing reaches the server
+    unknown = await _ask(bridge, tool_call_id="nope", method="tools/call", params={"name": "bump"})
+    assert "shows no MCP app" in unknown["error"]["message"]
+    with pytest.raises(ValueError, match="invalid mcp_app message"):
+        bridge.handles({"type": "mcp_app", "tool_call_id": "c1", "request": 2, "method": "x"})
+    # the last context before the next turn reaches the model with the user's message
+    for text in ("count is 1", "count is 2"):
+        context = {"content": [{"type": "text", "text": text}]}
+        done = await _ask(
+            bridge, tool_call_id="c1", method="ui/update-model-context", params=context
+        )
+        assert done["result"] == {}
+    await runtime.send("what now?")
+    last_user = str(model.requests[-1].messages[-1])
+    assert "count is 2" in last_user and "count is 1" not in last_user
+    runtime.close()

@@ -127,7 +127,7 @@ def unreported_states(thread: Thread) -> dict[str, dict[str, Any]]:
     changed: dict[str, dict[str, Any]] = {}
     for message in thread.messages:
         for part in message.tool_calls:
-            name = component_name_of(part.tool_name)
+            name = component_name_of(part.tool_name) or shown_app(part)
             if name and part.component_state is not None:
                 component_id = component_id_of(part.tool_call_id)
                 if reported.get(component_id) != part.component_state:
