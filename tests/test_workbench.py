@@ -155,3 +155,36 @@ def test_an_evaluation_shows_as_a_table_and_a_bar_chart_of_calls() -> None:
     gu.Table.validate_props(view["table"])
     assert view["accuracy"] == result.accuracy
     json.dumps(view)  # all of it goes to the browser as JSON
+
+
+class Greeting(BaseModel):
+    name: str
+
+
+@gu.component
+def Greeter(props: Greeting) -> str:
+    """Greets someone."""
+    if props.name == "boom":
+        raise RuntimeError("no greeting for boom")
+    return f"Hello, {props.name}!"
+
+
+def test_a_python_components_preview_is_its_functions_output_from_the_kernel() -> None:
+    wb = Workbench(components=[Greeter])
+    for ref, text in enumerate(['{"name": "Ada"}', '{"name": "boom"}']):
+        request = read_request({"type": "check_props", "ref": ref, "name": "Greeter", "text": text})
+        assert request is not None
+        assert wb.answer(request)["error"] is None
+    [output] = wb.component_outputs.values()
+    assert output["tool_call_id"] == "wb-preview-Greeter" and output["seq"] == 2
+    assert output["error"] == "Greeter failed: RuntimeError: no greeting for boom"
+    first = read_request(
+        {"type": "check_props", "ref": 3, "name": "Greeter", "text": '{"name": "Ada"}'}
+    )
+    assert first is not None
+    wb.answer(first)
+    assert wb.component_outputs["wb-preview-Greeter"]["bundle"][
+        "text/plain"
+    ] == "'Hello, Ada!'" or (
+        "Hello, Ada!" in json.dumps(wb.component_outputs["wb-preview-Greeter"]["bundle"])
+    )

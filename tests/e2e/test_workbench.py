@@ -161,7 +161,7 @@ def test_cost_per_entry_and_an_evaluation_show(
     detail = bench.locator(".gu-wb-detail")
     expect(detail.locator("table tbody tr")).to_have_count(3)
     expect(detail.locator(".gu-component svg").first).to_be_visible()
-    assert detail.locator(".gu-component-error").count() == 0
+    assert detail.locator(".gu-component-error:visible").count() == 0
     page.page.set_viewport_size({"width": 1280, "height": 1700})
     try:
         bench.scroll_into_view_if_needed()
@@ -169,3 +169,13 @@ def test_cost_per_entry_and_an_evaluation_show(
         bench.screenshot(path=screenshots / "workbench-eval.png")
     finally:
         page.page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_a_python_components_preview_comes_from_the_kernel(bench: Locator) -> None:
+    open_entry(bench, "Greeter")
+    slot = bench.locator(".gu-wb-detail > .gu-wb-stage .gu-component")
+    expect(slot.locator("strong")).not_to_have_count(0, timeout=LONG_WAIT)  # a generated name
+    editor = bench.locator("textarea.gu-wb-editor")
+    editor.fill('{"name": "Ada"}')
+    expect(slot.locator("strong")).to_have_text("Ada", timeout=LONG_WAIT)
+    assert slot.locator(".gu-component-error:visible").count() == 0

@@ -108,8 +108,7 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
       for (const b of sampleBar.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b === button));
       editor.value = pretty(sample.props);
       render(sample.props, sample.error);
-      latest.replay = ++ref;
-      send(toKernel.replay(ref, entry.name, editor.value, replay.chunkChars()));
+      askCheck(); // a Python component renders in the kernel; the replay's states come from it
     };
     const buttons = samples.map((sample) => {
       const button = h("button.gu-wb-sample", {

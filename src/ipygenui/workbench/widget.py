@@ -17,7 +17,9 @@ from typing import Any
 import anywidget
 from traitlets import Dict, List
 
+from ..components._live import ComponentOutput
 from ..components.component import Component
+from ..components.python_component import PythonComponent, partial_props
 from ..tools import Tool, as_tool
 from ..tools._ui import props_json_schema
 from ..widget.static_files import STATIC
@@ -40,6 +42,10 @@ def _parse(text: str) -> tuple[Any, str | None]:
         return json.loads(text), None
     except json.JSONDecodeError as exc:
         return None, f"the props are not JSON: {exc}"
+
+
+PREVIEW_CALL = "wb-preview-{}"
+"""The tool-call id a component's preview stands for (``js/src/workbench/index.js``)."""
 
 
 def _cost_view(components: Iterable[Component], tools: list[Tool], model: Any) -> dict[str, Any]:
@@ -167,6 +173,18 @@ class Workbench(anywidget.AnyWidget):
             return  # nothing a workbench asked for: it changes nothing
         self.send(self.answer(request))
 
+    def _render_in_kernel(self, component: PythonComponent, props: dict[str, Any]) -> None:
+        """A Python component's preview: its function's output, as a chat's kernel sends it."""
+        call = PREVIEW_CALL.format(component.name)
+        seq = int(self.component_outputs.get(call, {}).get("seq", 0)) + 1
+        bundle, error = None, None
+        try:
+            bundle = component.render_bundle(partial_props(component.props, props))
+        except Exception as exc:  # the user's function failed: the preview says why
+            error = f"{component.name} failed: {type(exc).__name__}: {exc}"
+        output = ComponentOutput(call, component.name, bundle, error=error, final=True, seq=seq)
+        self.component_outputs = {**self.component_outputs, call: output.to_json()}
+
     def answer(self, request: CheckPropsMsg | ReplayMsg) -> dict[str, Any]:
         """The reply to one browser request (also what the tests call)."""
         component = self._components[request.name]
@@ -174,6 +192,8 @@ class Workbench(anywidget.AnyWidget):
         if isinstance(request, CheckPropsMsg):
             if error is None:
                 error = check_props(component, props)
+                if isinstance(component, PythonComponent) and isinstance(props, dict):
+                    self._render_in_kernel(component, props)
             return props_checked_message(request.ref, request.name, props, error)
         if error is not None:
             return replay_states_message(request.ref, request.name, [], error)
