@@ -322,3 +322,24 @@ async def test_our_agui_output_carries_a_show_a2ui_call_as_an_a2ui_activity() ->
     assert len(activities) == 1
     assert activities[0].activity_type == "a2ui-surface"
     assert activities[0].content == {"a2ui_operations": form_messages()}
+
+
+def test_without_jsonschema_the_shapes_and_the_catalog_are_still_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ipygenui.a2ui import _validate
+
+    monkeypatch.setattr(_validate, "_validators", lambda: None)  # as if jsonschema were missing
+    assert check_messages(v09_contact_form()) == ["v0.9"] * 4
+    with pytest.raises(A2UIError, match="'Script'"):
+        check_message(
+            {
+                "version": "v0.9",
+                "updateComponents": {
+                    "surfaceId": "s",
+                    "components": [{"id": "r", "component": "Script"}],
+                },
+            }
+        )
+    with pytest.raises(A2UIError, match="surfaceId: a string is required"):
+        check_message({"version": "v0.9", "deleteSurface": {}})

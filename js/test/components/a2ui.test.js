@@ -1,4 +1,11 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import COFFEE from "../../../tests/fixtures/a2ui/v0_8_coffee_order.json";
+import LOGIN from "../../../tests/fixtures/a2ui/v0_8_login_form.json";
+
+// JSON Lines: read as text (vitest runs in js/)
+const CONTACT = readFileSync(join(process.cwd(), "../tests/fixtures/a2ui/v0_9_contact_form.jsonl"), "utf8");
 import { renderSurface } from "../../src/a2ui/render.js";
 import { applyMessages, normalizeComponent, pointerGet, pointerSet } from "../../src/a2ui/surfaces.js";
 import { createComponentContext, createComponentSlot } from "../../src/components/slot.js";
@@ -162,5 +169,22 @@ describe("A2UI in a component slot", () => {
       component_id: "go",
       data: { s1: { "/name": "Lin" } },
     });
+  });
+});
+
+describe("the spec's samples", () => {
+  const samples = {
+    "v0.8 login form": LOGIN,
+    "v0.8 coffee order": COFFEE,
+    // the sample's last line deletes the surface: drawn before it
+    "v0.9 contact form": CONTACT.trim().split("\n").slice(0, 3).map((line) => JSON.parse(line)),
+  };
+  it.each(Object.entries(samples))("%s renders whole: every component drawn, none refused", (_name, messages) => {
+    const [surface] = applyMessages(new Map(), messages).values();
+    const view = renderSurface(surface, { data: () => surface.data, edit: vi.fn(), press: vi.fn() });
+    expect(view.el.querySelector(".gu-a2ui-error")).toBeNull();
+    expect(view.el.querySelector(".gu-a2ui-pending")).toBeNull();
+    expect(view.el.querySelectorAll("[data-a2ui-id]").length).toBeGreaterThan(5);
+    expect(view.el.querySelectorAll("button.gu-a2ui-button").length).toBeGreaterThan(0);
   });
 });
