@@ -42,10 +42,21 @@ RECORD_MESSAGES = """() => {
 }"""
 
 
+PROXY = REPO / "tests" / "fixtures" / "mcp_apps" / "proxy.html"
+
+
 class _Recorder(BaseHTTPRequestHandler):
+    """Records each request; ``/proxy.html`` gets the sandbox proxy page."""
+
     seen: list[str]
 
     def _record(self) -> None:
+        if self.path == "/proxy.html":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(PROXY.read_bytes())
+            return
         self.seen.append(f"{self.command} {self.path}")
         self.send_response(200)
         self.send_header("Access-Control-Allow-Origin", "*")
@@ -83,9 +94,9 @@ def page(request: pytest.FixtureRequest, apps_page: LabPage, lab_server: LabServ
     return apps_page
 
 
-def show_chat(lab: LabPage, env: dict[str, str]) -> Locator:
+def show_chat(lab: LabPage, env: dict[str, str], **options: str) -> Locator:
     before = lab.chats().count()
-    lab.run_code(f"chat = make_chat({str(SERVER)!r}, {env!r})\ndisplay(chat)")
+    lab.run_code(f"chat = make_chat({str(SERVER)!r}, {env!r}, **{options!r})\ndisplay(chat)")
     return lab.chat(before)
 
 
@@ -245,3 +256,22 @@ def test_a_hostile_app_stays_in_its_sandbox(page: LabPage, probe: tuple[str, lis
     expect(assistant(chat)).to_contain_text("heard: anything", timeout=LONG_WAIT)
     assert card.locator(".gu-app-ask").count() == 0
     assert seen == []  # nothing reached the recording server
+
+
+def test_an_app_runs_behind_a_sandbox_proxy_on_another_origin(
+    page: LabPage, probe: tuple[str, list[str]]
+) -> None:
+    url, seen = probe
+    proxy = f"{url}/proxy.html"  # another port: another origin than JupyterLab's
+    chat = show_chat(page, {}, app_origin=proxy)
+    send_from_ui(chat, "show the counter")
+    card = tool_card(chat, "show_counter")
+    frame = card.locator("iframe.gu-app-frame")
+    expect(frame).to_have_attribute("src", proxy, timeout=LONG_WAIT)
+    assert frame.get_attribute("sandbox") == "allow-scripts allow-forms allow-same-origin"
+    app = card.frame_locator("iframe.gu-app-frame").frame_locator("iframe")
+    expect(app.locator("#input")).to_have_text('{"start":5}', timeout=LONG_WAIT)
+    expect(app.locator("#result")).to_contain_text("Counter shown from 5")
+    app.locator("#bump").click()  # through the proxy, the host and the kernel to the server
+    expect(app.locator("#count")).to_have_text("1", timeout=LONG_WAIT)
+    assert seen == []  # the proxy page alone was fetched from that origin
