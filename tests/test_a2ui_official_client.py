@@ -1,0 +1,37 @@
+"""Our AG-UI output's A2UI activity read by the official AG-UI client
+(``@ag-ui/client`` 1.0.0, its ``verifyEvents`` in the pipeline): the event
+passes its checks, becomes an ``activity`` message in the client's history,
+and a second run with that history sent back still works."""
+
+from __future__ import annotations
+
+import pytest
+
+import ipygenui as gu
+from agui_agents import serve
+from agui_peer import drive, official_client_available
+from ipygenui.testing import ScriptedCall, ScriptedModel
+from test_a2ui import form_messages
+
+
+@pytest.fixture(autouse=True)
+def _peers() -> None:
+    official_client_available()
+
+
+async def test_the_official_client_takes_our_a2ui_activity_and_sends_it_back() -> None:
+    script = [ScriptedCall("show_a2ui", {"messages": form_messages()}, id="a1"), "Shown.", "Again."]
+    rt = gu.Runtime(model=ScriptedModel(script), components=[gu.A2UI])
+    app = rt.ag_ui_app()
+    turns = [{"add": [{"role": "user", "content": t}]} for t in ("show a form", "thanks")]
+    with serve(app) as url:
+        first, second = await drive(url, app.token, turns)
+    assert "error" not in first, first["error"]
+    [event] = [e for e in first["events"] if e["type"] == "ACTIVITY_SNAPSHOT"]
+    assert event["activityType"] == "a2ui-surface"
+    assert event["content"] == {"a2ui_operations": form_messages()}
+    [activity] = [m for m in first["messages"] if m["role"] == "activity"]
+    assert activity["activityType"] == "a2ui-surface"
+    assert activity["content"]["a2ui_operations"][0]["createSurface"]["surfaceId"] == "s1"
+    assert "error" not in second, second["error"]
+    assert rt.thread.messages[-1].text == "Again."
