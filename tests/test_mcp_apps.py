@@ -175,3 +175,17 @@ async def test_an_apps_requests_from_the_browser_reach_only_its_calls_server(
     last_user = str(model.requests[-1].messages[-1])
     assert "count is 2" in last_user and "count is 1" not in last_user
     runtime.close()
+
+
+async def test_the_offline_demo_model_opens_the_demo_servers_app() -> None:
+    demo_server = Path(__file__).parent.parent / "notebooks" / "mcp_demo_server.py"
+    tools = gu.MCPTools.stdio(sys.executable, [str(demo_server)], trust_annotations=True)
+    runtime = gu.Runtime(model=gu.model("demo", delay=0), tools=[tools])
+    message = await runtime.send("Show me the weather dashboard for Oslo")
+    assert isinstance(message.status, Complete)
+    [part] = message.tool_calls
+    assert part.tool_name == "weather_dashboard" and part.args["city"] == "Oslo"
+    app = part.result["for_user"]["mcp_app"]
+    assert app["uri"] == "ui://ipygenui-demo/weather" and "ui/initialize" in app["html"]
+    assert app["result"]["structuredContent"]["city"] == "Oslo"
+    runtime.close()

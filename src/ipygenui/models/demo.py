@@ -21,6 +21,7 @@ from typing import Any
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
 from ..tools._ui import component_name_of
 from ._demo_a2ui import A2UI_FORM, A2UI_TOOL, a2ui_answer
+from ._demo_apps import apps_reply
 from ._demo_asking import asking_reply, asking_things, sampling_reply
 from ._demo_components import components_reply
 from ._demo_results import results_reply
@@ -423,6 +424,7 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
     reply = (
         _data_reply(request, text, names)
         or asking_reply(text, lowered, names)  # before "table" asks for a Table
+        or apps_reply(text, lowered, names)  # before "weather" asks for get_weather
         or _component_reply(lowered, names)
         or _tool_reply(text, lowered, names)
     )
