@@ -343,3 +343,31 @@ def test_without_jsonschema_the_shapes_and_the_catalog_are_still_checked(
         )
     with pytest.raises(A2UIError, match="surfaceId: a string is required"):
         check_message({"version": "v0.9", "deleteSurface": {}})
+
+
+async def test_the_browsers_input_is_checked_before_it_is_stored(wire: Wire) -> None:
+    model = ScriptedModel([ScriptedCall("show_a2ui", {"messages": form_messages()}, id="a1"), "ok"])
+    chat = Chat(model=model, components=[gu.A2UI])
+    await chat.send("form")
+    await settle(chat)
+    deep = "/x" * 5000
+    for bad, why in (
+        ({"s1": {deep: 1}}, "deeper than 32"),
+        ({"s1": {"name": 1}}, "not a JSON Pointer"),
+    ):
+        click(
+            chat,
+            {
+                "type": "a2ui_action",
+                "tool_call_id": "a1",
+                "surface_id": "s1",
+                "component_id": "go",
+                "data": bad,
+            },
+        )
+        await settle(chat)
+        assert why in customs(wire, "error")[-1]["message"]
+    assert chat.thread.messages[1].tool_calls[0].component_state is None
+    assert chat.surfaces()[0]["data"] == {"name": "Ada"}  # nothing stored, nothing sent
+    assert len(chat.thread.messages) == 2  # no turn started
+    chat.close()

@@ -34,6 +34,9 @@ A2UI_CALLS = frozenset({A2UI_TOOL, AGENT_A2UI_TOOL})
 
 MAX_EDITS = 500
 """Most data-model values the user's input may set on one surface."""
+MAX_POINTER_DEPTH = 32
+"""Deepest JSON Pointer the user's input may set (a deep one would nest the
+data model past what copying and saving it can recurse through)."""
 
 _BASIC = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
 
@@ -75,7 +78,9 @@ class A2UIState(BaseModel):
                 raise ValueError(f"surface {surface!r}: more than {MAX_EDITS} values")
             for pointer in edits:
                 if not pointer.startswith("/"):
-                    raise ValueError(f"{pointer!r} is not a JSON Pointer (it starts with '/')")
+                    raise ValueError(f"{pointer[:80]!r} is not a JSON Pointer (it starts with '/')")
+                if pointer.count("/") > MAX_POINTER_DEPTH:
+                    raise ValueError(f"{pointer[:80]!r} is deeper than {MAX_POINTER_DEPTH} levels")
         return data
 
 
