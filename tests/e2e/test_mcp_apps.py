@@ -275,3 +275,31 @@ def test_an_app_runs_behind_a_sandbox_proxy_on_another_origin(
     app.locator("#bump").click()  # through the proxy, the host and the kernel to the server
     expect(app.locator("#count")).to_have_text("1", timeout=LONG_WAIT)
     assert seen == []  # the proxy page alone was fetched from that origin
+
+
+def test_the_offline_demo_model_opens_the_demo_servers_app(
+    page: LabPage, screenshots: Path
+) -> None:
+    demo_server = REPO / "notebooks" / "mcp_demo_server.py"
+    before = page.chats().count()
+    page.run_code(
+        "demo = gu.Chat(model=gu.model('demo', delay=0), tools=[gu.MCPTools.stdio("
+        f"sys.executable, [{str(demo_server)!r}], trust_annotations=True)])\ndisplay(demo)"
+    )
+    chat = page.chat(before)
+    send_from_ui(chat, "Show me the weather dashboard for Oslo")
+    card = tool_card(chat, "weather_dashboard")
+    app = app_of(card)
+    expect(app.locator("#city")).to_have_text("Weather in Oslo", timeout=LONG_WAIT)
+    expect(app.locator("#temp")).to_have_text("22 °C, partly cloudy")
+    card.scroll_into_view_if_needed()
+    card.screenshot(path=screenshots / "mcp-app-demo-light-1280.png")
+    try:
+        page.set_theme("JupyterLab Dark")
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=screenshots / "mcp-app-demo-dark-1280.png")
+    finally:
+        page.set_theme("JupyterLab Light")
+    app.locator("#tomorrow").click()  # ui/message: the user confirms it first
+    card.locator(".gu-app-ask button.gu-app-yes").click()
+    expect(messages(chat, "user").last).to_contain_text("What's the weather in Oslo tomorrow?")
