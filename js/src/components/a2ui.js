@@ -12,6 +12,9 @@ import { applyMessages, pointerSet } from "../a2ui/surfaces.js";
 
 export const BUSY_TEXT = "A reply is still running: press the button again once it ends.";
 
+/** A call that only updates a surface an earlier call drew (its root is not here). */
+export const updateText = (id) => `Updated the A2UI surface “${id}” shown earlier.`;
+
 function surfacesOf(messages, edits) {
   const surfaces = applyMessages(new Map(), messages);
   for (const [id, values] of Object.entries(edits ?? {})) {
@@ -33,6 +36,10 @@ export function render({ props, status, el, state, setState, sendAction, isRunni
   for (const surface of surfaces.values()) {
     if (surface.deleted) continue;
     shown++;
+    if (!streaming && !surface.components.has(surface.root)) {
+      wrap.append(h("div.gu-a2ui-note.gu-a2ui-update", { text: updateText(surface.id) }));
+      continue;
+    }
     const view = renderSurface(surface, {
       data: () => surface.data,
       resources,

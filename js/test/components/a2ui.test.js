@@ -172,6 +172,18 @@ describe("A2UI in a component slot", () => {
   });
 });
 
+describe("a call that only updates a surface", () => {
+  it("says which surface it updated instead of an empty box", async () => {
+    const model = fakeModel({ component_specs: [A2UI], component_outputs: {}, running: false });
+    const slot = createComponentSlot(createComponentContext({ model, send: vi.fn() }));
+    const update = { version: "v0.9", updateDataModel: { surfaceId: "s1", path: "/name", value: "Bo" } };
+    slot.update(call({ args_complete: true, has_result: true }), { messages: [update] });
+    await flush();
+    expect(slot.el.querySelector(".gu-a2ui-update").textContent).toBe("Updated the A2UI surface “s1” shown earlier.");
+    expect(slot.el.querySelector(".gu-a2ui-pending")).toBeNull();
+  });
+});
+
 describe("the spec's samples", () => {
   const samples = {
     "v0.8 login form": LOGIN,
