@@ -295,7 +295,13 @@ async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -
     )
     runtime = gu.Runtime(model=gu.DemoModel(delay=0), tools=[mcp])
     try:
-        assert set(runtime.tools) == {"get_weather", "save_note", "book_table", "summarize"}
+        assert set(runtime.tools) == {
+            "get_weather",
+            "save_note",
+            "book_table",
+            "summarize",
+            "weather_dashboard",  # an MCP app; its ui:// page is no resource for the model
+        }
         reply = await runtime.send("What's the weather in Oslo?")
         assert reply.tool_calls[0].result["city"] == "Oslo"
         assert isinstance(reply.status, Complete)

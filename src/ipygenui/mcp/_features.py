@@ -166,12 +166,14 @@ async def prompt_starters(session: ClientSession) -> list[str]:
 
 async def offers_resources(session: ClientSession) -> bool:
     """Whether the server has resources to read: it says it serves them and
-    lists at least one, or a template (an SDK server says so with none)."""
+    lists at least one (an MCP app's ``ui://`` page aside), or a template (an
+    SDK server says so with none)."""
     capabilities = session.server_capabilities
     if capabilities is None or capabilities.resources is None:
         return False
     try:
-        if (await session.list_resources()).resources:
+        listed = (await session.list_resources()).resources
+        if any(not str(r.uri).startswith("ui://") for r in listed):  # ui://: apps, for the host
             return True
         return bool((await session.list_resource_templates()).resource_templates)
     except Exception:
