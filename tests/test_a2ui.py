@@ -371,3 +371,28 @@ async def test_the_browsers_input_is_checked_before_it_is_stored(wire: Wire) -> 
     assert chat.surfaces()[0]["data"] == {"name": "Ada"}  # nothing stored, nothing sent
     assert len(chat.thread.messages) == 2  # no turn started
     chat.close()
+
+
+async def test_a_later_calls_update_redraws_the_surface_where_it_first_appeared(wire: Wire) -> None:
+    update = {
+        "version": "v0.9",
+        "updateDataModel": {"surfaceId": "s1", "path": "/name", "value": "Bo"},
+    }
+    other = form_messages("s2")
+    model = ScriptedModel(
+        [
+            ScriptedCall("show_a2ui", {"messages": form_messages()}, id="a1"),
+            ScriptedCall("show_a2ui", {"messages": [update, *other]}, id="a2"),
+            "ok",
+        ]
+    )
+    chat = Chat(model=model, components=[gu.A2UI])
+    await chat.send("form")
+    await settle(chat)
+    # the first call's slot gets its messages and the later one for s1 (not s2's)
+    assert chat.component_props == {"a1": {"messages": [*form_messages(), update]}}
+    assert {s["surface_id"]: s["data"] for s in chat.surfaces()} == {
+        "s1": {"name": "Bo"},
+        "s2": {"name": "Ada"},
+    }
+    chat.close()

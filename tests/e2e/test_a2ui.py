@@ -74,6 +74,10 @@ def test_a_streamed_surface_renders_progressively_and_its_button_reaches_the_ker
     expect(assistant(chat)).to_contain_text(
         'Got {"source": "e2e", "who": "Grace", "yearly": true}', timeout=LONG_WAIT
     )
+    # the model's answer updates the surface: redrawn where it first appeared
+    expect(slot.first.locator("h3")).to_have_text("Welcome, Grace!", timeout=LONG_WAIT)
+    expect(slot.nth(1)).to_have_text("Updated the A2UI surface “signup” shown earlier.")
+    expect(slot.first.get_by_label("Name")).to_have_value("Grace")
     surfaces = page.run_json("chat.surfaces()")
     assert surfaces[0]["surface_id"] == "signup"
     assert surfaces[0]["data"] == {"name": "Grace", "yearly": True}

@@ -12,11 +12,12 @@ import json
 from typing import Any
 
 from ..messages import Thread
+from ..tools._ui import component_id_of
 from ._component import A2UI_CALLS
 from ._surfaces import Surface, apply_messages, pointer_set, resolve_value
 from ._validate import A2UIError, check_messages
 
-__all__ = ["action_event", "action_text", "thread_surfaces"]
+__all__ = ["action_event", "action_text", "redrawn_props", "thread_surfaces"]
 
 
 def _build(thread: Thread) -> dict[str, Surface]:
@@ -39,6 +40,41 @@ def _build(thread: Thread) -> dict[str, Surface]:
                 for pointer, value in edits.items():
                     surface.data = pointer_set(surface.data, pointer, value)
     return surfaces
+
+
+def _surface_id(message: Any) -> str | None:
+    if isinstance(message, dict):
+        for body in message.values():
+            if isinstance(body, dict) and isinstance(body.get("surfaceId"), str):
+                return str(body["surfaceId"])
+    return None
+
+
+def redrawn_props(thread: Thread) -> dict[str, dict[str, Any]]:
+    """Component id -> props, for each call whose surfaces later calls changed:
+    its own messages followed by theirs for those surfaces, so the browser
+    redraws the surface where it first appeared (``component_props``)."""
+    owner: dict[str, str] = {}  # surface id -> the call that first drew it
+    merged: dict[str, list[Any]] = {}
+    changed: set[str] = set()
+    for message in thread.messages:
+        for part in message.tool_calls:
+            if part.tool_name not in A2UI_CALLS or not part.has_result or part.is_error:
+                continue
+            messages = (part.args or {}).get("messages")
+            if not isinstance(messages, list):
+                continue
+            call = component_id_of(part.tool_call_id)
+            merged[call] = list(messages)
+            for entry in messages:
+                surface = _surface_id(entry)
+                if surface is None:
+                    continue
+                first = owner.setdefault(surface, call)
+                if first != call:
+                    merged[first].append(entry)
+                    changed.add(first)
+    return {call: {"messages": merged[call]} for call in changed}
 
 
 def thread_surfaces(thread: Thread) -> list[dict[str, Any]]:

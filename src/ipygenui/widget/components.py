@@ -108,6 +108,10 @@ class ComponentBridge:
         if widget is None:
             return
         props = updated_props(self.runtime.thread)
+        if "A2UI" in self._components:  # a surface later calls changed: redrawn where it is
+            from ..a2ui import redrawn_props
+
+            props.update(redrawn_props(self.runtime.thread))
         if props != widget.component_props:
             widget.component_props = props
 
