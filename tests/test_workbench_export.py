@@ -59,6 +59,7 @@ def test_the_gallery_thread_shows_each_valid_sample_and_lists_the_invalid() -> N
 
 
 def test_the_page_embeds_the_chat_and_loads_no_pinned_require(tmp_path: Path) -> None:
+    other = gu.Chat(model="demo")  # a chat of the notebook's own stays out of the page
     page = gallery_html([gu.Metric], tmp_path / "g.html", title="Review <1>")
     assert (tmp_path / "g.html").read_text() == page
     assert "<title>Review &lt;1&gt;</title>" in page
@@ -72,3 +73,5 @@ def test_the_page_embeds_the_chat_and_loads_no_pinned_require(tmp_path: Path) ->
     chats = [m for m in state.values() if m["model_name"] == "AnyModel"]
     assert len(chats) == 1 and "Metric" in json.dumps(chats[0]["state"]["component_specs"])
     assert "integrity=" not in page  # served from a mirror in the e2e test
+    assert other.model_id not in state
+    other.close()

@@ -73,13 +73,20 @@ def gallery_html(
     the chat's widget state and loads the Jupyter widget manager from a CDN,
     as a notebook exported to HTML does.
     """
-    from ipywidgets.embed import DEFAULT_EMBED_REQUIREJS_URL, embed_data, escape_script
+    from ipywidgets.embed import (
+        DEFAULT_EMBED_REQUIREJS_URL,
+        dependency_state,
+        embed_data,
+        escape_script,
+    )
 
     chat = Chat(
         model="demo", components=list(components), thread=gallery_thread(components), height=height
     )
     try:
-        data = embed_data([chat], drop_defaults=False)
+        # only the gallery's chat and what it needs, not every widget in the kernel
+        state = dependency_state([chat], drop_defaults=False)
+        data = embed_data([chat], drop_defaults=False, state=state)
     finally:
         chat.close()
     views = "\n".join(
