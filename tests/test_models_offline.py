@@ -97,6 +97,6 @@ async def test_demo_shows_registered_components_with_streamed_props() -> None:
     part = message.tool_calls[0]
     assert part.tool_name == "show_component_Chart" and not part.is_error
     assert part.args["x"][0] == "Jan" and part.status_message == "drawing a chart"
-    assert "another" in message.text
+    assert "highest is 2026 in Jun" in message.text  # a sentence from the props
     plain = await rt.send("metrics please")  # Metric is not registered: no call
     assert not plain.tool_calls
