@@ -177,6 +177,18 @@ describe("an app shown while its call streams", () => {
     frame.el.remove();
   });
 
+  it("hears its input and result again when its iframe reloads", async () => {
+    const { frame, posted, methods } = await mounted({ uri: "ui://c", html: "<p>app</p>", csp: {} });
+    const result = { content: [{ type: "text", text: "shown" }] };
+    const done = call({ args_complete: true, has_result: true, is_error: false, result: { for_user: { mcp_app: { uri: "ui://c", html: "", result } } } });
+    frame.update(done, { start: 1 });
+    const win = frame.el.querySelector("iframe").contentWindow;
+    window.dispatchEvent(new MessageEvent("message", { data: { jsonrpc: "2.0", method: "ui/notifications/initialized" }, source: win }));
+    expect(methods().slice(-2)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-result"]);
+    expect(posted.filter((m) => m.method === "ui/notifications/tool-result")).toHaveLength(2);
+    frame.el.remove();
+  });
+
   it("hears tool-cancelled when the user rejects the call", async () => {
     const { frame, methods } = await mounted({ uri: "ui://c", html: "<p>app</p>", csp: {} });
     frame.update(call({ args_complete: true, approval: { status: "rejected", reason: "no" } }), { start: 1 });

@@ -173,6 +173,8 @@ export function createAppFrame(apps) {
     if (method === "ui/notifications/initialized") {
       lastTheme = themeOf(el);
       themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
+      // a second one: the iframe reloaded (its node moved in the page), a new document hears it all again
+      live.sent = { partial: "", input: false, end: false };
       tell();
     } else if (method === "ui/notifications/size-changed" && Number.isFinite(params.height)) {
       const height = Math.max(MIN_HEIGHT, Math.min(MAX_HEIGHT, Math.ceil(params.height)));
