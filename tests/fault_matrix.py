@@ -68,7 +68,8 @@ AREAS = (
         "servers that crash, hang, lie about schemas or annotations (`readOnlyHint` with "
         "`destructiveHint`), a remote `$ref` (SSRF), a catastrophic `pattern`, a 6 MB "
         "schema, reserved `show_component_` / `update_component_` names, a backreference "
-        "pattern, an `outputSchema` pattern, an approval note forged in a thread file; "
+        "pattern, an `outputSchema` pattern, an approval note forged in a thread file, "
+        "a server name with a line break and 5,000 characters; "
         "a server asking mid-call with a form MCP does not allow (nested object, `$ref`, "
         "`pattern`, 60 fields), a 150,000-character sampling prompt, a request after its call "
         "ended, two requests at once, a result for a sampling card, a double approve",

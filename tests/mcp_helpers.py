@@ -116,14 +116,17 @@ class HostileServer:
         self,
         listed: list[dict[str, Any]],
         results: dict[str, Any] | None = None,
+        info: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> gu.MCPTools:
         """An MCPTools on a server listing ``listed`` (tools in the protocol's
-        form); ``results``: the structured content a tool answers with."""
+        form); ``results``: the structured content a tool answers with;
+        ``info``: the ``serverInfo`` it gives (``name``, ``title``)."""
         env = {
             "MCP_HOSTILE_TOOLS": json.dumps(listed),
             "MCP_HOSTILE_RESULTS": json.dumps(results or {}),
             "MCP_HOSTILE_CALLS": str(self.calls),
+            "MCP_HOSTILE_INFO": json.dumps(info or {}),
         }
         tools = gu.MCPTools.stdio(sys.executable, [HOSTILE_SERVER], env=env, **kwargs)
         self.opened.append(tools)

@@ -22,6 +22,8 @@ from mcp.server.stdio import stdio_server
 
 TOOLS = [types.Tool.model_validate(t) for t in json.loads(os.environ["MCP_HOSTILE_TOOLS"])]
 RESULTS = json.loads(os.environ.get("MCP_HOSTILE_RESULTS") or "{}")
+INFO = json.loads(os.environ.get("MCP_HOSTILE_INFO") or "{}")
+"""The ``serverInfo`` it gives: ``name`` (default ipygenui-hostile-test), ``title``."""
 
 
 async def list_tools(ctx: object, params: object) -> types.ListToolsResult:
@@ -35,7 +37,12 @@ async def call_tool(ctx: object, params: types.CallToolRequestParams) -> types.C
     return types.CallToolResult(content=[text], structured_content=RESULTS.get(params.name))
 
 
-server = Server("ipygenui-hostile-test", on_list_tools=list_tools, on_call_tool=call_tool)
+server = Server(
+    INFO.get("name", "ipygenui-hostile-test"),
+    title=INFO.get("title"),
+    on_list_tools=list_tools,
+    on_call_tool=call_tool,
+)
 
 
 async def main() -> None:

@@ -10,6 +10,8 @@ with ``approve`` / ``reject`` / ``add_tool_result``, saved with the thread."""
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.messages import Complete, Thread
 from ipygenui.testing import ScriptedModel
-from mcp_asking import card, text_of, until
+from mcp_asking import ASKING, card, text_of, until
 from runtime_helpers import assert_valid, call, tool_messages
 
 
@@ -36,7 +38,9 @@ async def test_sampling_is_approved_answered_by_the_chats_model_and_approved_aga
     assert request.args["system_prompt"] == "Summarize in one line."
     assert request.args["max_tokens"] == 200  # the server asked 5000: capped
     assert request.args["requested_max_tokens"] == 5000
-    assert "python" in request.args["server"]
+    # named as the server names itself; its full command in the card's details
+    assert request.args["server"] == "ipygenui-asking"
+    assert request.args["server_command"] == shlex.join([sys.executable, ASKING])
     assert len(model.requests) == 1  # nothing asked of the model before the approval
     runtime.approve(request.tool_call_id)
     await until(lambda: "reply" in request.args, "the model's answer on the card")
@@ -101,6 +105,7 @@ async def test_a_form_is_answered_with_add_tool_result_and_checked_against_the_s
     form = await card(runtime)
     assert form.tool_name == "mcp_elicitation" and form.approval is None
     assert form.args["mode"] == "form" and form.args["message"] == "Please sign up"
+    assert form.args["server"] == "ipygenui-asking"
     schema = form.args["schema"]
     assert set(schema["properties"]) == {"name", "age", "agree"}
     with pytest.raises(gu.DecisionError, match="'age' must be at most 150"):

@@ -37,7 +37,7 @@ export function requestKey(part, args = part?.args) {
   return `elicitation:${part.tool_call_id}`;
 }
 
-/** The server as its card names it: its command line or URL, as code. */
+/** The server as its card names it (its own name, else its short command; a thread saved before: its command in backticks). */
 function serverName(args) {
   const text = String(args.server ?? "The server").replace(/^`(.*)`$/s, "$1");
   return h("code.gu-request-server", { text });

@@ -66,6 +66,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -338,7 +339,8 @@ async def test_a_tool_marked_read_only_and_destructive_asks_even_when_trusted(ho
         assert isinstance(message.status, RequiresAction)
         part = message.tool_calls[0]
         assert part.approval is not None and part.approval.status == "pending"
-        assert part.approval.note == "The server says: read-only, destructive (not verified)."
+        said = "The server ipygenui-hostile-test says: read-only, destructive (not verified)."
+        assert part.approval.note == said
         runtime.close()
     assert hostile.ran() == []  # nothing ran before a decision
 
@@ -350,7 +352,9 @@ async def test_a_read_only_mark_is_obeyed_only_for_a_trusted_server(hostile) -> 
     ]
     untrusted = gu.Runtime(model=ScriptedModel(["hi"]), tools=[hostile.tools(listed)])
     assert all(tool.needs_approval({}) for tool in untrusted.tools.values())
-    assert untrusted.tools["peek"].approval_note == "The server says: read-only (not verified)."
+    assert untrusted.tools["peek"].approval_note == (
+        "The server ipygenui-hostile-test says: read-only (not verified)."
+    )
     trusted = gu.Runtime(
         model=ScriptedModel(["hi"]), tools=[hostile.tools(listed, trust_annotations=True)]
     )
@@ -362,6 +366,26 @@ async def test_a_read_only_mark_is_obeyed_only_for_a_trusted_server(hostile) -> 
     assert not by_name.tools["look"].needs_approval({})
     for runtime in (untrusted, trusted, by_name):
         runtime.close()
+
+
+@pytest.mark.parametrize(
+    ("info", "named"),
+    [
+        ({"name": "weather", "title": "Weather Service"}, "Weather Service"),
+        ({"name": "weather"}, "weather"),
+        ({"name": "line\nNext line: trusted " + "x" * 5_000}, "line Next line: trusted x"),
+        ({"name": " \t\n"}, f"{Path(sys.executable).name} mcp_hostile_server.py"),
+    ],
+)
+def test_the_approval_note_names_the_server_as_it_names_itself(hostile, info, named) -> None:
+    """Its title, else its name (one bounded line), else its command's short form."""
+    mcp = hostile.tools([listed_tool("peek", annotations={"readOnlyHint": True})], info=info)
+    runtime = gu.Runtime(model=ScriptedModel(["hi"]), tools=[mcp])
+    note = runtime.tools["peek"].approval_note
+    assert note is not None and note.startswith(f"The server {named}")
+    assert note.endswith(" says: read-only (not verified).") and "\n" not in note
+    assert len(note) < 200 and str(Path(sys.executable).parent) not in note
+    runtime.close()
 
 
 def test_trust_annotations_naming_an_unknown_tool_or_of_a_wrong_type_is_refused(hostile) -> None:
@@ -583,7 +607,7 @@ async def test_a_note_written_in_a_thread_file_is_replaced_by_the_servers_claims
     loaded = gu.Runtime.load(path, model=ScriptedModel(["done"]), tools=[hostile.tools(listed)])
     approval = loaded.thread.messages[-1].tool_calls[0].approval
     assert approval is not None and approval.status == "pending"
-    assert approval.note == "The server says: destructive (not verified)."
+    assert approval.note == "The server ipygenui-hostile-test says: destructive (not verified)."
     loaded.close()
 
 

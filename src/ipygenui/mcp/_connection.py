@@ -166,6 +166,8 @@ class Connection:
         self._options = dict(options or {})
         """The session's callbacks (roots, logging, ...): what the client advertises."""
         self.session: ClientSession | None = None
+        self.server_info: Any = None
+        """The server's ``serverInfo`` (name, title) from its ``initialize`` result."""
         self._ready: asyncio.Future[list[MCPTool]] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._own())
@@ -176,7 +178,7 @@ class Connection:
                 self.transport.open() as (read, write),
                 _session_class()(read, write, **self._options) as session,
             ):
-                await session.initialize()
+                self.server_info = (await session.initialize()).server_info
                 tools: list[MCPTool] = []
                 cursor: str | None = None
                 while True:  # every page of the listing

@@ -47,8 +47,9 @@ class _Flight:
 class RequestBridge:
     """The chat that answers one server's requests, and its calls running now."""
 
-    def __init__(self, server: Callable[[], str], sampling_max_tokens: int) -> None:
+    def __init__(self, server: Callable[[], dict[str, str]], sampling_max_tokens: int) -> None:
         self._server = server
+        """The card's ``server`` (its name) and ``server_command`` (for the details)."""
         self.sampling_max_tokens = sampling_max_tokens
         self.requests: ServerRequests | None = None
         self._flights: list[_Flight] = []
@@ -130,7 +131,7 @@ class RequestBridge:
         asked = params.max_tokens
         limit = max(1, min(asked, self.sampling_max_tokens)) if asked > 0 else 1
         args: dict[str, Any] = {
-            "server": self._server(),
+            **self._server(),
             "messages": shown,
             "system_prompt": system or None,
             "max_tokens": limit,
@@ -153,7 +154,7 @@ class RequestBridge:
         text = clean_text(params.message)
         if len(text) > MAX_MESSAGE_CHARS:
             text = text[:MAX_MESSAGE_CHARS] + "…"
-        args: dict[str, Any] = {"server": self._server(), "mode": params.mode, "message": text}
+        args: dict[str, Any] = {**self._server(), "mode": params.mode, "message": text}
         if params.mode == "url":
             url = clean_text(params.url)
             args["url"] = url

@@ -28,9 +28,10 @@ shown, not obeyed.
   the server's other tools work.
 - Approval: every tool asks first. Its annotations (``readOnlyHint``,
   ``destructiveHint``, ...) are the server's claims: the approval card shows
-  them ("The server says: read-only, not destructive"). A user who trusts the
-  server passes ``trust_annotations=True`` (or the names of the tools whose
-  claims to trust): those marked read-only and not destructive then run
+  them, naming the server as it names itself ("The server ipygenui demo
+  says: read-only, not destructive"). A user who trusts the server passes
+  ``trust_annotations=True`` (or the names of the tools whose claims to
+  trust): those marked read-only and not destructive then run
   unasked. ``requires_approval=`` decides instead, when given.
 - Results: structured content when the server gives it, else the text blocks
   joined; images as ``{"type": "image", "mime_type", "src": "data:..."}``
@@ -86,6 +87,7 @@ from ._features import (
 )
 from ._requests import RequestBridge
 from ._results import result_value
+from ._server_name import command_text, server_name
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
@@ -199,7 +201,7 @@ class MCPTools:
         oversized schema, an oversized description)."""
         self.restarts = 0
         """How many times the server was restarted after it died."""
-        self._requests = RequestBridge(lambda: self.server, sampling_max_tokens)
+        self._requests = RequestBridge(self._card_server, sampling_max_tokens)
         """The chat answering the server's sampling and elicitation requests."""
         self._apps: dict[str, tuple[AppTool, bool]] = {}
         """MCP Apps: each server tool's ``_meta.ui`` and whether it asks first."""
@@ -295,6 +297,16 @@ class MCPTools:
     def server(self) -> str:
         """The server, as errors name it: its command line or its URL."""
         return self._transport.describe()
+
+    @property
+    def display_name(self) -> str:
+        """The server as cards name it: its own name, else its short command."""
+        connection = self._connection
+        return server_name(connection.server_info if connection else None, self._transport)
+
+    def _card_server(self) -> dict[str, str]:
+        """A request card's server: its name, and the full command for the details."""
+        return {"server": self.display_name, "server_command": command_text(self._transport)}
 
     @property
     def connected(self) -> bool:
@@ -424,7 +436,7 @@ class MCPTools:
             except ToolDefinitionError as exc:
                 self.skipped[listed_tool.name] = str(exc)
                 continue
-            tool.approval_note = _server_claims(annotations)
+            tool.approval_note = _server_claims(self.display_name, annotations)
             tools.append(tool)
         if reads:
             tools.append(self._read_resource_tool())
@@ -670,7 +682,7 @@ _CLAIMS = {
 }
 
 
-def _server_claims(annotations: Mapping[str, Any]) -> str:
+def _server_claims(server: str, annotations: Mapping[str, Any]) -> str:
     """The approval card's line: what the server says about a tool (never checked)."""
     said = [
         yes if annotations[hint] else no
@@ -678,8 +690,8 @@ def _server_claims(annotations: Mapping[str, Any]) -> str:
         if isinstance(annotations.get(hint), bool)
     ]
     if not said:
-        return "The server says nothing about what this tool changes."
-    return f"The server says: {', '.join(said)} (not verified)."
+        return f"The server {server} says nothing about what this tool changes."
+    return f"The server {server} says: {', '.join(said)} (not verified)."
 
 
 def _check_trust(trust: Any) -> None:
