@@ -9,6 +9,9 @@ app's call is refused) and ``show_hostile`` (the app ``ui://hostile/app``
 tries what a hostile app would; ``MCP_APPS_PROBE`` is the URL of a local
 server that records any request reaching it, declared nowhere).
 
+``show_broken`` and ``show_plain`` name apps a host must refuse (one that
+cannot be read or is over 2 MB, one that is not ``text/html;profile=mcp-app``).
+
 ``MCP_APPS_READS`` names a file each read of a ``ui://`` resource appends a
 line to, so a test sees the host cache them.
 """
@@ -89,6 +92,36 @@ def save_note(text: str) -> str:
 def secret() -> str:
     """For the model only."""
     return "the secret"
+
+
+BROKEN = "ui://broken/app"
+
+
+@server.resource(BROKEN, name="broken", mime_type=MIME)
+def broken_app() -> str:
+    """An app the host must refuse, as ``MCP_APPS_BROKEN`` says: ``huge`` (3 MB),
+    or anything else (the read fails)."""
+    if os.environ.get("MCP_APPS_BROKEN") == "huge":
+        return "<p>" + "x" * 3_000_000 + "</p>"
+    raise ValueError("this app cannot be read")
+
+
+@server.resource("ui://plain/page", name="plain", mime_type="text/html")
+def plain_page() -> str:
+    """HTML, but not an MCP app (no ``profile=mcp-app``)."""
+    return "<p>plain</p>"
+
+
+@server.tool(meta={"ui": {"resourceUri": BROKEN}})
+def show_broken() -> str:
+    """A tool whose app cannot be shown."""
+    return "broken app's text"
+
+
+@server.tool(meta={"ui": {"resourceUri": "ui://plain/page"}})
+def show_plain() -> str:
+    """A tool whose resource is not an MCP app."""
+    return "plain page's text"
 
 
 @server.tool(meta={"ui": {"resourceUri": HOSTILE}})

@@ -189,3 +189,28 @@ async def test_the_offline_demo_model_opens_the_demo_servers_app() -> None:
     assert app["uri"] == "ui://ipygenui-demo/weather" and "ui/initialize" in app["html"]
     assert app["result"]["structuredContent"]["city"] == "Oslo"
     runtime.close()
+
+
+@pytest.mark.parametrize(
+    ("tool", "broken", "why"),
+    [
+        ("show_broken", "", "Error reading resource ui://broken/app"),
+        ("show_broken", "huge", "over 2,097,152 bytes"),
+        ("show_plain", "", "not 'text/html;profile=mcp-app'"),
+    ],
+)
+async def test_an_app_the_host_cannot_show_leaves_the_tools_text(
+    tool: str, broken: str, why: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tools = gu.MCPTools.stdio(
+        sys.executable, [SERVER], env={"MCP_APPS_BROKEN": broken}, requires_approval=False
+    )
+    runtime, model = mcp_runtime(tools, call(tool, id="b1"))
+    with caplog.at_level("WARNING", logger="ipygenui"):
+        message = await runtime.send("show it")
+    assert isinstance(message.status, Complete)
+    [part] = message.tool_calls
+    assert "for_user" not in part.result  # no app: the card shows the text
+    assert tool_messages(model.requests[-1])["b1"] == part.result
+    assert why in caplog.text
+    runtime.close()
