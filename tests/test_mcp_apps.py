@@ -214,3 +214,14 @@ async def test_an_app_the_host_cannot_show_leaves_the_tools_text(
     assert tool_messages(model.requests[-1])["b1"] == part.result
     assert why in caplog.text
     runtime.close()
+
+
+def test_app_origin_takes_only_an_https_or_local_url() -> None:
+    from traitlets import TraitError
+
+    model = gu.testing.ScriptedModel(["done"])
+    assert gu.Chat(model=model, app_origin="https://apps.example.com/s.html").app_origin
+    assert gu.Chat(model=model, app_origin="http://127.0.0.1:8123/proxy.html").app_origin
+    for bad in ("javascript:alert(1)", "http://apps.example.com/s.html", 'https://a.com/"><x'):
+        with pytest.raises(TraitError, match="app_origin"):
+            gu.Chat(model=model, app_origin=bad)
