@@ -222,6 +222,20 @@ def test_an_app_renders_calls_its_server_and_talks_to_the_chat(
     assert answered == [{"jsonrpc": "2.0", "id": "host-1", "result": {}}]
 
 
+def test_an_app_that_navigates_its_frame_away_is_closed(page: LabPage) -> None:
+    chat = show_chat(page, {})
+    send_from_ui(chat, "show the counter")
+    card = tool_card(chat, "show_counter")
+    app = app_of(card)
+    expect(app.locator("#result")).to_contain_text("Counter shown from 5", timeout=LONG_WAIT)
+    app.locator("#away").click()
+    expect(card.locator(".gu-app-note")).to_have_text(
+        "The app left its page and was closed.", timeout=LONG_WAIT
+    )
+    assert card.locator("iframe.gu-app-frame").count() == 0
+    expect(card.locator(".gu-app-fallback")).to_contain_text("Counter shown from 5")
+
+
 def test_a_hostile_app_stays_in_its_sandbox(page: LabPage, probe: tuple[str, list[str]]) -> None:
     url, seen = probe
     page.page.evaluate(STUB_OPEN)

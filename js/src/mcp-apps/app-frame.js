@@ -228,6 +228,13 @@ export function createAppFrame(apps) {
     }
     const bridge = createBridge({ target: () => iframe.contentWindow, origin, handlers, onNotification });
     live = { part, args: lastArgs, app, iframe, bridge, sent: { partial: "", input: false, end: false } };
+    // A second load is the app navigating its own frame away (no sandbox flag
+    // forbids that): whatever loaded is not the server's app, so it goes.
+    let loads = 0;
+    iframe.addEventListener("load", () => {
+      if (++loads < 2 || live?.iframe !== iframe) return;
+      void teardown("the app left its page", false).then(() => showText(app, "The app left its page and was closed."));
+    });
     box.replaceChildren(iframe);
     title.textContent = app.uri;
     el.dataset.app = "live";
@@ -240,12 +247,15 @@ export function createAppFrame(apps) {
     show(close, false);
   }
 
-  /** Send `ui/resource-teardown`, wait for the app's answer (a while at most), then drop it. */
-  async function teardown(reason) {
+  /**
+   * Send `ui/resource-teardown`, wait for the app's answer (a while at most), then drop it.
+   * @param {string} reason @param {boolean} [ask] false: the app is gone already, drop it at once
+   */
+  async function teardown(reason, ask = true) {
     const was = live;
     if (!was) return;
     live = null;
-    if (was.bridge.initialized) {
+    if (ask && was.bridge.initialized) {
       let timer;
       const waited = new Promise((resolve) => (timer = setTimeout(resolve, TEARDOWN_WAIT_MS)));
       await Promise.race([was.bridge.request("ui/resource-teardown", { reason }).catch(() => null), waited]);
