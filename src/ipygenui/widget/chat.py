@@ -398,6 +398,7 @@ class Chat(anywidget.AnyWidget):
     surfaces = _FromRuntime(Runtime.surfaces)
     results = _FromRuntime(Runtime.results)
     set_component_state = _FromRuntime(Runtime.set_component_state)
+    set_app_context = _FromRuntime(Runtime.set_app_context)
     save = _FromRuntime(Runtime.save)
     edit = _FromRuntime(Runtime.edit)
     regenerate = _FromRuntime(Runtime.regenerate)
