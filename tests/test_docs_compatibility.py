@@ -4,7 +4,7 @@ test against a real peer in its "Proved by" column.
 
 Faults tried: a cited test file renamed or removed; a supported row with no
 test, or with a test that runs no real peer; a misspelt status (it would
-escape the check for supported rows).
+escape the check for supported rows); a role's table removed.
 """
 
 from __future__ import annotations
@@ -16,22 +16,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "docs" / "compatibility.md"
 STATUSES = {"supported", "partial", "not supported"}
-SECTIONS = ("## AG-UI server", "## AG-UI client", "## MCP client")
+SECTIONS = (
+    "## AG-UI server",
+    "## AG-UI client",
+    "## MCP client",
+    "### MCP Apps host",
+    "### A2UI renderer",
+)
 REAL_PEERS = (
     "tests/test_agui_official_client*.py",  # the official @ag-ui/client
     "tests/test_agui_agent.py",  # a pydantic-ai agent behind its own AG-UI adapter
     "tests/test_mcp_*.py",  # server-everything and servers written with the mcp SDK
     "tests/faults/test_mcp.py",
+    "tests/e2e/test_mcp_apps.py",  # JupyterLab and Chromium with an mcp-SDK server's ui:// apps
+    "tests/e2e/test_a2ui.py",  # A2UI surfaces drawn by JupyterLab and Chromium
+    "tests/test_a2ui_official_client.py",  # the official @ag-ui/client reads our A2UI activity
 )
 CITED = re.compile(r"`(tests/[\w/.-]+\.py)`")
 
 
 def rows() -> dict[str, list[list[str]]]:
-    """Each section's table rows (cells), header and separator left out."""
+    """Each section's (or subsection's) table rows (cells), header and
+    separator left out."""
     out: dict[str, list[list[str]]] = {}
     section = ""
     for line in TABLE.read_text(encoding="utf-8").splitlines():
-        if line.startswith("## "):
+        if line.startswith(("## ", "### ")):
             section = line
             out[section] = []
         elif line.startswith("|") and section:
@@ -44,7 +54,9 @@ def rows() -> dict[str, list[list[str]]]:
 def test_every_role_has_a_table_of_four_columns_and_known_statuses() -> None:
     tables = rows()
     for title in SECTIONS:
-        [section] = [s for s in tables if s.startswith(title)]
+        found = [s for s in tables if s.startswith(title)]
+        assert len(found) == 1, f"docs/compatibility.md: no one section {title!r}"
+        [section] = found
         assert tables[section], f"{section}: no rows"
         for cells in tables[section]:
             assert len(cells) == 4, cells
