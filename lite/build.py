@@ -64,6 +64,10 @@ NEEDS_A_SERVER = {
         "This notebook serves an AG-UI agent on a local port and starts an MCP server "
         "process: a browser kernel can do neither. Run it in JupyterLab (`make demo`)."
     ),
+    "05_standards.ipynb": (
+        "This notebook starts an MCP server process for its MCP app: a browser kernel "
+        "cannot. Run it in JupyterLab (`make demo`)."
+    ),
 }
 
 

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from .harness import LabPage
-from .widget import assistant, narrow, send_from_ui, shoot_narrow, tool_card
+from .widget import assistant, send_from_ui, shoot_in_narrow_chat, tool_card
 
 pytestmark = pytest.mark.e2e
 
@@ -26,11 +26,7 @@ def shoot(lab: LabPage, chat: Locator, card: Locator, shots: Path, name: str) ->
     500 px chat (nothing clipped)."""
     chat.scroll_into_view_if_needed()
     chat.screenshot(path=shots / f"agents-{name}-light-1280.png")
-    narrow(chat)
-    try:
-        shoot_narrow(lab, card, shots, f"agents-{name}")
-    finally:
-        chat.evaluate("(el) => { el.style.width = ''; }")
+    shoot_in_narrow_chat(lab, chat, card, shots, f"agents-{name}")
 
 
 def test_an_agent_over_agui_drives_the_widget(

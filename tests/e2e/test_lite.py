@@ -115,10 +115,11 @@ def test_the_build_says_what_each_notebook_needs() -> None:
     report = _report()
     assert sorted(report) == NOTEBOOKS
     assert report["01_quickstart.ipynb"]["offline"]
-    # the browser kernel has no sockets or subprocesses: the agents notebook says so
-    assert report["04_agents.ipynb"]["needs_a_server"]
-    agents = json.loads((SITE / "files" / "04_agents.ipynb").read_text("utf-8"))
-    assert "make demo" in "".join(agents["cells"][0]["source"])
+    # the browser kernel has no sockets or subprocesses: the agents and standards notebooks say so
+    for name in ("04_agents.ipynb", "05_standards.ipynb"):
+        assert report[name]["needs_a_server"]
+        notebook = json.loads((SITE / "files" / name).read_text("utf-8"))
+        assert "make demo" in "".join(notebook["cells"][0]["source"])
 
 
 def test_the_kernel_and_ipygenui_load_from_the_site_itself() -> None:
@@ -149,7 +150,7 @@ def test_a_notebook_runs_all_and_its_chat_answers(
 ) -> None:
     what = _report()[notebook]
     if what["needs_a_server"]:
-        pytest.skip(f"{notebook} serves an agent and starts a process: no browser kernel can")
+        pytest.skip(f"{notebook} starts a server or a process: no browser kernel can")
     if not what["offline"]:
         pytest.skip(
             f"{notebook} loads {', '.join(what['from_cdn'])} from Pyodide's CDN at run time "

@@ -1,5 +1,5 @@
-"""The component and data notebooks after Run All in real JupyterLab, read as
-a teacher would, top to bottom.
+"""The component, data and standards notebooks after Run All in real
+JupyterLab, read as a teacher would, top to bottom.
 
 Faults tried: a chat that stays empty or a question left unanswered; a cell
 that raised; a cell's output that is a wall of text (long outputs push the
@@ -60,7 +60,7 @@ def read_outputs(lab: LabPage) -> list[dict[str, object]]:
     return outputs
 
 
-@pytest.mark.parametrize("notebook", ["02_components.ipynb", "03_data.ipynb"])
+@pytest.mark.parametrize("notebook", ["02_components.ipynb", "03_data.ipynb", "05_standards.ipynb"])
 def test_after_run_all_every_chat_answers_and_every_output_reads_short(
     open_lab: Callable[[str], LabPage], notebook: str
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,20 +148,45 @@ def narrow(chat: Locator, width: int = NARROW) -> None:
     chat.scroll_into_view_if_needed()
 
 
-def shoot_narrow(lab: LabPage, el: Locator, shots: Path, name: str) -> None:
-    """Check ``el`` (in a narrowed chat) clips nothing, light and dark, and
-    take ``narrow-{name}-{theme}-500.png`` of each; the theme is restored."""
+def shoot_themes(
+    lab: LabPage,
+    el: Locator,
+    path: Callable[[str], Path],
+    check: Callable[[str], None] | None = None,
+) -> None:
+    """Screenshot ``el`` light, then dark, to ``path(theme)``, after
+    ``check(theme)`` if given; the theme is restored."""
     try:
         for theme in ("light", "dark"):
             if theme == "dark":
                 lab.set_theme("JupyterLab Dark")
             el.scroll_into_view_if_needed()
             lab.page.mouse.move(0, 0)  # no hover outline in the picture
-            problems = clipped(el)
-            assert not problems, f"{name} in {theme}: {problems}"
-            el.screenshot(path=shots / f"narrow-{name}-{theme}-{NARROW}.png")
+            if check is not None:
+                check(theme)
+            el.screenshot(path=path(theme))
     finally:
         lab.set_theme("JupyterLab Light")  # a saved setting: restore it
+
+
+def shoot_narrow(lab: LabPage, el: Locator, shots: Path, name: str) -> None:
+    """Check ``el`` (in a narrowed chat) clips nothing, light and dark, and
+    take ``narrow-{name}-{theme}-500.png`` of each; the theme is restored."""
+
+    def fits(theme: str) -> None:
+        problems = clipped(el)
+        assert not problems, f"{name} in {theme}: {problems}"
+
+    shoot_themes(lab, el, lambda theme: shots / f"narrow-{name}-{theme}-{NARROW}.png", fits)
+
+
+def shoot_in_narrow_chat(lab: LabPage, chat: Locator, el: Locator, shots: Path, name: str) -> None:
+    """``shoot_narrow`` of ``el`` with ``chat`` made 500 px wide, then its width restored."""
+    narrow(chat)
+    try:
+        shoot_narrow(lab, el, shots, name)
+    finally:
+        chat.evaluate("(el) => { el.style.width = ''; }")
 
 
 def assert_title_above_toolbar(table: Locator, title: str) -> None:
