@@ -525,7 +525,8 @@ def test_edited_arguments_are_the_ones_the_tool_runs_with(flows: LabPage) -> Non
     ]
     card.locator("summary", has_text="Details").click()
     # arguments and result alike: a code block under a heading
-    expect(card.locator(".gu-tool-label")).to_have_text(["Arguments", "Result"])
+    # (the Log heading waits hidden for a server's log lines)
+    expect(card.locator(".gu-tool-label:visible")).to_have_text(["Arguments", "Result"])
     expect(card.locator(".gu-tool-args pre code")).to_contain_text("archive")
     expect(card.locator(".gu-tool-args .hljs-attr")).to_have_text('"name"')
     expect(card.locator(".gu-tool-result pre code")).to_have_text("dropped archive")
