@@ -96,9 +96,10 @@ export function errorText(status) {
 /**
  * @param {{send: (msg:any) => void, notify: (t:string) => void, isHuman: (n:string) => boolean,
  *          standardParams?: () => string[], resources?: import("./resources.js").Resources,
- *          sendEdit?: (messageId: string, text: string) => void}} ctx
+ *          sendEdit?: (messageId: string, text: string) => void,
+ *          apps?: {release: (el: Element) => void}}} ctx
  *   the chat's actions, the arguments every tool call carries for the UI, the URLs
- *   it allowed to load, and where an edited user message goes
+ *   it allowed to load, where an edited user message goes, and the MCP apps on screen
  */
 export function createMessageView(ctx) {
   const parts = h("div.gu-parts");
@@ -172,6 +173,7 @@ export function createMessageView(ctx) {
         if (!part || !PART_FACTORIES[part.type]) continue;
         if (!views[i] || views[i].type !== part.type) {
           const view = PART_FACTORIES[part.type](ctx, message.role);
+          if (views[i]) ctx.apps?.release(views[i].view.el);
           if (views[i]) views[i].view.el.replaceWith(view.el);
           else parts.append(view.el);
           views[i] = { type: part.type, view };
@@ -184,7 +186,11 @@ export function createMessageView(ctx) {
           cut: status === "incomplete" && i === list.length - 1,
         });
       }
-      while (views.length > list.length) views.pop()?.view.el.remove();
+      while (views.length > list.length) {
+        const gone = views.pop()?.view.el;
+        if (gone) ctx.apps?.release(gone);
+        gone?.remove();
+      }
 
       const text = errorText(message.status);
       setText(errorLine, text);

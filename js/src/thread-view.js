@@ -57,6 +57,7 @@ export function createThreadView(ctx) {
     const keep = new Set(ids);
     for (const [id, view] of views) {
       if (!keep.has(id)) {
+        ctx.apps?.release(view.el); // an app hears its teardown before its frame goes
         view.el.remove();
         views.delete(id);
       }

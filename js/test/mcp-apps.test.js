@@ -3,10 +3,11 @@
 // bridge that hears only its app's window and says nothing before the app is
 // initialized, and a card that shows the app's text where no kernel answers.
 // The real sandbox is proved in Chromium (tests/e2e/test_mcp_apps.py).
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAppsContext } from "../src/mcp-apps/apps-context.js";
 import { createBridge } from "../src/mcp-apps/bridge.js";
 import { appPolicy, withPolicy } from "../src/mcp-apps/csp.js";
+import { createThreadView } from "../src/thread-view.js";
 import { createToolCard } from "../src/tool-card.js";
 
 describe("the app's CSP", () => {
@@ -81,29 +82,32 @@ describe("the bridge", () => {
   });
 });
 
-describe("an app tool's card", () => {
-  const part = {
-    type: "tool-call",
-    tool_call_id: "call_app",
-    tool_name: "show_counter",
-    args: { start: 5 },
-    args_text: '{"start": 5}',
-    args_complete: true,
-    has_result: true,
-    is_error: false,
-    approval: null,
-    result: {
-      result: "Counter shown",
-      for_user: {
-        mcp_app: {
-          uri: "ui://counter/app",
-          html: "<h3 id=secret-markup>x</h3><script>parent.x=1</script>",
-          csp: {},
-          result: { content: [{ type: "text", text: "Counter shown from 5" }] },
-        },
+/** A finished call of an app tool, its app in the result. */
+const COUNTER_CALL = {
+  type: "tool-call",
+  tool_call_id: "call_app",
+  tool_name: "show_counter",
+  args: { start: 5 },
+  args_text: '{"start": 5}',
+  args_complete: true,
+  has_result: true,
+  is_error: false,
+  approval: null,
+  result: {
+    result: "Counter shown",
+    for_user: {
+      mcp_app: {
+        uri: "ui://counter/app",
+        html: "<h3 id=secret-markup>x</h3><script>parent.x=1</script>",
+        csp: {},
+        result: { content: [{ type: "text", text: "Counter shown from 5" }] },
       },
     },
-  };
+  },
+};
+
+describe("an app tool's card", () => {
+  const part = COUNTER_CALL;
   const model = () => {
     const handlers = {};
     return {
@@ -194,5 +198,58 @@ describe("an app shown while its call streams", () => {
     frame.update(call({ args_complete: true, approval: { status: "rejected", reason: "no" } }), { start: 1 });
     expect(methods().slice(-2)).toEqual(["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]);
     frame.el.remove();
+  });
+});
+
+describe("an app whose message leaves the thread view", () => {
+  // jsdom has no `moveBefore`: a stand-in that moves the frame as Chromium
+  // does, its window (and what the test listens on) kept. The real move is
+  // proved in Chromium (tests/e2e/test_mcp_apps.py).
+  const hasMove = Object.hasOwn(Element.prototype, "moveBefore");
+  beforeEach(() => {
+    if (hasMove) return;
+    Element.prototype.moveBefore = function (node, child) {
+      const spy = node.contentWindow?.postMessage;
+      this.insertBefore(node, child);
+      if (spy) node.contentWindow.postMessage = spy;
+    };
+  });
+  afterEach(() => {
+    if (!hasMove) delete Element.prototype.moveBefore;
+  });
+
+  const message = (id) => ({ id, role: "assistant", parts: [COUNTER_CALL], status: { type: "complete" }, metadata: {} });
+
+  it("hears ui/resource-teardown and keeps its frame until it answers", async () => {
+    const handlers = {};
+    const model = { get: () => "", on: (name, f) => (handlers[name] = f), off() {}, send: vi.fn() };
+    const apps = createAppsContext({ model, send: model.send, sendText: vi.fn() });
+    handlers["msg:custom"]({ type: "snapshot", seq: 1, messages: [] }); // a kernel answers
+    const view = createThreadView({ send: vi.fn(), notify() {}, isHuman: () => false, apps });
+    const chat = document.createElement("div");
+    chat.className = "gu-chat";
+    chat.append(view.el);
+    document.body.append(chat);
+    view.render([message("a1")], { running: false });
+    const iframe = chat.querySelector("iframe.gu-app-frame");
+    const win = iframe.contentWindow;
+    const posted = [];
+    win.postMessage = (m) => posted.push(m);
+    const speak = (data) => window.dispatchEvent(new MessageEvent("message", { data, source: iframe.contentWindow }));
+    speak({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {} });
+    await new Promise((r) => setTimeout(r));
+    speak({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+
+    view.render([message("b1")], { running: false }); // another thread: a1's view is dropped
+    const asked = posted.find((m) => m.method === "ui/resource-teardown");
+    expect(asked).toMatchObject({ id: "host-1", params: { reason: "the message left the view" } });
+    expect(chat.querySelector('[data-message-id="a1"]')).toBeNull(); // the message is gone at once
+    expect(iframe.isConnected).toBe(true); // its app, hidden, waits for its answer
+    expect(iframe.closest(".gu-app-leaving").parentNode).toBe(chat);
+    speak({ jsonrpc: "2.0", id: asked.id, result: {} });
+    await new Promise((r) => setTimeout(r));
+    expect(iframe.isConnected).toBe(false);
+    expect(chat.querySelector(".gu-app-leaving")).toBeNull();
+    chat.remove();
   });
 });

@@ -38,6 +38,8 @@ STUB_OPEN = """() => {
 # every postMessage the page receives, to see the app answer the teardown
 RECORD_MESSAGES = """() => {
   window.__appMessages = [];
+  if (window.__appRecorder) return;  // one listener, however many tests install it
+  window.__appRecorder = true;
   window.addEventListener("message", (e) => window.__appMessages.push(e.data));
 }"""
 
@@ -317,3 +319,25 @@ def test_the_offline_demo_model_opens_the_demo_servers_app(
     app.locator("#tomorrow").click()  # ui/message: the user confirms it first
     card.locator(".gu-app-ask button.gu-app-yes").click()
     expect(messages(chat, "user").last).to_contain_text("What's the weather in Oslo tomorrow?")
+
+
+def test_an_app_whose_message_leaves_the_view_hears_its_teardown(page: LabPage) -> None:
+    chat = show_chat(page, {})
+    send_from_ui(chat, "show the counter")
+    card = tool_card(chat, "show_counter")
+    expect(app_of(card).locator("#result")).to_contain_text(
+        "Counter shown from 5", timeout=LONG_WAIT
+    )
+    page.page.evaluate(RECORD_MESSAGES)
+    page.run_code("chat.new_thread()")  # another thread: the app's message view is dropped
+    expect(chat.locator(".gu-tool-call")).to_have_count(0, timeout=LONG_WAIT)
+    # the app answered ui/resource-teardown from where its frame waited, then went
+    page.page.wait_for_function(
+        "() => window.__appMessages.some((m) => String(m?.id).startsWith('host-'))",
+        timeout=LONG_WAIT,
+    )
+    answered = page.page.evaluate(
+        "() => window.__appMessages.filter((m) => String(m?.id).startsWith('host-'))"
+    )
+    assert answered == [{"jsonrpc": "2.0", "id": "host-1", "result": {}}]
+    expect(chat.locator("iframe.gu-app-frame, .gu-app-leaving")).to_have_count(0)

@@ -267,6 +267,36 @@ export function createAppFrame(apps) {
     bars.replaceChildren();
   }
 
+  /**
+   * The card is leaving the page (its message dropped: another thread or
+   * branch, a regenerated reply). Removing an iframe ends its document at
+   * once, so the app's frame first moves, alive (`moveBefore` keeps its
+   * document), to a hidden holder beside the chat, hears the teardown and
+   * waits for its answer there (a while at most), then goes. A browser
+   * without `moveBefore` drops it unasked, as before.
+   * @param {string} reason
+   */
+  async function leave(reason) {
+    apps.unregister(frame);
+    lastPart = null;
+    const was = live;
+    if (!was) return;
+    const holder = h("div.gu-app-leaving", { "aria-hidden": "true" });
+    holder.style.cssText = "position:fixed;left:-10000px;top:0;width:1px;height:1px;overflow:hidden;visibility:hidden";
+    const beside = was.iframe.closest(".gu-chat") ?? document.body;
+    const canMove = typeof holder.moveBefore === "function" && was.iframe.isConnected && was.bridge.initialized;
+    if (!canMove) return teardown(reason, false);
+    beside.append(holder);
+    try {
+      holder.moveBefore(was.iframe, null);
+    } catch {
+      holder.remove();
+      return teardown(reason, false);
+    }
+    await teardown(reason);
+    holder.remove();
+  }
+
   close.addEventListener("click", async () => {
     const part = live?.part;
     await teardown("the user closed the app");
@@ -283,6 +313,7 @@ export function createAppFrame(apps) {
       if (lastPart) frame.update(lastPart, lastArgs);
     },
     teardown,
+    leave,
     /**
      * @param {any} part the tool-call part (its result may carry an app)
      * @param {any} args its arguments as the tool got them (the standard parameters left out)

@@ -10,7 +10,8 @@ import { readServerMessage, toKernel } from "../protocol.js";
  */
 export function createAppsContext({ model, send, sendText }) {
   let kernelAlive = false;
-  /** @type {Set<{refresh: () => void, teardown: (reason: string) => Promise<void>}>} */
+  /** @type {Set<{el: Element, refresh: () => void, teardown: (reason: string) => Promise<void>,
+   *   leave: (reason: string) => Promise<void>}>} */
   const frames = new Set();
   /** @type {Map<number, {resolve: Function, reject: Function}>} */
   const waiting = new Map();
@@ -49,6 +50,10 @@ export function createAppsContext({ model, send, sendText }) {
         waiting.set(request, { resolve, reject });
         send(toKernel.mcpApp(toolCallId, request, method, params, approved));
       });
+    },
+    /** A part of the page leaves it (a dropped message): its apps are torn down first. @param {Element} el */
+    release(el) {
+      for (const frame of frames) if (el.contains(frame.el)) void frame.leave("the message left the view");
     },
     register: (frame) => frames.add(frame),
     unregister: (frame) => frames.delete(frame),
