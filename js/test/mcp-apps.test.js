@@ -193,6 +193,25 @@ describe("an app shown while its call streams", () => {
     frame.el.remove();
   });
 
+  it("shows the result's text, not the pre-read copy's, once it navigates its frame away", async () => {
+    // mounted while the call streamed: the tool's app as read before, with no result yet
+    const { frame } = await mounted({ uri: "ui://c", html: "<p>app</p>", csp: {} });
+    const result = { content: [{ type: "text", text: "Counter shown from 1" }] };
+    const done = call({ args_complete: true, has_result: true, is_error: false, result: { for_user: { mcp_app: { uri: "ui://c", html: "", result } } } });
+    frame.update(done, { start: 1 });
+    const iframe = frame.el.querySelector("iframe");
+    iframe.dispatchEvent(new Event("load"));
+    iframe.dispatchEvent(new Event("load")); // a second document: the app went elsewhere
+    await new Promise((r) => setTimeout(r));
+    expect(frame.el.querySelector("iframe")).toBeNull();
+    expect(frame.el.querySelector(".gu-app-fallback").textContent).toBe("Counter shown from 1");
+    expect(frame.el.querySelector(".gu-app-note").textContent).toBe("The app left its page and was closed.");
+    frame.update(done, { start: 1 }); // the message renders again: the app stays closed
+    expect(frame.el.querySelector("iframe")).toBeNull();
+    expect(frame.el.querySelector(".gu-app-fallback").textContent).toBe("Counter shown from 1");
+    frame.el.remove();
+  });
+
   it("hears tool-cancelled when the user rejects the call", async () => {
     const { frame, methods } = await mounted({ uri: "ui://c", html: "<p>app</p>", csp: {} });
     frame.update(call({ args_complete: true, approval: { status: "rejected", reason: "no" } }), { start: 1 });

@@ -85,7 +85,8 @@ export function createAppFrame(apps) {
   let live = null;
   let lastPart = null;
   let lastArgs = {};
-  let closedId = null;
+  /** The call whose app the user or the app itself closed, and the note its text keeps. */
+  let closed = null;
 
   /** @param {string} text @param {string} yes @param {string} no @param {Node | null} [extra] */
   const ask = (text, yes, no, extra = null) =>
@@ -229,11 +230,15 @@ export function createAppFrame(apps) {
     const bridge = createBridge({ target: () => iframe.contentWindow, origin, handlers, onNotification });
     live = { part, args: lastArgs, app, iframe, bridge, sent: { partial: "", input: false, end: false } };
     // A second load is the app navigating its own frame away (no sandbox flag
-    // forbids that): whatever loaded is not the server's app, so it goes.
+    // forbids that): whatever loaded is not the server's app, so it goes. Its
+    // text is the call's as it stands now: `app` is the copy read before the
+    // call ended, with no result.
     let loads = 0;
     iframe.addEventListener("load", () => {
       if (++loads < 2 || live?.iframe !== iframe) return;
-      void teardown("the app left its page", false).then(() => showText(app, "The app left its page and was closed."));
+      const now = live.part;
+      closed = { id: now.tool_call_id, why: "The app left its page and was closed." };
+      void teardown("the app left its page", false).then(() => showText(appOf(now) ?? app, closed?.why));
     });
     box.replaceChildren(iframe);
     title.textContent = app.uri;
@@ -301,9 +306,9 @@ export function createAppFrame(apps) {
     const part = live?.part;
     await teardown("the user closed the app");
     if (part) {
-      closedId = part.tool_call_id;
+      closed = { id: part.tool_call_id, why: "App closed." };
       const app = appOf(part);
-      if (app) showText(app, "App closed.");
+      if (app) showText(app, closed.why);
     }
   });
 
@@ -336,7 +341,10 @@ export function createAppFrame(apps) {
       }
       apps.register(frame);
       if (live) void teardown("another call took its place");
-      if (closedId === part.tool_call_id) return;
+      if (closed?.id === part.tool_call_id) {
+        if (appOf(part)) showText(app, closed.why); // its result may have come since
+        return;
+      }
       if (!apps.kernelAlive()) {
         showText(app);
         return;
