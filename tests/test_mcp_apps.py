@@ -6,6 +6,7 @@ called only once approved)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,46 @@ async def test_an_app_tool_shows_its_app_to_the_user_and_its_text_to_the_model(
     save_thread(runtime.thread, tmp_path / "thread.json")
     loaded = load_thread(tmp_path / "thread.json").messages[-1].tool_calls[0]
     assert loaded.result["for_user"]["mcp_app"]["html"] == app["html"]
+    runtime.close()
+
+
+async def test_a_saved_thread_keeps_each_apps_page_once_and_old_files_still_load(
+    apps, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tools = apps(trust_annotations=True, requires_approval=False)
+    calls = [call("show_counter", {"start": n}) for n in range(3)]
+    runtime, _ = mcp_runtime(tools, *calls)
+    message = await runtime.send("show three counters")
+    html = message.tool_calls[0].result["for_user"]["mcp_app"]["html"]
+    path = tmp_path / "thread.json"
+    save_thread(runtime.thread, path)
+    raw = path.read_text()
+    assert raw.count("Counter app") == 1  # one page for the three calls
+    assert json.loads(raw)["version"] == 3
+    loaded = load_thread(path).messages[-1].tool_calls
+    assert [c.result["for_user"]["mcp_app"]["html"] for c in loaded] == [html] * 3
+    app_result = message.tool_calls[2].result["for_user"]["mcp_app"]["result"]
+    assert loaded[2].result["for_user"]["mcp_app"]["result"] == app_result
+    # the thread in memory still has the page in every call
+    assert all(c.result["for_user"]["mcp_app"]["html"] == html for c in message.tool_calls)
+
+    # a version 2 file, the page in every call, loads as it is
+    old = {"format": "ipygenui.thread", "version": 2}
+    old["thread"] = runtime.thread.model_dump(mode="json")
+    path.write_text(json.dumps(old))
+    loaded = load_thread(path).messages[-1].tool_calls
+    assert [c.result["for_user"]["mcp_app"]["html"] for c in loaded] == [html] * 3
+
+    # a page the table lacks: that call keeps its text, loses only its app
+    save_thread(runtime.thread, path)
+    cut = json.loads(path.read_text())
+    cut["app_pages"] = {}
+    path.write_text(json.dumps(cut))
+    with caplog.at_level("WARNING", logger="ipygenui"):
+        loaded = load_thread(path).messages[-1].tool_calls
+    assert all("mcp_app" not in c.result["for_user"] for c in loaded)
+    assert loaded[0].result["result"] == message.tool_calls[0].result["result"]
+    assert "names a page the thread file lacks" in caplog.text
     runtime.close()
 
 

@@ -9,9 +9,13 @@ in between makes the save fail with :class:`PersistenceConflictError`, so
 two writers never silently overwrite each other's thread.
 
 File format version 2 added the thread's branches (``Thread.forks``) and its
-title; version 1 files (no branches) still load. A branch structure that does
-not fit (a fork naming no message, an active version out of range) fails to
-load with a :class:`ThreadFileError` that says what is wrong.
+title; version 1 files (no branches) still load. Version 3 keeps each MCP
+app's page once beside the thread, however many calls show it
+(``_internal/app_pages.py``); a thread with no app is still written as
+version 2, and a version 2 file, its HTML in every call, loads as it is. A
+branch structure that does not fit (a fork naming no message, an active
+version out of range) fails to load with a :class:`ThreadFileError` that says
+what is wrong.
 
 Thread files are untrusted and so is their folder: the thread file, its lock
 file and its temp files are opened without following symbolic links (a link
@@ -35,6 +39,8 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
+from ._internal.app_pages import TABLE as APP_PAGES
+from ._internal.app_pages import restore_pages, share_pages
 from ._internal.attachment_files import (
     UnsafeFileError,
     open_regular,
@@ -50,9 +56,10 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 FORMAT = "ipygenui.thread"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
-"""Versions this ipygenui reads: 1 is 2 without branches or a title."""
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+"""Versions this ipygenui reads: 1 is 2 without branches or a title; 3 is 2
+with the apps' pages kept once (written only for a thread with an app)."""
 
 STALE_TEMP_SECONDS = 60.0
 """A temp file of this path older than this is left over from an interrupted save."""
@@ -85,13 +92,20 @@ class PersistenceConflictError(RuntimeError):
 def encode_thread(thread: Thread) -> bytes:
     """The file's bytes: UTF-8 JSON; odd values (lone surrogates, huge ints,
     NaN, objects pydantic cannot dump) are written as text rather than fail."""
-    data: dict[str, Any] = {"format": FORMAT, "version": VERSION}
     try:
-        data["thread"] = thread.model_dump(mode="json")
-        return _dumps(data)
+        return _dumps(_file_data(thread.model_dump(mode="json")))
     except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
-        data["thread"] = json_safe(thread)
-        return _dumps(data)
+        return _dumps(_file_data(json_safe(thread)))
+
+
+def _file_data(thread: Any) -> dict[str, Any]:
+    """The file's JSON: the thread (its JSON form, a fresh copy), each app's page once."""
+    pages = share_pages(thread)
+    data: dict[str, Any] = {"format": FORMAT, "version": VERSION if pages else 2}
+    data["thread"] = thread
+    if pages:
+        data[APP_PAGES] = pages
+    return data
 
 
 def _dumps(data: Any) -> bytes:
@@ -128,6 +142,7 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
             f"{path}: not an ipygenui thread file (the JSON is a {type(data).__name__}, "
             "not an object)"
         )
+    pages = None
     if "format" in data:  # without it: a bare thread object, as Thread.model_dump gives
         if data["format"] != FORMAT:
             raise ThreadFileError(
@@ -142,7 +157,9 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
             )
         if "thread" not in data:
             raise ThreadFileError(f"{path}: the file has no thread")
+        pages = data.get(APP_PAGES)
         data = data["thread"]
+    restore_pages(data, pages)
     try:
         thread = Thread.model_validate(json_safe(data))
     except ValidationError as exc:

@@ -70,8 +70,8 @@ async def test_a_version_1_file_loads(tmp_path: Path) -> None:
 
 def test_an_unknown_version_names_the_readable_ones(tmp_path: Path) -> None:
     path = tmp_path / "future.json"
-    write(path, {"format": "ipygenui.thread", "version": 3, "thread": {}})
-    wanted = r"unsupported thread file version 3 .*versions 1 to 2"
+    write(path, {"format": "ipygenui.thread", "version": 4, "thread": {}})
+    wanted = r"unsupported thread file version 4 .*versions 1 to 3"
     with pytest.raises(ThreadFileError, match=wanted):
         gu.Runtime.load(path)
 
