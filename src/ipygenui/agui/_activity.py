@@ -1,11 +1,20 @@
-"""AG-UI activities that show A2UI: ``ACTIVITY_SNAPSHOT`` with
-``activityType: "a2ui-surface"`` and ``content: {"a2ui_operations": [...]}``.
+"""AG-UI activities: A2UI surfaces and MCP apps.
+
+A2UI: ``ACTIVITY_SNAPSHOT`` with ``activityType: "a2ui-surface"`` and
+``content: {"a2ui_operations": [...]}``.
 
 An agent's activity becomes a ``show_a2ui`` call the agent answered itself,
 so it renders, persists and reads back (``chat.surfaces()``) as a model's
 call does; its operations are checked against the A2UI schemas first, and
 refused ones are the call's error. Our own ``show_a2ui`` calls go out as the
 same activity, so other AG-UI clients render what we show.
+
+MCP apps (out only): a call whose result shows an app goes out as
+``activityType: "mcp-apps"`` with the content AG-UI's mcp-apps middleware
+sends, ``{result, resourceUri, serverHash, serverId, toolInput}``: the raw
+``CallToolResult``, the ``ui://`` URI (a client reads the HTML from the
+server itself; it never goes out), the server's reference and the call's
+arguments.
 """
 
 from __future__ import annotations
@@ -15,10 +24,18 @@ from typing import Any
 
 from ..a2ui import A2UI_CALLS, A2UIError, check_messages
 from ..messages import ToolCallPart
+from ..tools._user_view import FOR_USER
 
-__all__ = ["A2UI_ACTIVITY", "a2ui_activity_content", "a2ui_call_of"]
+__all__ = [
+    "A2UI_ACTIVITY",
+    "MCP_APPS_ACTIVITY",
+    "a2ui_activity_content",
+    "a2ui_call_of",
+    "mcp_app_activity_content",
+]
 
 A2UI_ACTIVITY = "a2ui-surface"
+MCP_APPS_ACTIVITY = "mcp-apps"
 OPERATIONS = "a2ui_operations"
 
 
@@ -39,3 +56,22 @@ def a2ui_activity_content(part: ToolCallPart) -> dict[str, Any] | None:
         return None
     messages = (part.args or {}).get("messages")
     return {OPERATIONS: messages} if isinstance(messages, list) else None
+
+
+def mcp_app_activity_content(part: ToolCallPart) -> dict[str, Any] | None:
+    """The activity content of a successful call that shows an MCP app, else None."""
+    shown = part.result.get(FOR_USER) if isinstance(part.result, dict) else None
+    app = shown.get("mcp_app") if isinstance(shown, dict) else None
+    if not part.has_result or part.is_error or not isinstance(app, dict):
+        return None
+    server = app.get("server")
+    server = server if isinstance(server, dict) else {}
+    content: dict[str, Any] = {
+        "result": app.get("result"),
+        "resourceUri": app.get("uri"),
+        "serverHash": server.get("hash", ""),
+        "toolInput": part.args,
+    }
+    if server.get("id"):
+        content["serverId"] = server["id"]
+    return content

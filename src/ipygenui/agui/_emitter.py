@@ -71,7 +71,12 @@ from ..events import (
     ThreadEvent,
 )
 from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
-from ._activity import A2UI_ACTIVITY, a2ui_activity_content
+from ._activity import (
+    A2UI_ACTIVITY,
+    MCP_APPS_ACTIVITY,
+    a2ui_activity_content,
+    mcp_app_activity_content,
+)
 from ._client_state import COMPONENTS_KEY
 from ._convert import (
     part_step_message_id,
@@ -352,6 +357,13 @@ class AGUIEmitter:
                 self._emit(
                     ActivitySnapshotEvent(
                         message_id=f"a2ui-{call}", activity_type=A2UI_ACTIVITY, content=activity
+                    )
+                )
+            app = mcp_app_activity_content(part)
+            if app is not None:  # what other AG-UI clients show an MCP app from
+                self._emit(
+                    ActivitySnapshotEvent(
+                        message_id=f"mcp-app-{call}", activity_type=MCP_APPS_ACTIVITY, content=app
                     )
                 )
 

@@ -6,7 +6,8 @@
   server: ``AppResources``) and goes in the result's ``for_user`` entry
   (``mcp_app``): the card shows the app, the model reads the text only, and
   the thread file keeps what a reload needs (the HTML, its CSP, the raw
-  ``CallToolResult`` the app is sent).
+  ``CallToolResult`` the app is sent) and, for AG-UI clients, its server's
+  name and reference (``server``: ``{id, hash}``).
 - ``visibility``: a tool without ``"model"`` is left out of the model's
   tools; an app's ``tools/call`` of a tool without ``"app"`` is refused.
 - An app's requests (``tools/call``, ``resources/read``) come from the
@@ -180,10 +181,15 @@ class AppRequestError(Exception):
 
 
 async def app_view(
-    resources: AppResources, session: ClientSession, uri: str, result: CallToolResult
+    resources: AppResources,
+    session: ClientSession,
+    uri: str,
+    result: CallToolResult,
+    server: dict[str, str],
 ) -> Any:
     """The tool result with the app in its ``for_user`` entry (the text alone
-    when the app cannot be read: the model's result never depends on it)."""
+    when the app cannot be read: the model's result never depends on it).
+    ``server`` (``{id, hash}``) names its server to AG-UI clients."""
     value = result_value(result)  # an error result raises: no app for it
     try:
         app = await resources.read(session, uri)
@@ -195,7 +201,7 @@ async def app_view(
     elif value is result.structured_content:  # the model reads it as without the app
         value = dict(value) if FOR_USER not in value else {"structured": value}
     shown = _object(value.get(FOR_USER))
-    value[FOR_USER] = {**shown, "mcp_app": {**app, "result": raw_result(result)}}
+    value[FOR_USER] = {**shown, "mcp_app": {**app, "result": raw_result(result), "server": server}}
     return value
 
 

@@ -6,10 +6,13 @@ else ``.name``) when it gives one, else the short form of how it was started
 path). Both are untrusted text: control characters become spaces and the
 length is bounded. The full command (``command_text``) goes in the card's
 details, bounded too; errors keep naming the server by its full command.
+``server_hash`` names it for AG-UI clients (the ``mcp-apps`` activity).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shlex
@@ -19,7 +22,7 @@ from urllib.parse import urlsplit
 from .._internal.sanitize import clean_text
 from ._connection import Stdio, Transport
 
-__all__ = ["MAX_COMMAND_CHARS", "MAX_NAME_CHARS", "command_text", "server_name"]
+__all__ = ["MAX_COMMAND_CHARS", "MAX_NAME_CHARS", "command_text", "server_hash", "server_name"]
 
 MAX_NAME_CHARS = 80
 """Characters of a server's name a card shows (its end is cut)."""
@@ -64,3 +67,16 @@ def command_text(transport: Transport) -> str:
         return _bounded(shlex.join([transport.command, *transport.args]), MAX_COMMAND_CHARS)
     parts = urlsplit(transport.url)
     return _bounded(parts._replace(query="", fragment="").geturl(), MAX_COMMAND_CHARS)
+
+
+def server_hash(transport: Transport) -> str:
+    """The server's ``serverHash`` in an AG-UI ``mcp-apps`` activity: for a
+    URL, AG-UI's mcp-apps middleware's own (the MD5 of ``JSON.stringify({type,
+    url})``), so both name one server alike; for a command, the same over
+    ``{type: "stdio", command}``. A reference, never the command itself."""
+    if isinstance(transport, Stdio):
+        said: dict[str, Any] = {"type": "stdio", "command": [transport.command, *transport.args]}
+    else:
+        said = {"type": "http", "url": transport.url}
+    text = json.dumps(said, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()

@@ -87,7 +87,7 @@ from ._features import (
 )
 from ._requests import RequestBridge
 from ._results import result_value
-from ._server_name import command_text, server_name
+from ._server_name import command_text, server_hash, server_name
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
@@ -621,7 +621,8 @@ class MCPTools:
         )
         app = self._apps.get(name)
         if app is not None and app[0].resource_uri is not None:  # its app shows in the card
-            return await app_view(self._app_resources, session, app[0].resource_uri, result)
+            server = {"id": self.display_name, "hash": server_hash(self._transport)}
+            return await app_view(self._app_resources, session, app[0].resource_uri, result, server)
         return result_value(result)
 
     def app_specs(self) -> dict[str, dict[str, Any]]:
