@@ -396,3 +396,39 @@ async def test_a_later_calls_update_redraws_the_surface_where_it_first_appeared(
         "s2": {"name": "Ada"},
     }
     chat.close()
+
+
+async def test_delete_surface_removes_it_from_surfaces_and_from_the_slot_that_drew_it(
+    wire: Wire,
+) -> None:
+    gone = {"version": "v0.9", "deleteSurface": {"surfaceId": "s1"}}
+    model = ScriptedModel(
+        [
+            ScriptedCall(
+                "show_a2ui", {"messages": [*form_messages(), *form_messages("s2")]}, id="a1"
+            ),
+            "shown",
+            ScriptedCall("show_a2ui", {"messages": [gone]}, id="a2"),
+            "removed",
+        ]
+    )
+    chat = Chat(model=model, components=[gu.A2UI])
+    await chat.send("forms")
+    await settle(chat)
+    assert [s["surface_id"] for s in chat.surfaces()] == ["s1", "s2"]
+    await chat.send("remove the first")
+    await settle(chat)
+    assert not chat.thread.messages[-1].tool_calls[0].is_error
+    assert [s["surface_id"] for s in chat.surfaces()] == ["s2"]
+    # the browser redraws the first call's place with the deletion after its messages
+    assert chat.component_props["a1"]["messages"][-1] == gone
+    # a button on the removed surface starts nothing
+    before = len(chat.thread.messages)
+    action = {"type": "a2ui_action", "tool_call_id": "a1", "surface_id": "s1", "component_id": "go"}
+    click(chat, {**action, "data": {}})
+    await settle(chat)
+    assert len(chat.thread.messages) == before
+    assert "s1" in customs(wire, "error")[-1]["message"]
+    loaded = gu.Thread.model_validate_json(chat.thread.model_dump_json())
+    assert [s["surface_id"] for s in thread_surfaces(loaded)] == ["s2"]
+    chat.close()

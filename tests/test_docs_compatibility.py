@@ -30,6 +30,7 @@ REAL_PEERS = (
     "tests/faults/test_mcp.py",
     "tests/e2e/test_mcp_apps.py",  # JupyterLab and Chromium with an mcp-SDK server's ui:// apps
     "tests/e2e/test_a2ui.py",  # A2UI surfaces drawn by JupyterLab and Chromium
+    "tests/e2e/test_a2ui_samples.py",  # the spec's own samples drawn by JupyterLab and Chromium
     "tests/test_a2ui_official_client.py",  # the official @ag-ui/client reads our A2UI activity
 )
 CITED = re.compile(r"`(tests/[\w/.-]+\.py)`")

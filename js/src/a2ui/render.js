@@ -8,6 +8,7 @@
 
 import { h } from "../dom.js";
 import { addPlaceholders, hold, isInline } from "../resources.js";
+import { runCall } from "./functions.js";
 import { pointerGet } from "./surfaces.js";
 
 export const CATALOG = [
@@ -39,6 +40,7 @@ const ICONS = {
   add: "+",
   arrowBack: "←",
   arrowForward: "→",
+  arrowUpward: "↑", // this and the other names off the catalog's list: used by its samples
   attachFile: "📎",
   calendarToday: "📅",
   call: "📞",
@@ -46,10 +48,12 @@ const ICONS = {
   check: "✓",
   close: "✕",
   delete: "🗑",
+  directionsRun: "🏃",
   download: "⬇",
   edit: "✎",
   event: "📅",
   error: "⚠",
+  fastForward: "⏩",
   favorite: "♥",
   favoriteOff: "♡",
   folder: "📁",
@@ -62,21 +66,38 @@ const ICONS = {
   mail: "✉",
   menu: "☰",
   moreVert: "⋮",
+  moreHoriz: "⋯",
   notifications: "🔔",
+  notificationsOff: "🔕",
   payment: "💳",
+  pause: "⏸",
   person: "👤",
   phone: "📞",
   photo: "🖼",
+  play: "▶",
+  print: "🖨",
+  priorityHigh: "❗",
+  refresh: "↻",
+  rewind: "⏪",
   search: "🔍",
   send: "➤",
   settings: "⚙",
   share: "⤴",
   shoppingCart: "🛒",
+  skipNext: "⏭",
+  skipPrevious: "⏮",
   star: "★",
   starHalf: "⯪",
   starOff: "☆",
+  trendingUp: "📈",
+  stop: "⏹",
   upload: "⬆",
   visibility: "👁",
+  visibilityOff: "🙈",
+  volumeDown: "🔉",
+  volumeMute: "🔈",
+  volumeOff: "🔇",
+  volumeUp: "🔊",
   warning: "⚠",
 };
 
@@ -128,7 +149,10 @@ export function renderSurface(surface, ctx) {
     if (isObject(value) && typeof value.path === "string" && Object.keys(value).length === 1) {
       return pointerGet(ctx.data(), absolute(value.path, scope));
     }
-    if (isObject(value) && ("call" in value || "functionCall" in value)) return undefined; // no client functions
+    if (isObject(value) && typeof value.call === "string") {
+      return runCall(value, (v) => read(v, scope), (p) => pointerGet(ctx.data(), absolute(p, scope)));
+    }
+    if (isObject(value) && "functionCall" in value) return undefined; // v0.8 client functions are not run
     return value;
   };
   const bound = (value, scope) =>
@@ -141,7 +165,7 @@ export function renderSurface(surface, ctx) {
   const live = (el, value, scope, fn = (node, t) => (node.textContent = t)) => {
     const draw = () => fn(el, text(value, scope));
     draw();
-    if (bound(value, scope)) refreshers.push(draw);
+    if (bound(value, scope) || typeof value?.call === "string") refreshers.push(draw); // a call may read the model too
     return el;
   };
 
@@ -221,7 +245,8 @@ export function renderSurface(surface, ctx) {
     },
     Icon(c, scope) {
       const name = text(c.name, scope);
-      return h("span.gu-a2ui-icon", { title: name, "aria-label": name, text: ICONS[name] ?? "•" });
+      const known = ICONS[name] ?? ICONS[name.replace(/_(\w)/g, (_, ch) => ch.toUpperCase())]; // v0.8 samples say skip_next
+      return h("span.gu-a2ui-icon", { title: name, "aria-label": name, text: known ?? "•" });
     },
     Video(c, scope) {
       return h("div.gu-a2ui-media", { text: `▶ Video (not played here): ${text(c.url, scope)}` });

@@ -112,11 +112,22 @@ export function pointerSet(data, path, value, remove = false) {
   return root;
 }
 
+/** v0.8 has no list values: its samples (and the official renderer) put JSON in a valueString. */
+function jsonIn(value) {
+  const t = typeof value === "string" ? value.trim() : "";
+  if (!/^\{[\s\S]*\}$|^\[[\s\S]*\]$/.test(t)) return value;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return value;
+  }
+}
+
 function v08Contents(contents) {
   const out = {};
   for (const entry of Array.isArray(contents) ? contents : []) {
     if (!isObject(entry) || typeof entry.key !== "string") continue;
-    for (const kind of ["valueString", "valueNumber", "valueBoolean"]) if (kind in entry) out[entry.key] = entry[kind];
+    for (const kind of ["valueString", "valueNumber", "valueBoolean"]) if (kind in entry) out[entry.key] = jsonIn(entry[kind]);
     if ("valueMap" in entry) out[entry.key] = v08Contents(entry.valueMap);
   }
   return out;

@@ -15,6 +15,9 @@ export const BUSY_TEXT = "A reply is still running: press the button again once 
 /** A call that only updates a surface an earlier call drew (its root is not here). */
 export const updateText = (id) => `Updated the A2UI surface “${id}” shown earlier.`;
 
+/** A surface a `deleteSurface` removed: its place says so. */
+export const removedText = (id) => `Removed the A2UI surface “${id}”.`;
+
 function surfacesOf(messages, edits) {
   const surfaces = applyMessages(new Map(), messages);
   for (const [id, values] of Object.entries(edits ?? {})) {
@@ -60,6 +63,12 @@ export function render({ props, status, el, state, setState, sendAction, isRunni
       },
     });
     wrap.append(view.el);
+  }
+  const removed = new Set(messages.map((m) => m?.deleteSurface?.surfaceId).filter((id) => typeof id === "string"));
+  for (const id of removed) {
+    if (surfaces.get(id) && !surfaces.get(id).deleted) continue; // drawn again after its removal
+    wrap.append(h("div.gu-a2ui-note.gu-a2ui-removed", { text: removedText(id) }));
+    shown++;
   }
   if (!shown) wrap.append(h("div.gu-a2ui-pending", { "aria-busy": String(streaming), text: streaming ? "" : "No A2UI surface to show." }));
   wrap.append(note);

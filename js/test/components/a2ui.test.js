@@ -200,3 +200,24 @@ describe("the spec's samples", () => {
     expect(view.el.querySelectorAll("button.gu-a2ui-button").length).toBeGreaterThan(0);
   });
 });
+
+describe("deleteSurface", () => {
+  it("removes the surface from the slot that drew it and from a call that only deletes", async () => {
+    const model = fakeModel({ component_specs: [A2UI], component_outputs: {}, running: false });
+    const slot = createComponentSlot(createComponentContext({ model, send: vi.fn() }));
+    const done = call({ args_complete: true, has_result: true });
+    slot.update(done, { messages: form() });
+    await flush();
+    expect(slot.el.querySelector('[data-surface-id="s1"]')).not.toBeNull();
+    const gone = { version: "v0.9", deleteSurface: { surfaceId: "s1" } };
+    slot.update(done, { messages: [...form(), gone] }); // the kernel's redraw after a later call
+    expect(slot.el.querySelector('[data-surface-id="s1"]')).toBeNull();
+    expect(slot.el.querySelector("input")).toBeNull();
+    expect(slot.el.querySelector(".gu-a2ui-removed").textContent).toBe("Removed the A2UI surface “s1”.");
+    const later = createComponentSlot(createComponentContext({ model, send: vi.fn() }));
+    later.update(call({ tool_call_id: "a2", args_complete: true, has_result: true }), { messages: [gone] });
+    await flush();
+    expect(later.el.querySelector(".gu-a2ui-removed").textContent).toBe("Removed the A2UI surface “s1”.");
+    expect(applyMessages(new Map(), [...form(), gone]).get("s1").deleted).toBe(true);
+  });
+});

@@ -11,6 +11,7 @@ v0.9 names, so the rest of the package and the browser
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,6 +175,18 @@ def pointer_set(data: Any, path: str, value: Any, *, remove: bool = False) -> An
     return root
 
 
+def _json_in(value: Any) -> Any:
+    """v0.8 has no list values: its samples put JSON in a valueString, and
+    the official renderer reads it as JSON."""
+    text = value.strip() if isinstance(value, str) else ""
+    if (text[:1], text[-1:]) not in (("{", "}"), ("[", "]")):
+        return value
+    try:
+        return json.loads(text)
+    except ValueError:
+        return value
+
+
 def _v08_contents(contents: Any) -> dict[str, Any]:
     """v0.8's typed adjacency list as a plain object."""
     out: dict[str, Any] = {}
@@ -182,7 +195,7 @@ def _v08_contents(contents: Any) -> dict[str, Any]:
             continue
         for kind in ("valueString", "valueNumber", "valueBoolean"):
             if kind in entry:
-                out[entry["key"]] = entry[kind]
+                out[entry["key"]] = _json_in(entry[kind])
         if "valueMap" in entry:
             out[entry["key"]] = _v08_contents(entry["valueMap"])
     return out
