@@ -12,6 +12,12 @@ server that records any request reaching it, declared nowhere).
 ``show_broken`` and ``show_plain`` name apps a host must refuse (one that
 cannot be read or is over 2 MB, one that is not ``text/html;profile=mcp-app``).
 
+``show_failing`` shows the counter app and then fails (an ``isError``
+result). ``show_csp`` shows ``ui://csp/app``, whose ``_meta.ui.csp`` declares
+the origin ``MCP_APPS_ALLOWED`` names (``connectDomains`` and
+``resourceDomains``); the app fetches and loads an image from it and from
+``MCP_APPS_PROBE``, declared nowhere.
+
 ``MCP_APPS_READS`` names a file each read of a ``ui://`` resource appends a
 line to, so a test sees the host cache them.
 """
@@ -23,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 server = MCPServer("ipygenui-apps-test")
@@ -35,6 +42,9 @@ APPS = Path(__file__).parent / "fixtures" / "mcp_apps"
 COUNTER_HTML = (APPS / "counter.html").read_text()
 
 HOSTILE_HTML = (APPS / "hostile.html").read_text()
+
+CSP_APP = "ui://csp/app"
+ALLOWED = os.environ.get("MCP_APPS_ALLOWED", "http://127.0.0.1:9")
 
 
 def _note_read(uri: str) -> None:
@@ -128,6 +138,32 @@ def show_plain() -> str:
 def show_hostile() -> str:
     """Show the hostile app."""
     return "hostile app shown"
+
+
+@server.tool(meta={"ui": {"resourceUri": UI}})
+def show_failing(start: int) -> str:
+    """Show the counter, then fail."""
+    raise ToolError(f"the counter from {start} broke")
+
+
+@server.resource(
+    CSP_APP,
+    name="csp",
+    mime_type=MIME,
+    meta={"ui": {"csp": {"connectDomains": [ALLOWED], "resourceDomains": [ALLOWED]}}},
+)
+def csp_app() -> str:
+    """An app that reaches its declared origin and another one."""
+    _note_read(CSP_APP)
+    probe = os.environ.get("MCP_APPS_PROBE", "http://127.0.0.1:9")
+    html = (APPS / "csp.html").read_text()
+    return html.replace("ALLOWED", repr(ALLOWED)).replace("PROBE", repr(probe))
+
+
+@server.tool(meta={"ui": {"resourceUri": CSP_APP}})
+def show_csp() -> str:
+    """Show the app whose CSP declares one origin."""
+    return "csp app shown"
 
 
 if __name__ == "__main__":

@@ -160,10 +160,11 @@ def test_declared_csp_domains_are_kept_only_when_they_are_plain_origins() -> Non
 def test_the_chat_has_each_model_tools_app_before_any_call(apps, tmp_path: Path) -> None:
     tools = apps(prefix="srv_")
     chat = gu.Chat(model=gu.testing.ScriptedModel(["done"]), tools=[tools])
-    assert set(chat.mcp_apps) == {"srv_show_counter", "srv_show_hostile"}  # not app-only bump
+    apps_shown = {"srv_show_counter", "srv_show_failing", "srv_show_hostile", "srv_show_csp"}
+    assert set(chat.mcp_apps) == apps_shown  # not app-only bump
     assert chat.mcp_apps["srv_show_counter"]["uri"] == "ui://counter/app"
     assert '<h3 id="title">Counter app' in chat.mcp_apps["srv_show_counter"]["html"]
-    assert sorted(reads(tmp_path)) == ["ui://counter/app", "ui://hostile/app"]
+    assert sorted(reads(tmp_path)) == ["ui://counter/app", "ui://csp/app", "ui://hostile/app"]
     chat.close()
 
 

@@ -2,10 +2,13 @@
 ``mcp`` SDK (tests/mcp_apps_server.py): the app renders in its call's place,
 gets its tool input and result, calls a server tool through the kernel (one
 that asks first waits for Approve), sends a message the user confirms, opens
-a link only once the user has seen it whole, resizes and is torn down; and a
-hostile app stays in its sandbox: no parent DOM, cookies or storage, no
-request reaching the Jupyter server or a local recording server, no top
-navigation, no popup; a message from any other window is ignored.
+a link only once the user has seen it whole, resizes and is torn down; it
+hears ``tool-cancelled`` when the user rejects its call and a result with
+``isError`` when its call fails; and a hostile app stays in its sandbox: no
+parent DOM, cookies or storage, no request reaching the Jupyter server or a
+local recording server, no top navigation, no popup; a message from any other
+window is ignored. An app's declared CSP origin lets that local server through
+while another stays blocked.
 
 Screenshots light, dark and in a 500 px window go to ``docs/screenshots/``
 with UPDATE_SCREENSHOTS=1.
@@ -71,9 +74,8 @@ class _Recorder(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def probe() -> Iterator[tuple[str, list[str]]]:
-    """A local server that records every request reaching it (none should)."""
+def _recording() -> Iterator[tuple[str, list[str]]]:
+    """A local server that records every request reaching it: its URL and what it saw."""
     seen: list[str] = []
     handler = type("Recorder", (_Recorder,), {"seen": seen})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -81,6 +83,24 @@ def probe() -> Iterator[tuple[str, list[str]]]:
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}", seen
     server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def probe() -> Iterator[tuple[str, list[str]]]:
+    """A local server no app declares: no request should reach it."""
+    yield from _recording()
+
+
+@pytest.fixture
+def declared() -> Iterator[tuple[str, list[str]]]:
+    """A local server an app's CSP declares."""
+    yield from _recording()
+
+
+@pytest.fixture
+def undeclared() -> Iterator[tuple[str, list[str]]]:
+    """A local server beside it that the app's CSP does not declare."""
+    yield from _recording()
 
 
 @pytest.fixture(scope="module")
@@ -341,3 +361,45 @@ def test_an_app_whose_message_leaves_the_view_hears_its_teardown(page: LabPage) 
     )
     assert answered == [{"jsonrpc": "2.0", "id": "host-1", "result": {}}]
     expect(chat.locator("iframe.gu-app-frame, .gu-app-leaving")).to_have_count(0)
+
+
+def test_an_app_hears_tool_cancelled_when_the_user_rejects_its_call(page: LabPage) -> None:
+    chat = show_chat(page, {}, requires_approval=True)
+    send_from_ui(chat, "show the counter")
+    card = tool_card(chat, "show_counter")
+    app = app_of(card)
+    expect(app.locator("#title")).to_have_text("Counter app", timeout=LONG_WAIT)  # shown as it asks
+    card.locator("input.gu-reject-reason").fill("not now")
+    card.locator("button.gu-reject").click()
+    expect(app.locator("#ended")).to_have_text("cancelled: not now", timeout=LONG_WAIT)
+    expect(app.locator("#input")).to_have_text('{"start":5}')
+    expect(app.locator("#result")).to_have_text("none")  # no result after it
+
+
+def test_an_app_whose_call_fails_hears_a_result_with_is_error(page: LabPage) -> None:
+    chat = show_chat(page, {}, requires_approval=True)
+    send_from_ui(chat, "show the failing counter")
+    card = tool_card(chat, "show_failing")
+    app = app_of(card)
+    expect(app.locator("#title")).to_have_text("Counter app", timeout=LONG_WAIT)
+    card.locator("button.gu-approve:not(.gu-app-yes)").click()
+    expect(app.locator("#ended")).to_have_text("error", timeout=LONG_WAIT)
+    expect(app.locator("#result")).to_contain_text("the counter from 5 broke")
+
+
+def test_an_apps_csp_lets_its_declared_origin_through_and_no_other(
+    page: LabPage, declared: tuple[str, list[str]], undeclared: tuple[str, list[str]]
+) -> None:
+    allowed, reached = declared
+    other, other_reached = undeclared
+    chat = show_chat(page, {"MCP_APPS_ALLOWED": allowed, "MCP_APPS_PROBE": other})
+    send_from_ui(chat, "show the csp app")
+    card = tool_card(chat, "show_csp")
+    app = app_of(card)
+    expect(app.locator("body[data-done='1']")).to_have_count(1, timeout=LONG_WAIT)
+    out = json.loads(app.locator("#out").text_content() or "{}")
+    assert out == {"allowed_fetch": "reached", "probe_fetch": "blocked"}
+    policy = card.locator("iframe.gu-app-frame").get_attribute("srcdoc") or ""
+    assert f"connect-src {allowed};" in policy and f"img-src 'self' data: {allowed};" in policy
+    assert sorted(reached) == ["GET /fetch", "GET /image"]  # connectDomains, resourceDomains
+    assert other_reached == []  # declared nowhere: nothing reached it
