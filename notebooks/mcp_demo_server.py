@@ -1,4 +1,5 @@
-"""A small MCP tool server for notebooks/04_agents.ipynb and 05_standards.ipynb: offline, five tools.
+"""A small MCP tool server for notebooks/04_agents.ipynb and 05_standards.ipynb:
+offline, five tools.
 
 ``get_weather`` only reads (made-up weather; the server marks it read-only, so
 a chat runs it without asking); ``save_note`` appends a line to the file
