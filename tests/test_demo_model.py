@@ -497,3 +497,21 @@ def test_odd_props_from_a_model_still_make_a_sentence(props: dict[str, Any]) -> 
         said = component_sentence(f"show_component_{name}", props)
         assert said.endswith("."), said
         _one_line_no_json(said)
+
+
+async def test_a_question_about_tomorrow_is_not_answered_with_todays_weather() -> None:
+    """The dashboard app's "Ask about tomorrow": the tool knows only today."""
+
+    @gu.tool
+    def get_weather(city: str) -> dict:
+        """Current weather for a city."""
+        return {"city": city, "temperature_c": 22, "sky": "partly cloudy"}
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather])
+    reply = await rt.send("What's the weather in Oslo tomorrow?")
+    assert reply.text == (
+        "`get_weather` only knows the weather now, not tomorrow's forecast. "
+        "Right now: It's 22 °C and partly cloudy in Oslo."
+    )
+    today = await rt.send("What's the weather in Oslo?")
+    assert today.text == "It's 22 °C and partly cloudy in Oslo."

@@ -24,7 +24,7 @@ from ._demo_a2ui import A2UI_FORM, A2UI_TOOL, a2ui_answer
 from ._demo_apps import apps_reply
 from ._demo_asking import asking_reply, asking_things, sampling_reply
 from ._demo_components import components_reply
-from ._demo_results import results_reply
+from ._demo_results import results_reply, tool_results
 from ._token_estimate import reply_usage
 from .base import ModelRequest
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
@@ -170,6 +170,19 @@ def _last_calls_were_ui(request: ModelRequest) -> bool:
                 c["function"]["name"].startswith("show_component_") for c in calls
             )
     return False
+
+
+_TOMORROW = re.compile(r"\btomorrow\b")
+
+
+def _for_the_day_asked(request: ModelRequest, answer: str) -> str:
+    """``answer`` to the results, saying so when the user asked about tomorrow
+    (an app's "Ask about tomorrow") and ``get_weather`` gave the weather now."""
+    asked_tomorrow = _TOMORROW.search(last_user_text(request).lower())
+    looked_up = any(name == "get_weather" for name, _, _ in tool_results(request))
+    if not (asked_tomorrow and looked_up):
+        return answer
+    return f"`get_weather` only knows the weather now, not tomorrow's forecast. Right now: {answer}"
 
 
 def _city_in(text: str) -> str | None:
@@ -414,7 +427,7 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
         table = _table_of_result(request)
         if table is not None:
             return table
-        return ScriptedReply(text=results_reply(request))
+        return ScriptedReply(text=_for_the_day_asked(request, results_reply(request)))
     if request.purpose == "sampling":  # a tool server's prompt, asked mid-call
         return ScriptedReply(text=sampling_reply(request))
     text = last_user_text(request)
