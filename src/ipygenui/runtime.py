@@ -80,6 +80,7 @@ from ._usage import UsageRow, UsageTotal, usage_rows, usage_total
 from .components.component import Component
 from .components.interactive import apply_app_context, apply_component_state, unreported_states
 from .components.shown import ShownComponent, shown_components
+from .components.shown_apps import ShownApp, shown_apps
 from .data import DataStore, ToolResult, conversation_data, tool_results
 from .events import (
     ActivePathChanged,
@@ -1018,6 +1019,13 @@ class Runtime:
         from .a2ui import thread_surfaces  # only chats that show A2UI load it
 
         return thread_surfaces(self.thread)
+
+    def apps(self) -> list[ShownApp]:
+        """The MCP apps shown so far, oldest first (``ipygenui.mcp``): each
+        one's call, server, ``ui://`` URI, the tool's input, its result (text
+        and structured content; never the HTML) and the app's last model
+        context (``ui/update-model-context``)."""
+        return shown_apps(self.thread)
 
     def results(self) -> list[ToolResult]:
         """Every answered tool call, oldest first: tool name, call id, the

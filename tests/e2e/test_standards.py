@@ -69,6 +69,12 @@ def test_the_standards_notebook_shows_an_a2ui_form_and_an_mcp_app(
     assert app_chat.locator("#tomorrow").count() == 0  # its HTML is the iframe's alone
     expect(assistant(app_chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     shoot(lab, app_chat, card, screenshots, "mcp-app")
+    [shown] = lab.run_json("[(a.uri, a.input, a.structured) for a in app_chat.apps()]")
+    assert shown == [
+        "ui://ipygenui-demo/weather",
+        {"city": "Oslo"},
+        {"city": "Oslo", "temperature_c": 22, "sky": "partly cloudy"},
+    ]
 
     # the app answers: its message waits for the user's Send, then reaches the thread
     app.locator("#tomorrow").click()
@@ -82,3 +88,4 @@ def test_the_standards_notebook_shows_an_a2ui_form_and_an_mcp_app(
     expect(assistant(app_chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     said = lab.run_json("[m.text for m in app_chat.thread.messages[1:] if m.role == 'user']")
     assert said == ["What's the weather in Oslo tomorrow?"]
+    expect(assistant(app_chat)).to_contain_text("not tomorrow's forecast")

@@ -18,6 +18,7 @@ from .component import Component, ComponentTool
 from .python_component import PythonComponent, component
 from .registry import Registry
 from .shown import ShownComponent, shown_components
+from .shown_apps import ShownApp, shown_apps
 
 __all__ = [
     "BUILTINS",
@@ -30,8 +31,10 @@ __all__ = [
     "Metric",
     "PythonComponent",
     "Registry",
+    "ShownApp",
     "ShownComponent",
     "Table",
     "component",
+    "shown_apps",
     "shown_components",
 ]

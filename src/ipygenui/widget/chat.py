@@ -396,6 +396,7 @@ class Chat(anywidget.AnyWidget):
     retry = _FromRuntime(Runtime.retry)
     shown_components = _FromRuntime(Runtime.shown_components)
     surfaces = _FromRuntime(Runtime.surfaces)
+    apps = _FromRuntime(Runtime.apps)
     results = _FromRuntime(Runtime.results)
     set_component_state = _FromRuntime(Runtime.set_component_state)
     set_app_context = _FromRuntime(Runtime.set_app_context)
