@@ -45,6 +45,9 @@ BASIC_CATALOG_IDS = frozenset(
 MAX_PROBLEMS = 5
 """At most this many schema problems are named in one error (the first ones)."""
 
+_ENVELOPE = "updateComponents, components unchecked"
+"""The validators' key for the ``updateComponents`` message without its components."""
+
 
 class A2UIError(ValueError):
     """An A2UI message the renderer refuses; the text says why and how to fix it."""
@@ -148,11 +151,49 @@ def _validators() -> dict[str, Any] | None:
         for kind in V09_KINDS
     }
     validators["v0.8"] = jsonschema.Draft202012Validator(v08, registry=registry)
+    # The same message with its components left unchecked: with each component
+    # checked against its own definition, the verdict of the full schema for a
+    # fraction of its cost (see _passes_by_parts).
+    unchecked = {"$schema": catalog["$schema"], "$defs": {"anyComponent": True}}
+    validators[_ENVELOPE] = jsonschema.Draft202012Validator(
+        {"$ref": f"{v09['$id']}#/$defs/UpdateComponentsMessage"},
+        registry=registry.with_resource(base + "catalog.json", Resource.from_contents(unchecked)),
+    )
     for name in catalog_names("v0.9"):  # one component's own errors, not anyComponent's oneOf
         validators[name] = jsonschema.Draft202012Validator(
             {"$ref": f"{catalog['$id']}#/components/{name}"}, registry=registry
         )
     return validators
+
+
+@functools.cache
+def _dispatched_names() -> frozenset[str]:
+    """The components ``anyComponent`` chooses among (``#/components/<name>``)."""
+    any_component = _load("v0_9/basic_catalog.json")["$defs"]["anyComponent"]
+    return frozenset(branch["$ref"].rsplit("/", 1)[-1] for branch in any_component["oneOf"])
+
+
+def _passes_by_parts(message: Mapping[str, Any], validators: Mapping[str, Any]) -> bool:
+    """Whether a v0.9 ``updateComponents`` message is valid, checked as its
+    envelope plus each component against the one definition its
+    ``"component"`` names.
+
+    Each ``anyComponent`` branch pins ``"component"`` to its own name, so its
+    ``oneOf`` holds exactly when that branch does; checking all fifteen
+    branches of every component is most of the full check's cost. Only a
+    pass is trusted: anything else goes through the full check for its errors.
+    """
+    body = message.get("updateComponents")
+    components = body.get("components") if isinstance(body, Mapping) else None
+    if not isinstance(components, list) or not validators[_ENVELOPE].is_valid(message):
+        return False
+    for component in components:
+        name = component.get("component") if isinstance(component, Mapping) else None
+        if not isinstance(name, str) or name not in _dispatched_names():
+            return False
+        if not validators[name].is_valid(component):
+            return False
+    return True
 
 
 def _basic_envelope(message: Mapping[str, Any], version: str) -> list[str]:
@@ -180,6 +221,8 @@ def check_message(message: Any) -> str:
         problems = _basic_envelope(message, version)
     else:
         kind = next((k for k in V09_KINDS if k in message), "") if version == "v0.9" else "v0.8"
+        if kind == "updateComponents" and _passes_by_parts(message, validators):
+            return version
         validator = validators.get(kind) or validators["createSurface"]
         errors = sorted(validator.iter_errors(message), key=lambda e: list(e.path))
         problems = [f"{_where(e)}{_best(e, validators)}" for e in errors[:MAX_PROBLEMS]]
