@@ -26,7 +26,7 @@ import pytest
 from playwright.sync_api import Browser, FrameLocator, Locator, expect
 
 from .harness import REPO, LabPage, LabServer, report_on_failure, shared_notebook
-from .widget import assistant, messages, send_from_ui, tool_card
+from .widget import assistant, messages, send_from_ui, shoot_500px_window, tool_card
 
 pytestmark = pytest.mark.e2e
 
@@ -139,16 +139,7 @@ def shoot(lab: LabPage, card: Locator, shots: Path, name: str) -> None:
     finally:
         lab.set_theme("JupyterLab Light")  # a saved setting: restore it
     expect(app.locator("#theme")).to_have_text("light")
-    lab.page.set_viewport_size({"width": 500, "height": 900})
-    try:
-        lab.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
-        lab.page.wait_for_timeout(300)  # the layout settles; nothing is measured
-        card.scroll_into_view_if_needed()
-        fits = card.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
-        assert fits, "the card overflows its width at 500 px"
-        card.screenshot(path=shots / f"mcp-app-{name}-light-500.png")
-    finally:
-        lab.page.set_viewport_size({"width": 1280, "height": 900})
+    shoot_500px_window(lab, card, shots / f"mcp-app-{name}-light-500.png")
 
 
 def test_an_app_renders_calls_its_server_and_talks_to_the_chat(

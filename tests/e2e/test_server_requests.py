@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, expect
 
 from .harness import REPO, LabPage, LabServer, report_on_failure, shared_notebook
-from .widget import assistant, send_from_ui, tool_card
+from .widget import assistant, send_from_ui, shoot_500px_window, tool_card
 
 pytestmark = pytest.mark.e2e
 
@@ -61,16 +61,7 @@ def shoot(lab: LabPage, card: Locator, shots: Path, name: str) -> None:
         card.screenshot(path=shots / f"mcp-{name}-dark-1280.png")
     finally:
         lab.set_theme("JupyterLab Light")  # a saved setting: restore it
-    lab.page.set_viewport_size({"width": 500, "height": 900})
-    try:
-        lab.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
-        lab.page.wait_for_timeout(300)  # the layout settles; nothing is measured
-        card.scroll_into_view_if_needed()
-        width = card.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
-        assert width, "the card overflows its width at 500 px"
-        card.screenshot(path=shots / f"mcp-{name}-light-500.png")
-    finally:
-        lab.page.set_viewport_size({"width": 1280, "height": 900})
+    shoot_500px_window(lab, card, shots / f"mcp-{name}-light-500.png")
 
 
 def test_sampling_is_approved_then_its_answer_is_approved(page: LabPage, screenshots: Path) -> None:

@@ -169,6 +169,21 @@ def shoot_themes(
         lab.set_theme("JupyterLab Light")  # a saved setting: restore it
 
 
+def shoot_500px_window(lab: LabPage, card: Locator, path: Path) -> None:
+    """``card`` in a 500 px window with the sidebar closed: it must fit its
+    width; the screenshot goes to ``path`` and the window is restored."""
+    lab.page.set_viewport_size({"width": 500, "height": 900})
+    try:
+        lab.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        lab.page.wait_for_timeout(300)  # the layout settles; nothing is measured
+        card.scroll_into_view_if_needed()
+        fits = card.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
+        assert fits, "the card overflows its width at 500 px"
+        card.screenshot(path=path)
+    finally:
+        lab.page.set_viewport_size({"width": 1280, "height": 900})
+
+
 def shoot_narrow(lab: LabPage, el: Locator, shots: Path, name: str) -> None:
     """Check ``el`` (in a narrowed chat) clips nothing, light and dark, and
     take ``narrow-{name}-{theme}-500.png`` of each; the theme is restored."""
