@@ -36,7 +36,7 @@ globalThis.document = window.document;
 globalThis.requestAnimationFrame = window.requestAnimationFrame = () => 0;
 
 // The tests' stand-in for an anywidget model; send() records and is never read here.
-const { FakeModel } = await import(pathToFileURL(path.join(root, "js", "test", "fake-model.js")).href);
+const { FakeModel } = await import(pathToFileURL(path.join(root, "js", "test", "helpers", "fake-model.js")).href);
 
 const scenario = JSON.parse(readFileSync(scenarioFile, "utf8"));
 const { ChatView } = await import(pathToFileURL(path.join(src, "widget.js")).href);

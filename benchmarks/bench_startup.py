@@ -119,7 +119,7 @@ def sizes(data: bytes) -> tuple[int, int]:
 def baseline_bundle() -> str:
     """The widget bundle with the code highlighter in it (as before it became a
     module of its own), built and minified as ``npm run build`` builds the package."""
-    entry = 'export { default } from "./widget.js";\nimport "./lazy/highlight.js";\n'
+    entry = 'export { default } from "./widget.js";\nimport "./markdown/highlight.js";\n'
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "baseline.js"
         subprocess.run(

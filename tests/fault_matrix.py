@@ -205,18 +205,18 @@ AREAS = (
 )
 
 _JS_AND_BROWSER_ROWS = (
-    "| XSS and URLs (JS) | `js/test/xss-corpus.js`, `js/test/resources.test.js`, "
-    "`js/test/markdown-fuzz.test.js` | script-injection payloads through both renderers at "
+    "| XSS and URLs (JS) | `js/test/helpers/xss-corpus.js`, `js/test/shared/resources.test.js`, "
+    "`js/test/markdown/fuzz.test.js` | script-injection payloads through both renderers at "
     "every streamed prefix, resource-fetching payloads through three render paths, seeded "
     "random HTML/markdown documents streamed and whole |",
-    "| approval card (JS) | `js/test/invisible-chars.test.js`, "
-    "`js/test/approval-note.test.js` | a right-to-left override, isolates, a zero-width "
+    "| approval card (JS) | `js/test/tool-card/invisible-chars.test.js`, "
+    "`js/test/tool-card/approval-note.test.js` | a right-to-left override, isolates, a zero-width "
     "space and tag characters in arguments and `run_python` code (highlighted, plain, "
     "late-highlighted, edited, CRLF), the XSS corpus wrapped in them; a server's claims "
     "shown as text |",
-    "| run_python card (JS) | `js/test/run-python-card.test.js` | script and HTML in stdout, "
-    "the value's repr and table names, cells, dtypes and index; figure URLs that are not "
-    "`data:`; a malformed `for_user` |",
+    "| run_python card (JS) | `js/test/tool-card/run-python-card.test.js` | script and HTML "
+    "in stdout, the value's repr and table names, cells, dtypes and index; figure URLs that "
+    "are not `data:`; a malformed `for_user` |",
     "| widget keyboard (JS) | `js/test/controls.test.js` | Esc, `/` and arrow keys inside the "
     "widget kept from JupyterLab's notebook shortcuts; Esc outside the widget left alone |",
     "| in the browser | `tests/e2e/` | model-written images against a local server that "

@@ -139,7 +139,8 @@ def test_a_default_figure_comes_back_transparent_for_the_theme_a_styled_one_as_m
         "plt.figure(facecolor='black'); plt.plot([3, 2, 1])"
     )
     plain, styled = run_code(code, {}, max_output_chars=100)["figures"]
-    # the card recolours a themed figure in a dark theme (tool-card.js, components.css)
+    # the card recolours a themed figure in a dark theme (js/src/tool-card/tool-card.js,
+    # components/components.css)
     assert plain["themed"] is True and corner_alpha(plain) == 0.0
     assert "themed" not in styled and corner_alpha(styled) == 1.0
 

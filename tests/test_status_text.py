@@ -1,5 +1,5 @@
 """Who decided a call, as the thread's display and transcript say it (the
-card says the same, js/test/status-text.test.js)."""
+card says the same, js/test/tool-card/status-text.test.js)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@
 // on top of the next snapshot. The newest snapshot always wins.
 
 import { isFrame, isPatchOp } from "./protocol.js";
-import { noteArgsAppend, noteArgsSet } from "./streamed-args.js";
+import { noteArgsAppend, noteArgsSet } from "./tool-card/streamed-args.js";
 
 /**
  * Apply patch ops (see protocol.js) to a message in place.
@@ -25,7 +25,7 @@ export function applyOps(message, ops) {
       case "append":
         if (!target) break;
         target[op.field] = (target[op.field] ?? "") + op.value;
-        // The part's parser reads only the new text (streamed-args.js).
+        // The part's parser reads only the new text (tool-card/streamed-args.js).
         if (op.field === "args_text") noteArgsAppend(target, op.value);
         break;
       case "set":

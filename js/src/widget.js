@@ -12,23 +12,23 @@
 // carries a `ref` (unique to this view) that the kernel's answer echoes:
 // `accepted` clears the composer, `error` leaves the text in it.
 
-import { focusAfterDecision } from "./approval.js";
-import { listenForCodeCopies } from "./clipboard.js";
+import { focusAfterDecision } from "./tool-card/approval.js";
+import { listenForCodeCopies } from "./shared/clipboard.js";
 import { createComponentContext, readableName } from "./components/slot.js";
 import { createAppsContext } from "./mcp-apps/apps-context.js";
 import { loadModule } from "./components/host.js";
-import { createComposer } from "./composer.js";
-import { h, setData, setText, show } from "./dom.js";
-import { createGrants, readGrants } from "./grants.js";
-import { addHighlighterLoader, onHighlighterReady } from "./highlighter.js";
-import { highlightCodeIn } from "./markdown.js";
+import { createComposer } from "./composer/composer.js";
+import { h, setData, setText, show } from "./shared/dom.js";
+import { createAlwaysAllowed, readAlwaysAllowed } from "./tool-card/always-allowed.js";
+import { addHighlighterLoader, onHighlighterReady } from "./markdown/highlighter.js";
+import { highlightCodeIn } from "./markdown/markdown.js";
 import { createModelPicker, readModelChoices } from "./model-picker.js";
 import { readLimits, readServerMessage, shownComponent, toKernel } from "./protocol.js";
-import { listenForLoads, resourcesFor } from "./resources.js";
-import { createSuggestions } from "./suggestions.js";
+import { listenForLoads, resourcesFor } from "./shared/resources.js";
+import { createSuggestions } from "./thread/suggestions.js";
 import { MessageStore } from "./sync.js";
-import { createThreadMenu, downloadText, readThreads } from "./thread-menu.js";
-import { createThreadView } from "./thread-view.js";
+import { createThreadMenu, downloadText, readThreads } from "./thread/menu.js";
+import { createThreadView } from "./thread/view.js";
 import { listenForWidgetKeys } from "./widget-keys.js";
 
 const PHASE_TEXT = {
@@ -243,7 +243,7 @@ export class ChatView {
     this.pendingEdit = null;
     this.threadMenu = createThreadMenu({ send: (msg) => this.send(msg) });
     this.suggestions = createSuggestions((text) => this.send(toKernel.suggestion(text)));
-    this.grants = createGrants((name) => this.send(toKernel.revokeAlways(name)));
+    this.alwaysAllowed = createAlwaysAllowed((name) => this.send(toKernel.revokeAlways(name)));
     this.modelName = h("span.gu-model-name");
     this.modelPicker = createModelPicker({ send: (msg) => this.send(msg) });
     this.badge = h(
@@ -262,7 +262,7 @@ export class ChatView {
       h("div.gu-header", {}, this.modelName, this.modelPicker.el, this.badge, this.phase, this.threadMenu.el),
       this.thread.el,
       this.suggestions.el,
-      this.grants.el,
+      this.alwaysAllowed.el,
       this.saveErrorEl,
       this.noticeEl,
       this.composer.el,
@@ -390,7 +390,7 @@ export class ChatView {
   /**
    * The composer's text (and attachments: files travel as binary buffers)
    * goes to the kernel; the box keeps both until taken.
-   * @param {string} text @param {import("./composer.js").Pending[]} [attachments]
+   * @param {string} text @param {import("./composer/composer.js").Pending[]} [attachments]
    */
   async sendText(text, attachments = []) {
     if (this.pendingSend?.text === text && !attachments.length) return; // a second Enter
@@ -554,7 +554,7 @@ export class ChatView {
     const busy = running ? "true" : "false";
     if (this.thread.el.getAttribute("aria-busy") !== busy) this.thread.el.setAttribute("aria-busy", busy);
     this.suggestions.update(m.get("suggestions") ?? [], !running);
-    this.grants.update(readGrants(m.get("always_allowed")));
+    this.alwaysAllowed.update(readAlwaysAllowed(m.get("always_allowed")));
     this.composer.update(running);
   }
 }

@@ -2,10 +2,10 @@
 // actions (arrows inside), the right actions for a reply's state, the focus
 // after a decision, and the chat's own keys.
 import { describe, expect, it } from "vitest";
-import { createActionBar } from "../src/action-bar.js";
-import { icon, iconNames } from "../src/icons.js";
+import { createActionBar } from "../src/thread/action-bar.js";
+import { icon, iconNames } from "../src/shared/icons.js";
 import { ChatView } from "../src/widget.js";
-import { FakeModel } from "./fake-model.js";
+import { FakeModel } from "./helpers/fake-model.js";
 
 const key = (el, k, extra = {}) =>
   el.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true, ...extra }));
@@ -213,7 +213,7 @@ describe("keyboard", () => {
 
 describe("thread menu", () => {
   it("is a listbox the keyboard opens, moves through and picks from; no key leaks", async () => {
-    const { createThreadMenu } = await import("../src/thread-menu.js");
+    const { createThreadMenu } = await import("../src/thread/menu.js");
     const sent = [];
     const menu = createThreadMenu({ send: (m) => sent.push(m) });
     document.body.append(menu.el);

@@ -2,10 +2,10 @@
 // follows the stream inside), text boxes as tall as their text with no
 // scrollbar until they overflow.
 import { describe, expect, it } from "vitest";
-import { fitToText } from "../src/composer.js";
-import { createThreadView } from "../src/thread-view.js";
+import { fitToText } from "../src/composer/composer.js";
+import { createThreadView } from "../src/thread/view.js";
 import { ChatView, chatHeight } from "../src/widget.js";
-import { FakeModel } from "./fake-model.js";
+import { FakeModel } from "./helpers/fake-model.js";
 
 /** Give `el` the heights a browser would lay it out with (jsdom lays out nothing). */
 function heights(el, { scroll, client, offset = client }) {

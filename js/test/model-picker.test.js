@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createModelPicker, readModelChoices } from "../src/model-picker.js";
 import { ChatView } from "../src/widget.js";
-import { FakeModel } from "./fake-model.js";
+import { FakeModel } from "./helpers/fake-model.js";
 
 const CHOICES = [
   { id: "openai:gpt-4o-mini", name: "gpt-4o-mini", provider: "openai" },

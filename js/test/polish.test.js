@@ -4,13 +4,13 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createComponentContext } from "../src/components/slot.js";
 import { cellText, numericColumns } from "../src/components/table.js";
-import { createComposer } from "../src/composer.js";
-import { createMessageView } from "../src/message-view.js";
-import { createToolCard, statusLine } from "../src/tool-card.js";
+import { createComposer } from "../src/composer/composer.js";
+import { createMessageView } from "../src/thread/message-view.js";
+import { createToolCard, statusLine } from "../src/tool-card/tool-card.js";
 import { headerModelName, liveActivity, phaseText } from "../src/widget.js";
-import { loadHighlighter } from "./load-highlighter.js";
+import { loadHighlighter } from "./helpers/load-highlighter.js";
 
-// Code colouring is loaded on demand (src/highlighter.js); these tests see it loaded.
+// Code colouring is loaded on demand (src/markdown/highlighter.js); these tests see it loaded.
 beforeAll(loadHighlighter);
 
 function ctx(overrides = {}) {

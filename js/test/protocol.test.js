@@ -15,7 +15,7 @@ import {
   updateOf,
 } from "../src/protocol.js";
 import { MessageStore, applyOps } from "../src/sync.js";
-import { displayArgs } from "../src/tool-card.js";
+import { displayArgs } from "../src/tool-card/tool-card.js";
 import WIRE from "../../tests/fixtures/wire.json";
 
 const { stream } = WIRE;

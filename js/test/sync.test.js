@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { argsStreaming } from "../src/streamed-args.js";
+import { argsStreaming } from "../src/tool-card/streamed-args.js";
 import { MessageStore, applyOps } from "../src/sync.js";
 
 const msg = (id, text = "") => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChatView, modelRef } from "../src/widget.js";
-import { FakeModel } from "./fake-model.js";
+import { FakeModel } from "./helpers/fake-model.js";
 
 function setup() {
   const children = new Map();

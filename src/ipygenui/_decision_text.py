@@ -1,5 +1,5 @@
 """Who decided a gated call, in words (the call card says the same in
-``js/src/tool-card.js``'s ``decisionLine``): for a thread's transcript and
+``js/src/tool-card/tool-card.js``'s ``decisionLine``): for a thread's transcript and
 its display in the notebook."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ TOKENS = "13,100 tokens (12,800 in, 300 out, 120 reasoning, 10,000 cached)"
 
 
 def _dollars(usd: float) -> str:
-    """What the footer writes for a cost under a cent (footer.js ``dollars``)."""
+    """What the footer writes for a cost under a cent (thread/footer.js ``dollars``)."""
     return "$" + f"{usd:#.2g}" if usd >= 0.0001 else "<$0.0001"
 
 

@@ -1,7 +1,7 @@
 // Built-in Markdown: the model's text, sanitized like every message.
 
-import { h } from "../dom.js";
-import { renderMarkdown } from "../markdown.js";
+import { h } from "../shared/dom.js";
+import { renderMarkdown } from "../markdown/markdown.js";
 
 export function render({ props, el, resources }) {
   el.append(h("div.gu-c-markdown.gu-text-like"));

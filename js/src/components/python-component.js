@@ -3,8 +3,8 @@
 // SVG become images (an <img> runs no script), HTML and markdown are
 // sanitized like model text.
 
-import { h } from "../dom.js";
-import { renderMarkdown, sanitize } from "../markdown.js";
+import { h } from "../shared/dom.js";
+import { renderMarkdown, sanitize } from "../markdown/markdown.js";
 
 function utf8Base64(text) {
   const bytes = new TextEncoder().encode(text);

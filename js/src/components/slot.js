@@ -16,9 +16,9 @@
 //   placeholder that names the component ("Preparing the table…");
 // - user state goes back to the kernel as `component_state`, debounced.
 
-import { h, show } from "../dom.js";
+import { h, show } from "../shared/dom.js";
 import { componentIdOf, readLimits, readServerMessage, shownComponent, toKernel } from "../protocol.js";
-import { argsWhole } from "../streamed-args.js";
+import { argsWhole } from "../tool-card/streamed-args.js";
 import { mountComponent } from "./host.js";
 import { propsStatus } from "./status.js";
 
@@ -26,7 +26,7 @@ export const STATE_DEBOUNCE_MS = 400;
 
 /**
  * @param {{model?: any, send: (msg: any) => void, setTimer?: Function, clearTimer?: Function,
- *          resources?: import("../resources.js").Resources, sendText?: (text: string) => void}} opts
+ *          resources?: import("../shared/resources.js").Resources, sendText?: (text: string) => void}} opts
  *   `resources`: the URLs the chat allowed to load (built-ins showing model images or
  *   markdown use it); `sendText`: sends a user message as the composer does (a Form's Submit)
  */
@@ -246,7 +246,7 @@ export function createComponentSlot(cctx) {
     componentId: /** @type {string | null} */ (null),
     /**
      * @param {any} part @param {any} args the call's parsed (partial) args
-     * @param {number} [revision] changes whenever `args` may have (streamed-args.js):
+     * @param {number} [revision] changes whenever `args` may have (tool-card/streamed-args.js):
      *   while the args stream, the component re-renders when it moves, without
      *   comparing the (growing) props
      * @param {{streaming?: boolean}} [opts] `streaming: false`: the call's message

@@ -5,7 +5,7 @@ import { csvField, toCsv } from "../../src/components/table-csv.js";
 import { mountPagedTable } from "../../src/components/table-paged.js";
 import { bundleElement } from "../../src/components/python-component.js";
 import { propsStatus } from "../../src/components/status.js";
-import { createMessageView } from "../../src/message-view.js";
+import { createMessageView } from "../../src/thread/message-view.js";
 
 const complete = (props) => propsStatus(props, true);
 const submit = (el) => el.querySelector("form").dispatchEvent(new Event("submit", { cancelable: true }));

@@ -6,7 +6,7 @@ Chat references (``_bundle.py``), so a notebook's saved widget state holds
 them once, not once per chat. The code highlighter is a quarter of the script
 and few chats show code, so it is a file of its own, ``highlight.js``, that
 the browser asks for when a code block first shows (a ``load_module``
-message, see ``js/src/highlighter.js``).
+message, see ``js/src/markdown/highlighter.js``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,145 @@
+// The header's thread controls: a list of the chat's threads by title (pick
+// one to switch), rename the current one, start a new one, and download the
+// thread as markdown. Reads the `thread_list` and `thread_id` traits; every
+// action is a message to the kernel, which answers with new traits.
+
+import { h, setText, show } from "../shared/dom.js";
+import { icon } from "../shared/icons.js";
+import { createListbox } from "../shared/listbox.js";
+import { toKernel } from "../protocol.js";
+
+/** @typedef {{id: string, title: string}} ThreadEntry */
+
+/** The well-formed entries of the `thread_list` trait. */
+export function readThreads(value) {
+  if (!Array.isArray(value)) return [];
+  return value.filter((t) => t && typeof t.id === "string" && typeof t.title === "string");
+}
+
+let menus = 0;
+
+/**
+ * The list of threads: a button with the current thread's title opening a
+ * listbox (shared/listbox.js, as the model picker) on the current thread.
+ * @param {(id: string) => void} onPick
+ */
+function createThreadPicker(onPick) {
+  const uid = `gu-thread-picker-${++menus}`;
+  const name = h("span.gu-thread-picker-name");
+  const button = h(
+    "button.gu-thread-select",
+    { type: "button", "aria-haspopup": "listbox", "aria-expanded": "false", "aria-controls": `${uid}-list`, "aria-label": "Thread" },
+    name,
+    icon("chevron-down", 14),
+  );
+  const list = h("ul.gu-thread-list", { id: `${uid}-list`, role: "listbox", tabindex: "-1", "aria-label": "Threads", hidden: true });
+  const el = h("span.gu-thread-picker", {}, button, list);
+  /** @type {ThreadEntry[]} */
+  let entries = [];
+  let current = "";
+  const listbox = createListbox({ button, list, root: el, ids: () => entries.map((t) => t.id), current: () => current, onChoose: onPick });
+  return {
+    el,
+    /** @param {ThreadEntry[]} list_ @param {string} id */
+    update(list_, id) {
+      entries = list_;
+      current = id;
+      const title = list_.find((t) => t.id === id)?.title || "Untitled";
+      setText(name, title);
+      button.title = `Thread: ${title}. Choose another thread`;
+      list.replaceChildren(
+        ...list_.map((t, i) =>
+          h("li.gu-thread-option", { id: `${uid}-${i}`, role: "option", "aria-selected": t.id === id ? "true" : "false" }, t.title || "Untitled"),
+        ),
+      );
+      listbox.refresh();
+    },
+    destroy: () => listbox.destroy(),
+  };
+}
+
+/**
+ * @param {{send: (msg: any) => void}} ctx
+ */
+export function createThreadMenu(ctx) {
+  const picker = createThreadPicker((id) => ctx.send(toKernel.switchThread(id)));
+  const select = picker.el;
+  const title = h("input.gu-thread-title", { type: "text", "aria-label": "Thread title", hidden: true });
+  const rename = h("button.gu-thread-rename", { type: "button", "aria-label": "Rename thread" }, "Rename");
+  const fresh = h("button.gu-thread-new", { type: "button", "aria-label": "New thread", title: "New thread" }, "New");
+  const download = h(
+    "button.gu-download.gu-icon-button",
+    { type: "button", "aria-label": "Download transcript", title: "Download the thread as markdown" },
+    icon("download"),
+  );
+  let currentId = "";
+  /** @type {ThreadEntry[]} */
+  let threads = [];
+
+  function closeTitle(save) {
+    if (title.hidden) return;
+    const text = title.value.trim();
+    show(title, false);
+    show(select, true);
+    show(rename, true);
+    if (save && text && currentId) ctx.send(toKernel.renameThread(currentId, text));
+    rename.focus();
+  }
+  rename.addEventListener("click", () => {
+    title.value = threads.find((t) => t.id === currentId)?.title ?? "";
+    show(select, false);
+    show(rename, false);
+    show(title, true);
+    title.focus();
+    title.select();
+  });
+  title.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      closeTitle(true);
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      closeTitle(false);
+    }
+    event.stopPropagation(); // notebook shortcuts stay out of the box
+  });
+  title.addEventListener("blur", () => closeTitle(true));
+  fresh.addEventListener("click", () => ctx.send(toKernel.newThread()));
+  download.addEventListener("click", () => ctx.send(toKernel.transcript()));
+
+  const threadControls = h("span.gu-thread-controls", { hidden: true }, select, title, rename, fresh);
+  const el = h("span.gu-thread-menu", {}, threadControls, download);
+  let key = "";
+  return {
+    el,
+    /**
+     * @param {ThreadEntry[]} list the chat's threads (empty: it keeps one, no menu)
+     * @param {string} id the current thread
+     */
+    update(list, id) {
+      const nextKey = JSON.stringify([list, id]);
+      if (nextKey === key) return;
+      key = nextKey;
+      threads = list;
+      currentId = id;
+      show(threadControls, list.length > 0);
+      picker.update(list, id);
+    },
+    destroy: () => picker.destroy(),
+  };
+}
+
+/**
+ * Save `markdown` as a file the browser downloads.
+ * @param {string} markdown
+ * @param {string} filename
+ */
+export function downloadText(markdown, filename) {
+  const blob = new Blob([markdown], { type: "text/markdown;charset=utf-8" });
+  const url = URL.createObjectURL(blob);
+  const link = h("a", { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -1,0 +1,132 @@
+// The list of messages. Keeps one view per message id, in thread order. In a
+// chat with a greatest height (the default) it scrolls, keeps the newest
+// content in view (also when a component grows after the render, e.g. a plot
+// arriving) unless the user scrolled up, and then shows "Jump to latest"
+// while a reply streams.
+// An empty thread shows the chat's starter prompts.
+
+import { h, show } from "../shared/dom.js";
+import { icon } from "../shared/icons.js";
+import { createMessageView } from "./message-view.js";
+import { createSuggestions } from "./suggestions.js";
+import { createChunkedList } from "./chunks.js";
+import { createScrollFollow } from "./follow.js";
+
+/**
+ * Whether a message's view must be updated in this render: it is new, its
+ * state changed (`dirty`), it became or stopped being the last one, or it is
+ * the last one and the run started or stopped.
+ * @param {{fresh: boolean, dirty: Set<string> | null, id: string, reordered: boolean,
+ *          lastId: string, oldLastId: string, runningChanged: boolean, isLast: boolean}} facts
+ */
+export function needsUpdate({ fresh, dirty, id, reordered, lastId, oldLastId, runningChanged, isLast }) {
+  return (
+    fresh ||
+    dirty === null ||
+    dirty.has(id) ||
+    (reordered && (id === lastId || id === oldLastId)) ||
+    (runningChanged && isLast)
+  );
+}
+
+export function createThreadView(ctx) {
+  const starters = createSuggestions((text) => ctx.sendStarter?.(text), "Conversation starters");
+  const empty = h("div.gu-empty", {}, h("div.gu-empty-text", { text: "Ask me anything to start." }), starters.el);
+  const jump = h(
+    "button.gu-jump",
+    { type: "button", hidden: true, onclick: () => scroll.toLatest() },
+    icon("chevron-down"),
+    "Jump to latest",
+  );
+  const el = h(
+    "div.gu-thread",
+    { role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" },
+    empty,
+    jump,
+  );
+  const scroll = createScrollFollow(el, jump);
+  const list = createChunkedList(el, scroll);
+  /** @type {Map<string, ReturnType<typeof createMessageView>>} */
+  const views = new Map();
+  /** @type {string[]} ids of the visible messages, in order, as last rendered */
+  let order = [];
+  let lastRunning = null;
+
+  /** Drop the views of messages that left the thread. @param {string[]} ids */
+  function dropLeft(ids) {
+    const keep = new Set(ids);
+    for (const [id, view] of views) {
+      if (!keep.has(id)) {
+        ctx.apps?.release(view.el); // an app hears its teardown before its frame goes
+        view.el.remove();
+        views.delete(id);
+      }
+    }
+  }
+
+  return {
+    el,
+    /** The "Jump to latest" button (shown while a reply streams and the user scrolled up). */
+    jump,
+    /** Open the editor on the last user message; false when there is none. */
+    editLastUser() {
+      for (let i = order.length - 1; i >= 0; i--) {
+        const view = views.get(order[i]);
+        if (view?.el.dataset.role === "user") {
+          view.edit();
+          view.el.scrollIntoView?.({ block: "nearest" });
+          return true;
+        }
+      }
+      return false;
+    },
+    /** Close the editor of message `id` (its edit was taken). */
+    closeEditor(id) {
+      views.get(id)?.closeEditor();
+    },
+    /**
+     * The chat's greatest height (any CSS length: the thread scrolls in
+     * what the chat leaves it), or "" to let the thread grow with the page.
+     * @param {string} height
+     */
+    setHeight(height) {
+      scroll.setHeight(height);
+    },
+    /**
+     * Bring the DOM up to date. Only the messages in `dirty` (their state
+     * changed since the last render), new ones, and those whose place as
+     * the last message or whose `running` flag matters changed are
+     * updated; the other views are not touched at all.
+     * @param {any[]} messages live messages in order
+     * @param {{running: boolean, dirty?: Set<string> | null, starters?: string[]}} opts
+     *   `dirty` null or absent: update every message; `starters`: the prompts an
+     *   empty thread offers
+     */
+    render(messages, { running, dirty = null, starters: prompts = [] }) {
+      const visible = messages.filter((m) => m.role !== "system");
+      const ids = visible.map((m) => m.id);
+      const reordered = ids.length !== order.length || ids.some((id, i) => id !== order[i]);
+      const lastId = ids[ids.length - 1];
+      const oldLastId = order[order.length - 1];
+      const runningChanged = running !== lastRunning;
+      visible.forEach((message, index) => {
+        const isLast = index === visible.length - 1;
+        const existing = views.get(message.id);
+        const fresh = !existing;
+        const view = existing ?? createMessageView(ctx);
+        if (fresh) views.set(message.id, view);
+        const facts = { fresh, dirty, id: message.id, reordered, lastId, oldLastId, runningChanged, isLast };
+        if (needsUpdate(facts)) view.update(message, { isLast, running });
+      });
+      if (reordered) {
+        dropLeft(ids);
+        list.arrange(ids, views);
+      }
+      order = ids;
+      lastRunning = running;
+      show(empty, visible.length === 0);
+      if (visible.length === 0) starters.update(prompts, !running);
+      scroll.rendered(running);
+    },
+  };
+}
