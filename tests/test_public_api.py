@@ -157,3 +157,38 @@ def test_our_mcp_package_does_not_shadow_the_sdk():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["mcp", "True", "False"]
+
+
+INTERNAL_ERRORS = {
+    "AppRequestError": "an MCP app's refused request, answered to the app as JSON-RPC",
+    "InvalidHistory": "the history checker's assertion, for tests",
+    "PartialJSONError": "caught by the argument parser, the card shows the raw text",
+    "Refused": "an AG-UI HTTP request refused with its status",
+    "SchemaProblem": "raised again as ToolDefinitionError",
+    "StateLimitError": "raised again as ModelError",
+    "UnsafeFileError": "an attachment file left out with a notice on its part",
+}
+"""Exception classes no user code meets: each is caught inside the package."""
+
+
+def test_every_error_class_is_importable_from_errors():
+    # one home for what `except` names: every exception class the package
+    # defines is ipygenui.errors' (its old modules import it from there),
+    # but for the internal ones above
+    import importlib
+    import pkgutil
+
+    import ipygenui.errors as errors
+
+    defined: set[type] = set()
+    for info in pkgutil.walk_packages(gu.__path__, "ipygenui."):
+        if info.name.startswith(("ipygenui.widget", "ipygenui.workbench")):
+            continue  # the widget layer: its errors answer the browser
+        for value in vars(importlib.import_module(info.name)).values():
+            if isinstance(value, type) and issubclass(value, Exception):
+                if value.__module__.startswith("ipygenui") and not value.__name__.startswith("_"):
+                    defined.add(value)
+    public = {v for v in vars(errors).values() if isinstance(v, type) and issubclass(v, Exception)}
+    assert all(c.__module__ == "ipygenui.errors" for c in public)
+    assert {c.__name__ for c in defined - public} == set(INTERNAL_ERRORS)
+    assert set(gu._API["errors"]["errors"]) <= {c.__name__ for c in public}

@@ -114,16 +114,21 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
     "errors": {
-        "tools": ("ToolError", "ToolArgumentsError", "ToolDefinitionError"),
-        "models.base": ("ModelError",),
-        "runtime": ("DecisionError",),
-        "messages": ("BranchError",),
-        "persistence": ("PersistenceConflictError", "ThreadFileError"),
-        "_threads": ("UnknownThreadError",),
-        "_attachments": ("AttachmentError",),
-        "_model_choices": ("ModelChoiceError",),
-        "data": ("UnknownReference",),
-        "mcp": ("MCPConnectionError",),
+        "errors": (
+            "ToolError",
+            "ToolArgumentsError",
+            "ToolDefinitionError",
+            "ModelError",
+            "DecisionError",
+            "BranchError",
+            "PersistenceConflictError",
+            "ThreadFileError",
+            "UnknownThreadError",
+            "AttachmentError",
+            "ModelChoiceError",
+            "UnknownReference",
+            "MCPConnectionError",
+        ),
     },
     "data": {
         "data": ("DataStore", "DataRef", "ToolResult", "summarize"),
@@ -172,10 +177,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
-    from ._attachments import AttachmentError as AttachmentError
     from ._loop.continuation import should_continue as should_continue
-    from ._model_choices import ModelChoiceError as ModelChoiceError
-    from ._threads import UnknownThreadError as UnknownThreadError
     from .a2ui import A2UI as A2UI
     from .agui import AGUIAgent as AGUIAgent
     from .agui import AGUIApp as AGUIApp
@@ -192,8 +194,20 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .data import DataRef as DataRef
     from .data import DataStore as DataStore
     from .data import ToolResult as ToolResult
-    from .data import UnknownReference as UnknownReference
     from .data import summarize as summarize
+    from .errors import AttachmentError as AttachmentError
+    from .errors import BranchError as BranchError
+    from .errors import DecisionError as DecisionError
+    from .errors import MCPConnectionError as MCPConnectionError
+    from .errors import ModelChoiceError as ModelChoiceError
+    from .errors import ModelError as ModelError
+    from .errors import PersistenceConflictError as PersistenceConflictError
+    from .errors import ThreadFileError as ThreadFileError
+    from .errors import ToolArgumentsError as ToolArgumentsError
+    from .errors import ToolDefinitionError as ToolDefinitionError
+    from .errors import ToolError as ToolError
+    from .errors import UnknownReference as UnknownReference
+    from .errors import UnknownThreadError as UnknownThreadError
     from .events import ActivePathChanged as ActivePathChanged
     from .events import AgentCustomEvent as AgentCustomEvent
     from .events import FeedbackChanged as FeedbackChanged
@@ -212,11 +226,9 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .events import ThreadListener as ThreadListener
     from .events import ThreadsChanged as ThreadsChanged
     from .events import ThreadSummary as ThreadSummary
-    from .mcp import MCPConnectionError as MCPConnectionError
     from .mcp import MCPTools as MCPTools
     from .messages import Approval as Approval
     from .messages import AttachmentPart as AttachmentPart
-    from .messages import BranchError as BranchError
     from .messages import Complete as Complete
     from .messages import Feedback as Feedback
     from .messages import Incomplete as Incomplete
@@ -236,7 +248,6 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .models.base import FinishReason as FinishReason
     from .models.base import Model as Model
     from .models.base import ModelDelta as ModelDelta
-    from .models.base import ModelError as ModelError
     from .models.base import ModelRequest as ModelRequest
     from .models.base import ReasoningDelta as ReasoningDelta
     from .models.base import TextDelta as TextDelta
@@ -246,16 +257,10 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .models.openai import OpenAIModel as OpenAIModel
     from .models.providers import ProviderModel as ProviderModel
     from .models.select import model as model
-    from .persistence import PersistenceConflictError as PersistenceConflictError
-    from .persistence import ThreadFileError as ThreadFileError
-    from .runtime import DecisionError as DecisionError
     from .runtime import Run as Run
     from .runtime import Runtime as Runtime
     from .tools import ApprovalRule as ApprovalRule
     from .tools import Tool as Tool
-    from .tools import ToolArgumentsError as ToolArgumentsError
-    from .tools import ToolDefinitionError as ToolDefinitionError
-    from .tools import ToolError as ToolError
     from .tools import tool as tool
     from .tools.code import python_tool as python_tool
     from .tools.data import data_tools as data_tools

@@ -38,6 +38,7 @@ from ._internal.attachment_files import (
     read_capped,
 )
 from .data import DataStore, is_array, is_series, is_tabular, summarize
+from .errors import AttachmentError
 from .messages import AttachmentPart
 
 __all__ = [
@@ -76,10 +77,6 @@ _IMAGE_SUFFIXES = {
     ".gif": "image/gif",
     ".webp": "image/webp",
 }
-
-
-class AttachmentError(ValueError):
-    """An attachment that cannot be sent (too large, unreadable); says which and why."""
 
 
 @dataclass(frozen=True)

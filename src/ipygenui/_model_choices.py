@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import ModelChoiceError
 from .models.base import Model
 from .models.select import DEMO, resolve_model, split_name
 
@@ -20,10 +21,6 @@ __all__ = ["SAVED_CHOICE", "ModelChoiceError", "ModelChoices", "choice_id"]
 
 SAVED_CHOICE = "model_choice"
 """Thread metadata: the id of the listed model the thread last used."""
-
-
-class ModelChoiceError(ValueError):
-    """A listed model that cannot be made (no key, no extra installed)."""
 
 
 def choice_id(item: Model | str) -> str:

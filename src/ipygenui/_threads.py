@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from .errors import UnknownThreadError
 from .events import ThreadSummary
 from .messages import Complete, Incomplete, Message, RequiresAction, Running, Thread
 from .persistence import ThreadFile, ThreadFileError
@@ -40,13 +41,6 @@ INTERRUPTED = "Interrupted before it finished."
 
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
-
-
-class UnknownThreadError(KeyError):
-    """No thread with that id in this chat; the message lists its threads."""
-
-    def __str__(self) -> str:  # a KeyError would quote its message
-        return str(self.args[0]) if self.args else "unknown thread"
 
 
 def is_folder(persist: str | os.PathLike[str]) -> bool:

@@ -29,6 +29,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field
 
 from ._json_cells import json_cell
+from .errors import UnknownReference
 from .messages import Thread
 from .tools import to_jsonable
 
@@ -60,19 +61,6 @@ _CELL_CHARS = 80
 _MAX_COLUMNS = 60
 _REPR_CHARS = 400
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
-
-
-class UnknownReference(KeyError):
-    """A reference the store does not hold; ``str()`` lists the names it does."""
-
-    def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(name)
-        self.name = name
-        self.known = known
-
-    def __str__(self) -> str:
-        names = ", ".join(self.known) if self.known else "none"
-        return f"no data named {self.name!r} (the names you may use: {names})"
 
 
 # --- kinds of objects ----------------------------------------------------------

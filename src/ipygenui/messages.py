@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ._internal.sanitize import json_safe
+from .errors import BranchError
 
 
 def new_id(prefix: str) -> str:
@@ -398,11 +399,6 @@ class BranchPosition:
 
     index: int
     count: int
-
-
-class BranchError(ValueError):
-    """An edit, regenerate, branch switch or rating that does not fit the
-    thread (unknown message, wrong role, index out of range). Nothing changed."""
 
 
 class Thread(_Model):

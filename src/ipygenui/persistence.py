@@ -48,6 +48,7 @@ from ._internal.attachment_files import (
     write_attachment_files,
 )
 from ._internal.sanitize import json_safe
+from .errors import PersistenceConflictError, ThreadFileError
 from .messages import Thread, new_id
 
 try:  # POSIX; elsewhere the claim and the file check still work, without a lock
@@ -75,15 +76,6 @@ _NEW_TEMP = re.compile(r"(\d+)-[a-z0-9_]{8}")
 """The middle of ``.<name>.<pid>-<random>.tmp``: a temp file with its writer's pid."""
 _OLD_TEMP = re.compile(r"[a-z0-9_]{8}")
 """The middle of ``.<name>.<random>.tmp`` (older versions' temp files)."""
-
-
-class ThreadFileError(ValueError):
-    """A thread file that cannot be read; the message names the file and the problem."""
-
-
-class PersistenceConflictError(RuntimeError):
-    """Another writer took over the persist path, or changed the file since this
-    writer last saved it: nothing was written, so no thread was overwritten."""
 
 
 # --- encoding -----------------------------------------------------------------

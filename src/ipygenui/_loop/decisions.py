@@ -11,6 +11,7 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from ..errors import DecisionError
 from ..messages import (
     Approval,
     Complete,
@@ -31,12 +32,6 @@ from .tool_runner import show_validated
 
 ALWAYS_APPROVED = "always_approved"
 """Thread metadata key: the tools always approved for the rest of the chat."""
-
-
-class DecisionError(ValueError):
-    """An approve / reject / result that does not fit the thread's state
-    (unknown call, not pending, decided twice, invalid edited arguments).
-    Nothing was changed."""
 
 
 def always_approved_tools(thread: Thread) -> frozenset[str]:

@@ -18,10 +18,7 @@ from __future__ import annotations
 
 from ag_ui.core import BaseEvent, EventType
 
-
-class SequenceError(ValueError):
-    """An event broke one of the protocol's ordering rules (the message names it)."""
-
+from ..errors import SequenceError
 
 _STARTS = {
     EventType.TEXT_MESSAGE_START: "assistant",

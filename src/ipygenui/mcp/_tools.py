@@ -59,6 +59,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._internal.sanitize import clean_text
+from ..errors import MCPConnectionError
 from ..tools import Tool, ToolDefinitionError, ToolError
 from ..tools._call_report import CallReport, current_report
 from ..tools._foreign import MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, foreign_tool_refusal
@@ -118,11 +119,6 @@ for the notebook's folder, or a list of folders."""
 
 _READS = "\0read_resource"
 """The read-resource tool's key among the calls (no server tool is named so)."""
-
-
-class MCPConnectionError(RuntimeError):
-    """An MCP server could not be started, reached or listed; the text says
-    which server and why (with a stdio server's stderr tail)."""
 
 
 def _require_mcp() -> None:

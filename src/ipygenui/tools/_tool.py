@@ -22,25 +22,14 @@ from pydantic import BaseModel, ConfigDict
 
 from .._internal.sanitize import json_safe
 from .._internal.standard_params import with_standard_parameters
+from ..errors import ToolArgumentsError
+from ..errors import ToolError as ToolError  # re-exported: its old import path
 from ._json_schema import SchemaProblem, schema_checker
 from ._signature import ToolDefinitionError, arguments_model
 from ._ui import UI_TOOL_PREFIX, UPDATE_PREFIX
 from ._worker_threads import call_in_thread
 
 ApprovalRule = bool | Callable[[dict[str, Any]], bool]
-
-
-class ToolArgumentsError(ValueError):
-    """A call's arguments failed validation; the text names every problem."""
-
-
-class ToolError(Exception):
-    """Raised by a tool to answer with an error result: the model reads
-    ``result`` as is (not "tool raised ..."), marked as an error."""
-
-    def __init__(self, result: Any) -> None:
-        super().__init__(result if isinstance(result, str) else json.dumps(result, default=repr))
-        self.result = result
 
 
 # --- docstrings -------------------------------------------------------------
