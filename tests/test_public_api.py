@@ -39,7 +39,7 @@ def test_the_names_come_in_groups_each_listed_once():
     listed = [name for modules in gu._API.values() for names in modules.values() for name in names]
     assert len(listed) == len(set(listed))  # a name in two groups would hide one
     assert gu.__all__ == ["__version__", *listed]
-    assert "should_continue" in gu._API["runtime"]["_loop.continuation"]
+    assert "should_continue" in gu._API["runtime"]["runtime.continuation"]
 
 
 def _type_checking_imports() -> set[tuple[str, str]]:
@@ -185,9 +185,13 @@ def test_every_error_class_is_importable_from_errors():
         if info.name.startswith(("ipygenui.widget", "ipygenui.workbench")):
             continue  # the widget layer: its errors answer the browser
         for value in vars(importlib.import_module(info.name)).values():
-            if isinstance(value, type) and issubclass(value, Exception):
-                if value.__module__.startswith("ipygenui") and not value.__name__.startswith("_"):
-                    defined.add(value)
+            if (
+                isinstance(value, type)
+                and issubclass(value, Exception)
+                and value.__module__.startswith("ipygenui")
+                and not value.__name__.startswith("_")
+            ):
+                defined.add(value)
     public = {v for v in vars(errors).values() if isinstance(v, type) and issubclass(v, Exception)}
     assert all(c.__module__ == "ipygenui.errors" for c in public)
     assert {c.__name__ for c in defined - public} == set(INTERNAL_ERRORS)

@@ -26,7 +26,7 @@ __version__ = "0.1.0"
 _API: dict[str, dict[str, tuple[str, ...]]] = {
     "runtime": {
         "runtime": ("Runtime", "Run"),
-        "_loop.continuation": ("should_continue",),
+        "runtime.continuation": ("should_continue",),
         "widget.chat": ("Chat",),
         "workbench": ("Workbench",),
     },
@@ -55,9 +55,9 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "tools.code": ("python_tool",),
         "tools.data": ("data_tools",),
         "mcp": ("MCPTools",),
-        "workbench._cost": ("registry_cost",),
-        "workbench._export": ("tool_schemas",),
-        "widget._gallery": ("gallery_html",),
+        "workbench.cost": ("registry_cost",),
+        "workbench.export": ("tool_schemas",),
+        "workbench.gallery": ("gallery_html",),
     },
     "components": {
         "components": (
@@ -90,7 +90,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "models.openai": ("OpenAIModel",),
         "models.providers": ("ProviderModel",),
         "models.select": ("model",),
-        "workbench._evaluate": ("evaluate", "evaluate_sync"),
+        "workbench.evaluate": ("evaluate", "evaluate_sync"),
     },
     "events": {
         "events": (
@@ -177,7 +177,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
-    from ._loop.continuation import should_continue as should_continue
     from .a2ui import A2UI as A2UI
     from .agui import AGUIAgent as AGUIAgent
     from .agui import AGUIApp as AGUIApp
@@ -259,15 +258,16 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .models.select import model as model
     from .runtime import Run as Run
     from .runtime import Runtime as Runtime
+    from .runtime.continuation import should_continue as should_continue
     from .tools import ApprovalRule as ApprovalRule
     from .tools import Tool as Tool
     from .tools import tool as tool
     from .tools.code import python_tool as python_tool
     from .tools.data import data_tools as data_tools
-    from .widget._gallery import gallery_html as gallery_html
     from .widget.chat import Chat as Chat
     from .workbench import Workbench as Workbench
-    from .workbench._cost import registry_cost as registry_cost
-    from .workbench._evaluate import evaluate as evaluate
-    from .workbench._evaluate import evaluate_sync as evaluate_sync
-    from .workbench._export import tool_schemas as tool_schemas
+    from .workbench.cost import registry_cost as registry_cost
+    from .workbench.evaluate import evaluate as evaluate
+    from .workbench.evaluate import evaluate_sync as evaluate_sync
+    from .workbench.export import tool_schemas as tool_schemas
+    from .workbench.gallery import gallery_html as gallery_html

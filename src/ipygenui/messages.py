@@ -67,7 +67,7 @@ class TextPart(_Model):
     text: str = ""
 
     def __repr__(self) -> str:
-        from ._message_display import part_repr
+        from ._internal.message_display import part_repr
 
         return part_repr(self)
 
@@ -213,13 +213,13 @@ class ToolCallPart(_Model):
     __hash__ = None  # type: ignore[assignment]  # mutable, as every pydantic model
 
     def __repr__(self) -> str:
-        from ._message_display import part_repr
+        from ._internal.message_display import part_repr
 
         return part_repr(self)
 
 
 class AttachmentPart(_Model):
-    """Something the user attached to a message (``ipygenui._attachments``).
+    """Something the user attached to a message (``ipygenui.data.attachments``).
 
     ``kind`` says how the model reads it: ``image`` as an image content part,
     ``text`` inlined (``text``, cut to a budget with a notice), ``data`` as a
@@ -332,19 +332,19 @@ class Message(_Model):
     # --- display: one short line, or a compact transcript in a notebook -------------
 
     def __repr__(self) -> str:
-        from ._message_display import message_repr
+        from ._internal.message_display import message_repr
 
         return message_repr(self)
 
     __str__ = __repr__
 
     def _repr_markdown_(self) -> str:
-        from ._message_display import transcript_markdown
+        from ._internal.message_display import transcript_markdown
 
         return transcript_markdown([self])
 
     def _repr_html_(self) -> str:
-        from ._message_display import transcript_html
+        from ._internal.message_display import transcript_html
 
         return transcript_html([self])
 
@@ -423,19 +423,19 @@ class Thread(_Model):
     # --- display: one short line, or a compact transcript in a notebook -------------
 
     def __repr__(self) -> str:
-        from ._message_display import thread_repr
+        from ._internal.message_display import thread_repr
 
         return thread_repr(self)
 
     __str__ = __repr__
 
     def _repr_markdown_(self) -> str:
-        from ._message_display import thread_heading, transcript_markdown
+        from ._internal.message_display import thread_heading, transcript_markdown
 
         return transcript_markdown(self.messages, thread_heading(self))
 
     def _repr_html_(self) -> str:
-        from ._message_display import thread_heading, transcript_html
+        from ._internal.message_display import thread_heading, transcript_html
 
         return transcript_html(self.messages, thread_heading(self))
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from ..components.component import Component
-from ..tools._tool import ToolArgumentsError
+from ..errors import ToolArgumentsError
 from ._validate import A2UIError, check_messages
 
 __all__ = [

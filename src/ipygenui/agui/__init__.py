@@ -6,7 +6,7 @@ external agents driven over it (types from the ``ag-ui-protocol`` package).
   streams; ``_convert.py``: thread messages and tools as AG-UI's.
 - ``_server.py``: ``Runtime.ag_ui_app()``, the ASGI app; ``_http_guard.py``:
   the checks every request passes (token, Host, Origin, JSON, size).
-- ``_runtime_link.py``: what ``Runtime``'s AG-UI methods call (one emitter
+- ``runtime_link.py``: what ``Runtime``'s AG-UI methods call (one emitter
   per runtime, attached through its public events).
 - ``_client.py``: ``AGUIAgent``, an external agent as a step source;
   ``_sse_reader.py`` (its bounded event stream) and ``_state_limits.py`` (the

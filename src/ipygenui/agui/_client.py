@@ -12,7 +12,7 @@ tools run in the kernel, gated as usual, and go back on the next run.
 
 A run that ends paused on calls of the agent's own tools (``RUN_FINISHED``
 with an ``interrupt`` outcome, one tool-call interrupt per call) hands those
-calls to the chat as approval cards (``_loop/agent_interrupts.py``); the
+calls to the chat as approval cards (``runtime/_loop/agent_interrupts.py``); the
 next run carries the user's decisions as its ``resume`` entries, in the
 payload pydantic-ai's adapter advertises (``{"approved": true}``, or
 ``false`` with the reason), and without the placeholder results of those

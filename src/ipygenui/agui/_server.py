@@ -33,7 +33,7 @@ from ag_ui.core import BaseEvent, EventType, RunAgentInput, ToolMessage, UserMes
 from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
 
-from .._loop.decisions import DecisionError
+from ..errors import DecisionError
 from ..messages import DecidedBy, Thread, ToolCallPart
 from ..tools import Tool
 from ._client_state import client_state

@@ -61,8 +61,8 @@ from typing import TYPE_CHECKING, Any
 from .._internal.sanitize import clean_text
 from ..errors import MCPConnectionError
 from ..tools import Tool, ToolDefinitionError, ToolError
-from ..tools._call_report import CallReport, current_report
-from ..tools._foreign import MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, foreign_tool_refusal
+from ..tools.call_report import CallReport, current_report
+from ..tools.foreign import MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, foreign_tool_refusal
 from ._apps import APP_EXTENSION, AppResources, AppTool, app_request, app_tool, app_view
 from ._connection import (
     HTTP,

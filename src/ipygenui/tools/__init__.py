@@ -3,10 +3,10 @@
 - ``Tool``, ``@tool``: a function as a tool (``_tool.py``), its arguments as a
   pydantic model (``_signature.py``), raw JSON-schema tools checked without
   fetching a ``$ref`` (``_json_schema.py``), sync tools each in a thread of its
-  own (``_worker_threads.py``).
+  own (``_internal/worker_threads.py``).
 - ``code``: ``gu.python_tool`` (run_python in the kernel's namespace).
 - ``data``: ``gu.data_tools`` (describe, preview and query referenced tables).
-- ``_ui``: the ``show_component_<Name>`` / ``update_component_<id>`` name rules
+- ``component_names``: the ``show_component_<Name>`` / ``update_component_<id>`` name rules
   and props schemas, shared by the components, the loop and the widget.
 
 ``code`` and ``data`` import ``ipygenui.data``, which imports this package, so
