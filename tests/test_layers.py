@@ -3,7 +3,7 @@ inside functions and those in ``if TYPE_CHECKING:`` blocks too, since a cycle
 through type hints is still two modules that each need the other).
 
 Faults tried: an import cycle (``messages`` importing ``components.shown``,
-which imports ``messages``; ``agui/_server.py`` typing against ``Runtime``
+which imports ``messages``; ``agui/server.py`` typing against ``Runtime``
 while ``runtime/__init__.py`` imports it); core code importing the widget layer; a model
 adapter importing the run loop (``models/demo.py`` reading the suggestions
 prompt); a shared internal helper importing the loop, the runtime or the widget
@@ -212,7 +212,7 @@ def test_no_module_imports_another_packages_private_module() -> None:
 def test_private_import_finder_finds_one() -> None:
     graph = {
         "ipygenui.tools._ui": set(),
-        "ipygenui.tools._tool": {"ipygenui.tools._ui"},  # inside its package: fine
+        "ipygenui.tools.base": {"ipygenui.tools._ui"},  # inside its package: fine
         "ipygenui.models.demo": {"ipygenui.tools._ui", "ipygenui._internal.sanitize"},
         "ipygenui._internal.sanitize": set(),
     }
@@ -226,8 +226,8 @@ def test_layer_rules_follow_chains_of_imports() -> None:
         "ipygenui.tools.helpers": {"ipygenui.runtime._loop.history"},
         "ipygenui.runtime": {"ipygenui.agui.runtime_link"},
         "ipygenui.runtime._loop.history": set(),
-        "ipygenui.agui.runtime_link": {"ipygenui.agui._server"},
-        "ipygenui.agui._server": set(),
+        "ipygenui.agui.runtime_link": {"ipygenui.agui.server"},
+        "ipygenui.agui.server": set(),
     }
     assert layer_offenders(graph, ("ipygenui.tools",), ("ipygenui.runtime",)) == {
         "ipygenui.tools.code": ["ipygenui.runtime._loop.history"],
@@ -294,7 +294,7 @@ def test_tools_and_mcp_import_no_loop_runtime_widget_or_transport() -> None:
 
 
 def test_agui_imports_no_widget_or_runtime() -> None:
-    # the runtime attaches AG-UI; AG-UI types against what it uses (agui/_server.py)
+    # the runtime attaches AG-UI; AG-UI types against what it uses (agui/server.py)
     assert _offenders(("ipygenui.agui",), ("ipygenui.widget", "ipygenui.runtime")) == {}
 
 

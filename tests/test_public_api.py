@@ -196,3 +196,12 @@ def test_every_error_class_is_importable_from_errors():
     assert all(c.__module__ == "ipygenui.errors" for c in public)
     assert {c.__name__ for c in defined - public} == set(INTERNAL_ERRORS)
     assert set(gu._API["errors"]["errors"]) <= {c.__name__ for c in public}
+
+
+def test_every_public_name_is_defined_in_a_public_module():
+    # the table names where each is defined, and that module is public
+    for name, module in gu._EXPORTS.items():
+        assert not any(part.startswith("_") for part in module.split(".")), (name, module)
+        value = getattr(gu, name)
+        if isinstance(value, type) or inspect.isfunction(value):
+            assert value.__module__ == f"ipygenui.{module}", (name, value.__module__)

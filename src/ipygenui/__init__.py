@@ -25,10 +25,11 @@ __version__ = "0.1.0"
 # group -> module (relative to this package) -> the public names it defines
 _API: dict[str, dict[str, tuple[str, ...]]] = {
     "runtime": {
-        "runtime": ("Runtime", "Run"),
+        "runtime": ("Runtime",),
+        "runtime.run": ("Run",),
         "runtime.continuation": ("should_continue",),
         "widget.chat": ("Chat",),
-        "workbench": ("Workbench",),
+        "workbench.widget": ("Workbench",),
     },
     "thread and messages": {
         "messages": (
@@ -51,28 +52,21 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "events": ("ThreadSummary",),
     },
     "tools": {
-        "tools": ("tool", "Tool", "ApprovalRule"),
+        "tools.base": ("tool", "Tool", "ApprovalRule"),
         "tools.code": ("python_tool",),
         "tools.data": ("data_tools",),
-        "mcp": ("MCPTools",),
+        "mcp.tools": ("MCPTools",),
         "workbench.cost": ("registry_cost",),
         "workbench.export": ("tool_schemas",),
         "workbench.gallery": ("gallery_html",),
     },
     "components": {
-        "components": (
-            "Component",
-            "component",
-            "Registry",
-            "ShownComponent",
-            "Markdown",
-            "Table",
-            "Metric",
-            "Chart",
-            "Image",
-            "Form",
-        ),
-        "a2ui": ("A2UI",),
+        "components.component": ("Component",),
+        "components.python_component": ("component",),
+        "components.registry": ("Registry",),
+        "components.shown": ("ShownComponent",),
+        "components.builtins": ("Markdown", "Table", "Metric", "Chart", "Image", "Form"),
+        "a2ui.component": ("A2UI",),
     },
     "models": {
         "models.base": (
@@ -135,7 +129,8 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "agents and servers": {
         "models.agent": ("Agent", "AgentRequest"),
-        "agui": ("AGUIAgent", "AGUIApp"),
+        "agui.client": ("AGUIAgent",),
+        "agui.server": ("AGUIApp",),
     },
 }
 
@@ -177,19 +172,19 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
-    from .a2ui import A2UI as A2UI
-    from .agui import AGUIAgent as AGUIAgent
-    from .agui import AGUIApp as AGUIApp
-    from .components import Chart as Chart
-    from .components import Component as Component
-    from .components import Form as Form
-    from .components import Image as Image
-    from .components import Markdown as Markdown
-    from .components import Metric as Metric
-    from .components import Registry as Registry
-    from .components import ShownComponent as ShownComponent
-    from .components import Table as Table
-    from .components import component as component
+    from .a2ui.component import A2UI as A2UI
+    from .agui.client import AGUIAgent as AGUIAgent
+    from .agui.server import AGUIApp as AGUIApp
+    from .components.builtins import Chart as Chart
+    from .components.builtins import Form as Form
+    from .components.builtins import Image as Image
+    from .components.builtins import Markdown as Markdown
+    from .components.builtins import Metric as Metric
+    from .components.builtins import Table as Table
+    from .components.component import Component as Component
+    from .components.python_component import component as component
+    from .components.registry import Registry as Registry
+    from .components.shown import ShownComponent as ShownComponent
     from .data import DataRef as DataRef
     from .data import DataStore as DataStore
     from .data import ToolResult as ToolResult
@@ -225,7 +220,7 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .events import ThreadListener as ThreadListener
     from .events import ThreadsChanged as ThreadsChanged
     from .events import ThreadSummary as ThreadSummary
-    from .mcp import MCPTools as MCPTools
+    from .mcp.tools import MCPTools as MCPTools
     from .messages import Approval as Approval
     from .messages import AttachmentPart as AttachmentPart
     from .messages import Complete as Complete
@@ -256,18 +251,18 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .models.openai import OpenAIModel as OpenAIModel
     from .models.providers import ProviderModel as ProviderModel
     from .models.select import model as model
-    from .runtime import Run as Run
     from .runtime import Runtime as Runtime
     from .runtime.continuation import should_continue as should_continue
-    from .tools import ApprovalRule as ApprovalRule
-    from .tools import Tool as Tool
-    from .tools import tool as tool
+    from .runtime.run import Run as Run
+    from .tools.base import ApprovalRule as ApprovalRule
+    from .tools.base import Tool as Tool
+    from .tools.base import tool as tool
     from .tools.code import python_tool as python_tool
     from .tools.data import data_tools as data_tools
     from .widget.chat import Chat as Chat
-    from .workbench import Workbench as Workbench
     from .workbench.cost import registry_cost as registry_cost
     from .workbench.evaluate import evaluate as evaluate
     from .workbench.evaluate import evaluate_sync as evaluate_sync
     from .workbench.export import tool_schemas as tool_schemas
     from .workbench.gallery import gallery_html as gallery_html
+    from .workbench.widget import Workbench as Workbench

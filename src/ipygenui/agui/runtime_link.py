@@ -17,8 +17,8 @@ from ag_ui.core import BaseEvent
 from ..events import ActivePathChanged, ThreadEvent, ThreadListener
 from ..messages import Thread
 from ._emitter import AGUIEmitter, AGUIListener
-from ._server import AGUIApp, ServedRuntime
-from ._server import ag_ui_app as _ag_ui_app
+from .server import AGUIApp, ServedRuntime
+from .server import ag_ui_app as _ag_ui_app
 
 __all__ = ["agui_events", "serve", "subscribe_agui"]
 

@@ -1,6 +1,6 @@
 """Tools: Python functions the model may call, with schemas from type hints.
 
-- ``Tool``, ``@tool``: a function as a tool (``_tool.py``), its arguments as a
+- ``Tool``, ``@tool``: a function as a tool (``base.py``), its arguments as a
   pydantic model (``_signature.py``), raw JSON-schema tools checked without
   fetching a ``$ref`` (``_json_schema.py``), sync tools each in a thread of its
   own (``_internal/worker_threads.py``).
@@ -16,7 +16,7 @@ they are not imported here: ``gu.python_tool`` and ``gu.data_tools`` load them.
 from __future__ import annotations
 
 from ._signature import ToolDefinitionError
-from ._tool import (
+from .base import (
     ApprovalRule,
     JSONSchemaTool,
     Tool,

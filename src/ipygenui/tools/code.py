@@ -40,7 +40,7 @@ from .._internal.figure_style import default_styled, figure_bytes
 from .._internal.user_view import FOR_USER
 from ..data import DataStore, current_data, is_figure, is_listable, summarize
 from ._table_preview import table_preview
-from ._tool import ApprovalRule, Tool
+from .base import ApprovalRule, Tool
 
 __all__ = ["DEFAULT_MAX_OUTPUT_CHARS", "python_tool"]
 

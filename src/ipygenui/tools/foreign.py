@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from ._tool import _reserved_prefix
+from .base import _reserved_prefix
 
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_DESCRIPTION_CHARS = 8_000
