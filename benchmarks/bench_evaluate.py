@@ -19,7 +19,7 @@ import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
 import ipygenui as gu
 from _results import update_section
 from ipygenui.workbench._eval_prompts import DEMO_PROMPTS
-from ipygenui.workbench._evaluate import evaluate_sync
+from ipygenui.workbench.evaluate import evaluate_sync
 
 TARGET_SECONDS = 60.0
 

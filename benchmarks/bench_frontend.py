@@ -26,9 +26,9 @@ from typing import Any
 import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
 from _page import cpu_profile_summary, stats, widget_page
 from _results import update_section
-from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Complete, Message, Running, TextPart, Usage
 from ipygenui.models.base import TextDelta
+from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.widget._sync import FrameCoalescer
 
 FINISHED = 200

@@ -33,9 +33,9 @@ from typing import Any
 
 import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
 from _results import update_section
-from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Message, Running
 from ipygenui.models.base import ToolCallDelta
+from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.widget._protocol import ops_for_browser
 from ipygenui.widget._sync import FrameCoalescer
 

@@ -48,12 +48,12 @@ from _kernel import (
 )
 from _results import update_section
 from _server import TABLE_TOOL, server_process
-from ipygenui._loop.accumulator import Accumulator
 from ipygenui.components.builtins import TableComponent
 from ipygenui.messages import Message
 from ipygenui.models.base import ModelDelta, ModelRequest, delta_batches
 from ipygenui.models.openai import OpenAIModel
 from ipygenui.runtime import Runtime
+from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.testing import ScriptedCall, ScriptedModel
 from openai_server import table_args
 

@@ -31,7 +31,7 @@ import openai
 
 from _paths import ROOT
 from _results import update_section
-from ipygenui._loop.partial_json import PartialJSONParser
+from ipygenui._internal.partial_json import PartialJSONParser
 from ipygenui.models.base import ModelRequest, ToolCallDelta, delta_batches
 from ipygenui.models.openai import OpenAIModel
 from openai_server import Reply, ToolCall, table_args

@@ -25,7 +25,7 @@ import partial_json_parser
 
 import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
 from _results import update_section
-from ipygenui._loop.partial_json import PartialJSONParser
+from ipygenui._internal.partial_json import PartialJSONParser
 from openai_server import table_args
 
 SIZES = (10, 100, 1_000, 10_000)

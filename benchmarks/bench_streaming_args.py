@@ -23,10 +23,10 @@ from typing import Any
 
 import _paths  # noqa: F401  (this checkout's src/ and tests/ first on sys.path)
 from _results import update_section
-from ipygenui._loop.accumulator import Accumulator
-from ipygenui._loop.history import to_openai_messages
 from ipygenui.messages import Message, TextPart
 from ipygenui.models.base import ToolCallDelta
+from ipygenui.models.history import to_openai_messages
+from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.widget._protocol import message_for_browser, ops_for_browser
 from ipygenui.widget._sync import FrameCoalescer
 from openai_server import table_args

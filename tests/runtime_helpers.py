@@ -7,8 +7,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ipygenui._loop.history import check_openai_history
 from ipygenui.models.base import ModelDelta, ModelRequest, TextDelta, ToolCallDelta
+from ipygenui.models.history import check_openai_history
 from ipygenui.testing import ScriptedCall, ScriptedModel
 
 

@@ -7,13 +7,6 @@ import json
 import pytest
 
 import ipygenui as gu
-from ipygenui._loop.accumulator import Accumulator
-from ipygenui._loop.history import (
-    InvalidHistory,
-    check_openai_history,
-    step_ranges,
-    to_openai_messages,
-)
 from ipygenui.messages import (
     Approval,
     Incomplete,
@@ -30,6 +23,13 @@ from ipygenui.models.base import (
     ToolCallDelta,
     UsageDelta,
 )
+from ipygenui.models.history import (
+    InvalidHistory,
+    check_openai_history,
+    step_ranges,
+    to_openai_messages,
+)
+from ipygenui.runtime._loop.accumulator import Accumulator
 
 
 @gu.tool

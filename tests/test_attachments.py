@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 import ipygenui as gu
-from ipygenui._attachments import FileAttachment
+from ipygenui.data.attachments import FileAttachment
 from ipygenui.persistence import load_thread
 from ipygenui.testing import ScriptedModel
 from openai_helpers import ModelFactory

@@ -159,7 +159,7 @@ def test_builtin_specs_name_their_bundle_modules() -> None:
 def test_every_builtin_props_schema_is_an_object_schema() -> None:
     # built-ins skip the check at construction (their schemas build lazily, see
     # _Props.model_config); this is where a broken one is caught
-    from ipygenui.tools._ui import props_json_schema
+    from ipygenui.tools.component_names import props_json_schema
 
     for component in builtins.BUILTINS:
         schema = props_json_schema(component.props)

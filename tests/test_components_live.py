@@ -10,8 +10,8 @@ import pytest
 from pydantic import BaseModel
 
 import ipygenui as gu
-from ipygenui.components._live import ComponentHost, ComponentOutput, LiveRender
 from ipygenui.components.builtins import TableComponent
+from ipygenui.components.live import ComponentHost, ComponentOutput, LiveRender
 from ipygenui.components.python_component import partial_props, to_mimebundle
 from ipygenui.testing import ScriptedCall, ScriptedModel
 

@@ -9,10 +9,10 @@ import pytest
 from pydantic import BaseModel
 
 import ipygenui as gu
-from ipygenui._loop.history import check_openai_history
 from ipygenui.components.shown import shown_components
+from ipygenui.models.history import check_openai_history
 from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
-from ipygenui.tools._ui import component_id_of
+from ipygenui.tools.component_names import component_id_of
 
 ESM = "export function render({ props, el }) { el.textContent = props.city; }"
 

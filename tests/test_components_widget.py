@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 import ipygenui as gu
 from ipygenui.testing import ScriptedCall, ScriptedModel
-from ipygenui.tools._ui import component_id_of
+from ipygenui.tools.component_names import component_id_of
 from ipygenui.widget.chat import Chat
 
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui._loop.history import check_openai_history
 from ipygenui.events import ActivePathChanged, MessageAdded, ThreadEvent
 from ipygenui.messages import Incomplete
+from ipygenui.models.history import check_openai_history
 from ipygenui.testing import ScriptedModel
 from openai_server import OpenAIServer, Reply, ToolCall
 from runtime_helpers import BlockingModel, TextDelta, call

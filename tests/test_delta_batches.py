@@ -18,7 +18,6 @@ import openai
 import pytest
 
 import ipygenui as gu
-from ipygenui._loop.accumulator import Accumulator
 from ipygenui.events import MessagePatched
 from ipygenui.messages import Message
 from ipygenui.models.base import (
@@ -32,6 +31,7 @@ from ipygenui.models.base import (
     delta_batches,
 )
 from ipygenui.models.openai import _READ_PAUSE, OpenAIModel
+from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 from openai_server import OpenAIServer, Reply, ToolCall, table_args
 

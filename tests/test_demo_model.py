@@ -491,7 +491,7 @@ async def test_a_component_that_failed_is_not_described_as_shown() -> None:
     ],
 )
 def test_odd_props_from_a_model_still_make_a_sentence(props: dict[str, Any]) -> None:
-    from ipygenui.models._demo_components import component_sentence
+    from ipygenui.models.demo_components import component_sentence
 
     for name in ("Table", "Metric", "Chart", "Form", "Markdown", "Image", "Mine"):
         said = component_sentence(f"show_component_{name}", props)

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ipygenui as gu
-from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.models.base import ModelRequest
+from ipygenui.models.history import check_openai_history, to_openai_messages
 from ipygenui.persistence import decode_thread, encode_thread
 from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui._model_choices import SAVED_CHOICE
 from ipygenui.models.base import ModelDelta, ReasoningDelta, ToolCallDelta
 from ipygenui.models.demo import DemoModel
 from ipygenui.models.openai import OpenAIModel
 from ipygenui.models.scripted import ScriptedReply
+from ipygenui.runtime._model_choices import SAVED_CHOICE
 from ipygenui.testing import ScriptedCall, ScriptedModel
 from openai_server import OpenAIServer, Reply
 

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Message, ReasoningPart, TextPart, ToolCallPart
 from ipygenui.models.base import (
     FinishDelta,
@@ -28,6 +27,7 @@ from ipygenui.models.base import (
     delta_batches,
 )
 from ipygenui.models.openai import OpenAIModel
+from ipygenui.runtime._loop.accumulator import Accumulator
 from openai_helpers import HI, ModelFactory
 from openai_server import OpenAIServer, Reply
 

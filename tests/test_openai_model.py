@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
+from ipygenui._internal.partial_json import PartialJSONParser
 from ipygenui._internal.standard_params import split_standard_arguments, with_standard_parameters
-from ipygenui._loop.partial_json import PartialJSONParser
-from ipygenui._loop.tool_choice import resolve_tool_choice
 from ipygenui.models.base import (
     FinishDelta,
     ModelDelta,
@@ -23,6 +22,7 @@ from ipygenui.models.base import (
     UsageDelta,
 )
 from ipygenui.models.openai import OpenAIModel
+from ipygenui.runtime._loop.tool_choice import resolve_tool_choice
 from openai_helpers import HI, ModelFactory, collect, text_of
 from openai_server import OpenAIServer, Reply, ToolCall, table_args
 

@@ -24,9 +24,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui import persistence
-from ipygenui._loop.accumulator import Accumulator
-from ipygenui._loop.history import check_openai_history, to_openai_messages
-from ipygenui._loop.partial_json import PartialJSONParser
+from ipygenui._internal.partial_json import PartialJSONParser
 from ipygenui.messages import (
     ARGS_STREAMING,
     Message,
@@ -36,6 +34,8 @@ from ipygenui.messages import (
     ToolCallPart,
 )
 from ipygenui.models.base import ToolCallDelta
+from ipygenui.models.history import check_openai_history, to_openai_messages
+from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.widget._protocol import message_for_browser
 from openai_server import OpenAIServer, Reply, ToolCall
 
@@ -278,7 +278,7 @@ async def test_a_loaded_call_is_parsed_once_however_often_it_is_read(
 
 
 def test_an_integer_too_long_to_read_is_a_parse_error_not_a_crash() -> None:
-    from ipygenui._loop.partial_json import PartialJSONError
+    from ipygenui._internal.partial_json import PartialJSONError
 
     parser = PartialJSONParser()
     parser.feed('{"a": 1, "n": ' + "7" * 5000)

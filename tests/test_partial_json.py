@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ipygenui._loop.partial_json import PartialJSONError, PartialJSONParser, path_segment
+from ipygenui._internal.partial_json import PartialJSONError, PartialJSONParser, path_segment
 
 
 def feed_all(text: str, size: int = 1) -> PartialJSONParser:

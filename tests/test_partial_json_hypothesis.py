@@ -21,7 +21,7 @@ import partial_json_parser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipygenui._loop.partial_json import PartialJSONError, PartialJSONParser
+from ipygenui._internal.partial_json import PartialJSONError, PartialJSONParser
 
 scalars = (
     st.none()

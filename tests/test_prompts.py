@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipygenui._loop.prompts import render_template, system_prompt
+from ipygenui.runtime.prompts import render_template, system_prompt
 
 
 def test_prompt_teaches_both_kinds_of_tools_and_status_parameters() -> None:

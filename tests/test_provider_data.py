@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui._loop.accumulator import Accumulator
-from ipygenui._loop.history import assistant_messages
 from ipygenui.messages import Message, Thread, ToolCallPart
 from ipygenui.models.base import ModelRequest, ReasoningDelta, ToolCallDelta
+from ipygenui.models.history import assistant_messages
 from ipygenui.models.openai import OpenAIModel
 from ipygenui.persistence import decode_thread, encode_thread
+from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.widget._protocol import message_for_browser
 from openai_helpers import collect_until_error
 from openai_server import OpenAIServer, Reply, ToolCall

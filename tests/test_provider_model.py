@@ -28,7 +28,6 @@ from pydantic_ai.models.function import (
 from pydantic_ai.usage import RequestUsage
 
 import ipygenui as gu
-from ipygenui._loop.history import to_openai_messages
 from ipygenui.messages import ReasoningPart, ToolCallPart
 from ipygenui.models._provider_messages import (
     to_model_messages,
@@ -45,6 +44,7 @@ from ipygenui.models.base import (
     UsageDelta,
 )
 from ipygenui.models.demo import DemoModel
+from ipygenui.models.history import to_openai_messages
 from ipygenui.models.openai import OpenAIModel
 from ipygenui.models.providers import ProviderModel, _Events
 from ipygenui.models.select import resolve_model

@@ -39,7 +39,7 @@ def test_the_names_come_in_groups_each_listed_once():
     listed = [name for modules in gu._API.values() for names in modules.values() for name in names]
     assert len(listed) == len(set(listed))  # a name in two groups would hide one
     assert gu.__all__ == ["__version__", *listed]
-    assert "should_continue" in gu._API["runtime"]["_loop.continuation"]
+    assert "should_continue" in gu._API["runtime"]["runtime.continuation"]
 
 
 def _type_checking_imports() -> set[tuple[str, str]]:
@@ -157,3 +157,51 @@ def test_our_mcp_package_does_not_shadow_the_sdk():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["mcp", "True", "False"]
+
+
+INTERNAL_ERRORS = {
+    "AppRequestError": "an MCP app's refused request, answered to the app as JSON-RPC",
+    "InvalidHistory": "the history checker's assertion, for tests",
+    "PartialJSONError": "caught by the argument parser, the card shows the raw text",
+    "Refused": "an AG-UI HTTP request refused with its status",
+    "SchemaProblem": "raised again as ToolDefinitionError",
+    "StateLimitError": "raised again as ModelError",
+    "UnsafeFileError": "an attachment file left out with a notice on its part",
+}
+"""Exception classes no user code meets: each is caught inside the package."""
+
+
+def test_every_error_class_is_importable_from_errors():
+    # one home for what `except` names: every exception class the package
+    # defines is ipygenui.errors' (its old modules import it from there),
+    # but for the internal ones above
+    import importlib
+    import pkgutil
+
+    import ipygenui.errors as errors
+
+    defined: set[type] = set()
+    for info in pkgutil.walk_packages(gu.__path__, "ipygenui."):
+        if info.name.startswith(("ipygenui.widget", "ipygenui.workbench")):
+            continue  # the widget layer: its errors answer the browser
+        for value in vars(importlib.import_module(info.name)).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Exception)
+                and value.__module__.startswith("ipygenui")
+                and not value.__name__.startswith("_")
+            ):
+                defined.add(value)
+    public = {v for v in vars(errors).values() if isinstance(v, type) and issubclass(v, Exception)}
+    assert all(c.__module__ == "ipygenui.errors" for c in public)
+    assert {c.__name__ for c in defined - public} == set(INTERNAL_ERRORS)
+    assert set(gu._API["errors"]["errors"]) <= {c.__name__ for c in public}
+
+
+def test_every_public_name_is_defined_in_a_public_module():
+    # the table names where each is defined, and that module is public
+    for name, module in gu._EXPORTS.items():
+        assert not any(part.startswith("_") for part in module.split(".")), (name, module)
+        value = getattr(gu, name)
+        if isinstance(value, type) or inspect.isfunction(value):
+            assert value.__module__ == f"ipygenui.{module}", (name, value.__module__)

@@ -263,8 +263,8 @@ def test_the_preview_is_small_and_marks_the_value() -> None:
 
 
 def test_for_user_is_dropped_from_any_result_the_model_reads() -> None:
-    from ipygenui._loop.history import tool_result_content
     from ipygenui.messages import ToolCallPart
+    from ipygenui.models.history import tool_result_content
 
     part = ToolCallPart(tool_call_id="t", tool_name="any", has_result=True)
     part.result = {"answer": 1, "for_user": {"tables": [{"rows": [["secret"]]}]}}

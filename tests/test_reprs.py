@@ -14,7 +14,7 @@ import re
 import mistune
 
 import ipygenui as gu
-from ipygenui._message_display import CALL_TEXT, LINE_TEXT, MAX_CALLS, MAX_MESSAGES
+from ipygenui._internal.message_display import CALL_TEXT, LINE_TEXT, MAX_CALLS, MAX_MESSAGES
 from ipygenui.messages import Approval, Message, TextPart, Thread, ToolCallPart
 
 

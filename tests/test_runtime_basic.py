@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ipygenui as gu
-from ipygenui._loop.history import check_openai_history
 from ipygenui.events import MessageAdded, MessagePatched, MessageReplaced, RunChanged
 from ipygenui.messages import Complete, Running
+from ipygenui.models.history import check_openai_history
 from ipygenui.testing import ScriptedModel, ScriptedReply
 
 

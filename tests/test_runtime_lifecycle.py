@@ -10,10 +10,10 @@ import pytest
 from ag_ui.core import EventType
 
 import ipygenui as gu
-from ipygenui._loop.history import check_openai_history, to_openai_messages
-from ipygenui._loop.suggestions import parse_suggestions
 from ipygenui.events import SuggestionsChanged
 from ipygenui.messages import Complete, Incomplete, RequiresAction
+from ipygenui.models.history import check_openai_history, to_openai_messages
+from ipygenui.runtime._loop.suggestions import parse_suggestions
 from ipygenui.testing import ScriptedModel, ScriptedReply
 from runtime_helpers import BlockingModel, TextDelta, ToolCallDelta, assert_valid, call
 

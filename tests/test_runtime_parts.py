@@ -37,5 +37,5 @@ async def test_agui_events_name_the_thread_shown_after_new_and_switch() -> None:
 def test_the_runtime_keeps_no_agui_state() -> None:
     rt = gu.Runtime(model=ScriptedModel(["One."]))
     rt.subscribe_agui(lambda event: None)
-    # the emitter lives in agui/_runtime_link.py, attached as a thread listener
+    # the emitter lives in agui/runtime_link.py, attached as a thread listener
     assert not any(isinstance(value, AGUIEmitter) for value in vars(rt).values())

@@ -4,9 +4,9 @@ card says the same, js/test/tool-card/status-text.test.js)."""
 from __future__ import annotations
 
 import ipygenui as gu
-from ipygenui._decision_text import decision_text
-from ipygenui._transcript import thread_to_markdown
+from ipygenui._internal.decision_text import decision_text
 from ipygenui.messages import Approval, Message, ToolCallPart
+from ipygenui.runtime._transcript import thread_to_markdown
 from ipygenui.testing import ScriptedModel
 from runtime_helpers import call
 

@@ -15,9 +15,8 @@ import pytest
 
 import ipygenui as gu
 from comm_helpers import click, customs, settle
-from ipygenui import _row_filter
-from ipygenui._row_filter import cell_texts, matching_mask
-from ipygenui.data import RowWindows
+from ipygenui.data import RowWindows, _row_filter
+from ipygenui.data._row_filter import cell_texts, matching_mask
 from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget._protocol import MAX_FILTER
 from ipygenui.widget.chat import Chat

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ipygenui._loop.tool_choice import resolve_tool_choice
+from ipygenui.runtime._loop.tool_choice import resolve_tool_choice
 
 TOOLS = ["get_weather", "show_component_Weather"]
 

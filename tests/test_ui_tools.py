@@ -5,7 +5,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from ipygenui.tools._ui import (
+from ipygenui.tools.component_names import (
     component_id_of,
     component_name_of,
     is_ui_tool,

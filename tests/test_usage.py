@@ -15,11 +15,11 @@ import openai
 import pytest
 
 import ipygenui as gu
-from ipygenui import _usage
 from ipygenui.messages import Complete, Usage
 from ipygenui.models.base import UsageDelta
 from ipygenui.models.openai import OpenAIModel, _StreamState
 from ipygenui.persistence import load_thread, save_thread
+from ipygenui.runtime import usage as _usage
 from ipygenui.testing import ScriptedModel, ScriptedReply
 from openai_helpers import ModelFactory, collect
 from openai_server import OpenAIServer, Reply

@@ -19,9 +19,9 @@ import pytest
 
 from ipygenui._internal.patch_ops import PatchOp
 from ipygenui._internal.standard_params import STANDARD_PARAMETERS
-from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Message, Running
 from ipygenui.models.base import ModelDelta, ReasoningDelta, TextDelta, ToolCallDelta
+from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.widget._protocol import (
     MAX_ATTACHMENTS,
     MAX_FILTER,

@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 import ipygenui as gu
-from ipygenui._loop.partial_json import PartialJSONParser
+from ipygenui._internal.partial_json import PartialJSONParser
 from ipygenui.components.builtins import BUILTINS
 from ipygenui.workbench import Workbench, check_props, chunk_text, replay_states, samples_for
 from ipygenui.workbench._protocol import read_request

@@ -9,8 +9,8 @@ import pytest
 
 import ipygenui as gu
 from ipygenui._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
-from ipygenui.workbench._cost import registry_cost, schema_text
 from ipygenui.workbench._tokens import ESTIMATE, token_counter
+from ipygenui.workbench.cost import registry_cost, schema_text
 
 
 @gu.tool

@@ -10,7 +10,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.models.base import FinishDelta, ModelDelta, ModelError, ModelRequest, TextDelta
 from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
-from ipygenui.workbench._evaluate import NO_CALL, evaluate, evaluate_sync
+from ipygenui.workbench.evaluate import NO_CALL, evaluate, evaluate_sync
 
 RAN: list[str] = []
 

@@ -10,9 +10,9 @@ import pytest
 
 import ipygenui as gu
 from ipygenui._internal.standard_params import STATUS_PARAM
-from ipygenui.widget._gallery import gallery_html
-from ipygenui.workbench._export import gallery_thread, tool_schemas, write_schemas
 from ipygenui.workbench._preview import samples_for
+from ipygenui.workbench.export import gallery_thread, tool_schemas, write_schemas
+from ipygenui.workbench.gallery import gallery_html
 
 
 @gu.tool

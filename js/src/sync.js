@@ -71,7 +71,7 @@ class Entry {
 
 // The browser's copy of a thread's messages: one Entry (snapshot + frames)
 // per message id, in the `messages` trait's order. (The kernel's folder of
-// saved threads is `ThreadStore` in `_threads.py`; this is not that.)
+// saved threads is `ThreadStore` in `persistence/store.py`; this is not that.)
 export class MessageStore {
   constructor() {
     /** @type {Map<string, Entry>} */

@@ -6,8 +6,9 @@ runtime never pulls in widget code unless ``Chat`` is used.
 The names come in groups, listed once in ``_API`` (group -> module -> names):
 ``__all__`` and the lazy loader are derived from it, and the ``TYPE_CHECKING``
 block below imports the same names for static checkers
-(``tests/test_public_api.py`` holds the two equal). Test doubles live in
-``ipygenui.testing``.
+(``tests/test_public_api.py`` holds the two equal). Each name is listed
+under the public module that defines it. Test doubles live in
+``ipygenui.testing``, every error class in ``ipygenui.errors``.
 
 ``gu.Markdown`` and ``gu.Image`` share their names with ``IPython.display``'s:
 use them through the module (``gu.Markdown(...)``), as with ``widgets.Image``
@@ -25,10 +26,11 @@ __version__ = "0.1.0"
 # group -> module (relative to this package) -> the public names it defines
 _API: dict[str, dict[str, tuple[str, ...]]] = {
     "runtime": {
-        "runtime": ("Runtime", "Run"),
-        "_loop.continuation": ("should_continue",),
+        "runtime": ("Runtime",),
+        "runtime.run": ("Run",),
+        "runtime.continuation": ("should_continue",),
         "widget.chat": ("Chat",),
-        "workbench": ("Workbench",),
+        "workbench.widget": ("Workbench",),
     },
     "thread and messages": {
         "messages": (
@@ -51,28 +53,21 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "events": ("ThreadSummary",),
     },
     "tools": {
-        "tools": ("tool", "Tool", "ApprovalRule"),
+        "tools.base": ("tool", "Tool", "ApprovalRule"),
         "tools.code": ("python_tool",),
         "tools.data": ("data_tools",),
-        "mcp": ("MCPTools",),
-        "workbench._cost": ("registry_cost",),
-        "workbench._export": ("tool_schemas",),
-        "widget._gallery": ("gallery_html",),
+        "mcp.tools": ("MCPTools",),
+        "workbench.cost": ("registry_cost",),
+        "workbench.export": ("tool_schemas",),
+        "workbench.gallery": ("gallery_html",),
     },
     "components": {
-        "components": (
-            "Component",
-            "component",
-            "Registry",
-            "ShownComponent",
-            "Markdown",
-            "Table",
-            "Metric",
-            "Chart",
-            "Image",
-            "Form",
-        ),
-        "a2ui": ("A2UI",),
+        "components.component": ("Component",),
+        "components.python_component": ("component",),
+        "components.registry": ("Registry",),
+        "components.shown": ("ShownComponent",),
+        "components.builtins": ("Markdown", "Table", "Metric", "Chart", "Image", "Form"),
+        "a2ui.component": ("A2UI",),
     },
     "models": {
         "models.base": (
@@ -90,7 +85,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "models.openai": ("OpenAIModel",),
         "models.providers": ("ProviderModel",),
         "models.select": ("model",),
-        "workbench._evaluate": ("evaluate", "evaluate_sync"),
+        "workbench.evaluate": ("evaluate", "evaluate_sync"),
     },
     "events": {
         "events": (
@@ -114,23 +109,29 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
     "errors": {
-        "tools": ("ToolError", "ToolArgumentsError", "ToolDefinitionError"),
-        "models.base": ("ModelError",),
-        "runtime": ("DecisionError",),
-        "messages": ("BranchError",),
-        "persistence": ("PersistenceConflictError", "ThreadFileError"),
-        "_threads": ("UnknownThreadError",),
-        "_attachments": ("AttachmentError",),
-        "_model_choices": ("ModelChoiceError",),
-        "data": ("UnknownReference",),
-        "mcp": ("MCPConnectionError",),
+        "errors": (
+            "ToolError",
+            "ToolArgumentsError",
+            "ToolDefinitionError",
+            "ModelError",
+            "DecisionError",
+            "BranchError",
+            "PersistenceConflictError",
+            "ThreadFileError",
+            "UnknownThreadError",
+            "AttachmentError",
+            "ModelChoiceError",
+            "UnknownReference",
+            "MCPConnectionError",
+        ),
     },
     "data": {
         "data": ("DataStore", "DataRef", "ToolResult", "summarize"),
     },
     "agents and servers": {
         "models.agent": ("Agent", "AgentRequest"),
-        "agui": ("AGUIAgent", "AGUIApp"),
+        "agui.client": ("AGUIAgent",),
+        "agui.server": ("AGUIApp",),
     },
 }
 
@@ -172,28 +173,36 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
-    from ._attachments import AttachmentError as AttachmentError
-    from ._loop.continuation import should_continue as should_continue
-    from ._model_choices import ModelChoiceError as ModelChoiceError
-    from ._threads import UnknownThreadError as UnknownThreadError
-    from .a2ui import A2UI as A2UI
-    from .agui import AGUIAgent as AGUIAgent
-    from .agui import AGUIApp as AGUIApp
-    from .components import Chart as Chart
-    from .components import Component as Component
-    from .components import Form as Form
-    from .components import Image as Image
-    from .components import Markdown as Markdown
-    from .components import Metric as Metric
-    from .components import Registry as Registry
-    from .components import ShownComponent as ShownComponent
-    from .components import Table as Table
-    from .components import component as component
+    from .a2ui.component import A2UI as A2UI
+    from .agui.client import AGUIAgent as AGUIAgent
+    from .agui.server import AGUIApp as AGUIApp
+    from .components.builtins import Chart as Chart
+    from .components.builtins import Form as Form
+    from .components.builtins import Image as Image
+    from .components.builtins import Markdown as Markdown
+    from .components.builtins import Metric as Metric
+    from .components.builtins import Table as Table
+    from .components.component import Component as Component
+    from .components.python_component import component as component
+    from .components.registry import Registry as Registry
+    from .components.shown import ShownComponent as ShownComponent
     from .data import DataRef as DataRef
     from .data import DataStore as DataStore
     from .data import ToolResult as ToolResult
-    from .data import UnknownReference as UnknownReference
     from .data import summarize as summarize
+    from .errors import AttachmentError as AttachmentError
+    from .errors import BranchError as BranchError
+    from .errors import DecisionError as DecisionError
+    from .errors import MCPConnectionError as MCPConnectionError
+    from .errors import ModelChoiceError as ModelChoiceError
+    from .errors import ModelError as ModelError
+    from .errors import PersistenceConflictError as PersistenceConflictError
+    from .errors import ThreadFileError as ThreadFileError
+    from .errors import ToolArgumentsError as ToolArgumentsError
+    from .errors import ToolDefinitionError as ToolDefinitionError
+    from .errors import ToolError as ToolError
+    from .errors import UnknownReference as UnknownReference
+    from .errors import UnknownThreadError as UnknownThreadError
     from .events import ActivePathChanged as ActivePathChanged
     from .events import AgentCustomEvent as AgentCustomEvent
     from .events import FeedbackChanged as FeedbackChanged
@@ -212,11 +221,9 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .events import ThreadListener as ThreadListener
     from .events import ThreadsChanged as ThreadsChanged
     from .events import ThreadSummary as ThreadSummary
-    from .mcp import MCPConnectionError as MCPConnectionError
-    from .mcp import MCPTools as MCPTools
+    from .mcp.tools import MCPTools as MCPTools
     from .messages import Approval as Approval
     from .messages import AttachmentPart as AttachmentPart
-    from .messages import BranchError as BranchError
     from .messages import Complete as Complete
     from .messages import Feedback as Feedback
     from .messages import Incomplete as Incomplete
@@ -236,7 +243,6 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .models.base import FinishReason as FinishReason
     from .models.base import Model as Model
     from .models.base import ModelDelta as ModelDelta
-    from .models.base import ModelError as ModelError
     from .models.base import ModelRequest as ModelRequest
     from .models.base import ReasoningDelta as ReasoningDelta
     from .models.base import TextDelta as TextDelta
@@ -246,23 +252,18 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .models.openai import OpenAIModel as OpenAIModel
     from .models.providers import ProviderModel as ProviderModel
     from .models.select import model as model
-    from .persistence import PersistenceConflictError as PersistenceConflictError
-    from .persistence import ThreadFileError as ThreadFileError
-    from .runtime import DecisionError as DecisionError
-    from .runtime import Run as Run
     from .runtime import Runtime as Runtime
-    from .tools import ApprovalRule as ApprovalRule
-    from .tools import Tool as Tool
-    from .tools import ToolArgumentsError as ToolArgumentsError
-    from .tools import ToolDefinitionError as ToolDefinitionError
-    from .tools import ToolError as ToolError
-    from .tools import tool as tool
+    from .runtime.continuation import should_continue as should_continue
+    from .runtime.run import Run as Run
+    from .tools.base import ApprovalRule as ApprovalRule
+    from .tools.base import Tool as Tool
+    from .tools.base import tool as tool
     from .tools.code import python_tool as python_tool
     from .tools.data import data_tools as data_tools
-    from .widget._gallery import gallery_html as gallery_html
     from .widget.chat import Chat as Chat
-    from .workbench import Workbench as Workbench
-    from .workbench._cost import registry_cost as registry_cost
-    from .workbench._evaluate import evaluate as evaluate
-    from .workbench._evaluate import evaluate_sync as evaluate_sync
-    from .workbench._export import tool_schemas as tool_schemas
+    from .workbench.cost import registry_cost as registry_cost
+    from .workbench.evaluate import evaluate as evaluate
+    from .workbench.evaluate import evaluate_sync as evaluate_sync
+    from .workbench.export import tool_schemas as tool_schemas
+    from .workbench.gallery import gallery_html as gallery_html
+    from .workbench.widget import Workbench as Workbench

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ._internal.sanitize import json_safe
+from .errors import BranchError
 
 
 def new_id(prefix: str) -> str:
@@ -66,7 +67,7 @@ class TextPart(_Model):
     text: str = ""
 
     def __repr__(self) -> str:
-        from ._message_display import part_repr
+        from ._internal.message_display import part_repr
 
         return part_repr(self)
 
@@ -212,13 +213,13 @@ class ToolCallPart(_Model):
     __hash__ = None  # type: ignore[assignment]  # mutable, as every pydantic model
 
     def __repr__(self) -> str:
-        from ._message_display import part_repr
+        from ._internal.message_display import part_repr
 
         return part_repr(self)
 
 
 class AttachmentPart(_Model):
-    """Something the user attached to a message (``ipygenui._attachments``).
+    """Something the user attached to a message (``ipygenui.data.attachments``).
 
     ``kind`` says how the model reads it: ``image`` as an image content part,
     ``text`` inlined (``text``, cut to a budget with a notice), ``data`` as a
@@ -331,19 +332,19 @@ class Message(_Model):
     # --- display: one short line, or a compact transcript in a notebook -------------
 
     def __repr__(self) -> str:
-        from ._message_display import message_repr
+        from ._internal.message_display import message_repr
 
         return message_repr(self)
 
     __str__ = __repr__
 
     def _repr_markdown_(self) -> str:
-        from ._message_display import transcript_markdown
+        from ._internal.message_display import transcript_markdown
 
         return transcript_markdown([self])
 
     def _repr_html_(self) -> str:
-        from ._message_display import transcript_html
+        from ._internal.message_display import transcript_html
 
         return transcript_html([self])
 
@@ -400,11 +401,6 @@ class BranchPosition:
     count: int
 
 
-class BranchError(ValueError):
-    """An edit, regenerate, branch switch or rating that does not fit the
-    thread (unknown message, wrong role, index out of range). Nothing changed."""
-
-
 class Thread(_Model):
     """A conversation. ``messages`` is the active branch, the only one the
     model reads and the one every view shows; the other versions of edited
@@ -427,19 +423,19 @@ class Thread(_Model):
     # --- display: one short line, or a compact transcript in a notebook -------------
 
     def __repr__(self) -> str:
-        from ._message_display import thread_repr
+        from ._internal.message_display import thread_repr
 
         return thread_repr(self)
 
     __str__ = __repr__
 
     def _repr_markdown_(self) -> str:
-        from ._message_display import thread_heading, transcript_markdown
+        from ._internal.message_display import thread_heading, transcript_markdown
 
         return transcript_markdown(self.messages, thread_heading(self))
 
     def _repr_html_(self) -> str:
-        from ._message_display import thread_heading, transcript_html
+        from ._internal.message_display import thread_heading, transcript_html
 
         return transcript_html(self.messages, thread_heading(self))
 

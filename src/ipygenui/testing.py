@@ -20,7 +20,7 @@ props), for a script's answer to their results. It is a model adapter like the o
 
 from __future__ import annotations
 
-from .models._demo_components import components_reply
+from .models.demo_components import components_reply
 from .models.scripted import (
     ReplyLike,
     Script,

@@ -16,8 +16,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 import ipygenui as gu
-from ipygenui.widget._gallery import gallery_html
 from ipygenui.workbench._preview import samples_for
+from ipygenui.workbench.gallery import gallery_html
 
 from .test_static_export import NODE_MODULES, OfflineCdn
 

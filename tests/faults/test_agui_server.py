@@ -42,9 +42,9 @@ from ag_ui.core import Event, EventType, RunAgentInput, ToolMessage, UserMessage
 from pydantic import TypeAdapter
 
 import ipygenui as gu
-from ipygenui._loop.history import check_openai_history
 from ipygenui.messages import Incomplete, RequiresAction
 from ipygenui.models.base import TextDelta
+from ipygenui.models.history import check_openai_history
 from ipygenui.testing import ScriptedModel
 from runtime_helpers import BlockingModel, call
 

@@ -123,7 +123,7 @@ async def test_a_sorted_page_of_a_large_table_answers_where_no_thread_can_start(
 async def test_a_priced_reply_loads_the_price_data_where_no_thread_can_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ipygenui import _usage
+    from ipygenui.runtime import usage as _usage
     from ipygenui.testing import ScriptedReply
 
     monkeypatch.setattr(_usage, "_prices_loaded", False)  # the first priced step loads them

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 import ipygenui as gu
 from ipygenui.components import python_component
-from ipygenui.components._live import ComponentOutput, LiveRender
+from ipygenui.components.live import ComponentOutput, LiveRender
 
 
 class Props(BaseModel):

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.messages import Complete, Incomplete
+from ipygenui.models.history import check_openai_history, to_openai_messages
 from ipygenui.persistence import ThreadFileError, encode_thread
 from ipygenui.testing import ScriptedModel
 from runtime_helpers import call

@@ -44,7 +44,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.testing import ScriptedModel
 from ipygenui.tools import ToolArgumentsError, ToolDefinitionError, to_jsonable
-from ipygenui.tools._ui import UI_TOOL_PREFIX, UPDATE_PREFIX
+from ipygenui.tools.component_names import UI_TOOL_PREFIX, UPDATE_PREFIX
 from runtime_helpers import call, tool_messages
 
 # --- parameters -----------------------------------------------------------------

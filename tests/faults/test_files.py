@@ -41,7 +41,7 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui._attachments import AttachmentError
+from ipygenui.data.attachments import AttachmentError
 from ipygenui.messages import Complete, RequiresAction
 from ipygenui.persistence import ThreadFileError, load_thread
 from ipygenui.testing import ScriptedModel
@@ -290,7 +290,7 @@ def test_a_fifo_given_by_path_is_refused_without_waiting(tmp_path: Path) -> None
 def test_a_file_whose_size_says_zero_is_read_no_further_than_the_cap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ipygenui import _attachments as attachments
+    from ipygenui.data import attachments
 
     monkeypatch.setattr(attachments, "MAX_FILE_BYTES", 64)
     link = tmp_path / "maps.txt"  # /proc/self/maps: a regular file of size 0, longer than 64

@@ -17,10 +17,10 @@ from pathlib import Path
 import pydantic
 
 import ipygenui as gu
-from ipygenui._loop.ending import CANCELLED
 from ipygenui.messages import Approval, Incomplete, Message, RequiresAction, TextPart, ToolCallPart
 from ipygenui.models.base import ModelRequest
 from ipygenui.models.demo import demo_reply
+from ipygenui.runtime._loop.ending import CANCELLED
 from ipygenui.testing import ScriptedModel
 
 from ..runtime_helpers import assert_valid, call

@@ -18,9 +18,9 @@ import pytest
 
 import ipygenui as gu
 from comm_helpers import click, customs
-from ipygenui._model_choices import SAVED_CHOICE, ModelChoiceError
 from ipygenui.models.demo import DemoModel
 from ipygenui.models.openai import OpenAIModel
+from ipygenui.runtime._model_choices import SAVED_CHOICE, ModelChoiceError
 from ipygenui.testing import ScriptedModel
 
 
@@ -35,7 +35,7 @@ async def test_a_forged_choice_is_refused_and_nothing_is_made(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "k")  # would make an OpenAIModel if it were let through
     made: list[Any] = []
-    monkeypatch.setattr("ipygenui._model_choices.resolve_model", lambda x: made.append(x))
+    monkeypatch.setattr("ipygenui.runtime._model_choices.resolve_model", lambda x: made.append(x))
     monkeypatch.setattr("ipygenui.runtime.resolve_model", lambda x: made.append(x))
     alpha = ScriptedModel(default="a", name="alpha")
     chat = gu.Chat(models=[alpha, "demo"])

@@ -21,11 +21,11 @@ from pydantic_ai.exceptions import ModelConnectionError, ModelHTTPError
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import ipygenui as gu
-from ipygenui._loop.accumulator import Accumulator
 from ipygenui.messages import Message, ReasoningPart
 from ipygenui.models._provider_messages import to_model_messages
 from ipygenui.models.base import ModelError, ModelRequest, ReasoningDelta, TextDelta
 from ipygenui.models.providers import ProviderModel
+from ipygenui.runtime._loop.accumulator import Accumulator
 
 CLAUDE_400 = {
     "type": "error",

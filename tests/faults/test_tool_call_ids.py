@@ -19,8 +19,8 @@ import openai
 import pytest
 
 import ipygenui as gu
-from ipygenui._loop.history import check_openai_history, to_openai_messages
 from ipygenui.messages import Complete, Message, RequiresAction, TextPart, Thread, ToolCallPart
+from ipygenui.models.history import check_openai_history, to_openai_messages
 from ipygenui.testing import ScriptedModel
 from openai_server import OpenAIServer, Reply, ToolCall
 from runtime_helpers import assert_valid, call, tool_messages

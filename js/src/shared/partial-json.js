@@ -3,7 +3,7 @@
 // whole prefix on every chunk would cost time quadratic in the text's length;
 // this keeps a stack of the open containers and the token being read, reads
 // only the new characters and updates the value in place (the kernel's
-// `_loop/partial_json.py` is the same parser).
+// `_internal/partial_json.py` is the same parser).
 //
 // The value so far: complete keys with their (possibly partial) values.
 // - an unterminated string shows its decoded prefix; an escape cut by the

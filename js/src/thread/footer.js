@@ -1,6 +1,6 @@
 // The per-run footer: tokens used, the reply's and the thread's cost, how full
 // the context window is, and time taken. The kernel prices each reply
-// (ipygenui/_usage.py) and sends the numbers in the message's metadata; this
+// (ipygenui/runtime/usage.py) and sends the numbers in the message's metadata; this
 // file only formats them.
 
 import { h, show } from "../shared/dom.js";

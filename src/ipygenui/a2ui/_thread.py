@@ -12,10 +12,10 @@ import json
 from typing import Any
 
 from ..messages import Thread
-from ..tools._ui import component_id_of
-from ._component import A2UI_CALLS
+from ..tools.component_names import component_id_of
 from ._surfaces import Surface, apply_messages, pointer_set, resolve_value
 from ._validate import A2UIError, check_messages
+from .component import A2UI_CALLS
 
 __all__ = ["action_event", "action_text", "redrawn_props", "thread_surfaces"]
 

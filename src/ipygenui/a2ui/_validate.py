@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from ..errors import A2UIError
+
 __all__ = [
     "BASIC_CATALOG_IDS",
     "A2UIError",
@@ -47,10 +49,6 @@ MAX_PROBLEMS = 5
 
 _ENVELOPE = "updateComponents, components unchecked"
 """The validators' key for the ``updateComponents`` message without its components."""
-
-
-class A2UIError(ValueError):
-    """An A2UI message the renderer refuses; the text says why and how to fix it."""
 
 
 def _load(name: str) -> dict[str, Any]:

@@ -4,11 +4,11 @@ external agents driven over it (types from the ``ag-ui-protocol`` package).
 - ``_emitter.py``: thread events -> AG-UI events (``AGUIEmitter``);
   ``_sequence.py``: the protocol's ordering rules, also applied to agents'
   streams; ``_convert.py``: thread messages and tools as AG-UI's.
-- ``_server.py``: ``Runtime.ag_ui_app()``, the ASGI app; ``_http_guard.py``:
+- ``server.py``: ``Runtime.ag_ui_app()``, the ASGI app; ``_http_guard.py``:
   the checks every request passes (token, Host, Origin, JSON, size).
-- ``_runtime_link.py``: what ``Runtime``'s AG-UI methods call (one emitter
+- ``runtime_link.py``: what ``Runtime``'s AG-UI methods call (one emitter
   per runtime, attached through its public events).
-- ``_client.py``: ``AGUIAgent``, an external agent as a step source;
+- ``client.py``: ``AGUIAgent``, an external agent as a step source;
   ``_sse_reader.py`` (its bounded event stream) and ``_state_limits.py`` (the
   shared state it may send).
 
@@ -19,11 +19,11 @@ is used (``Runtime.subscribe_agui``, ``agui_events``, ``ag_ui_app`` or an
 
 from __future__ import annotations
 
-from ._client import AGUIAgent
 from ._convert import step_message_id, to_agui_messages, to_agui_tools
 from ._emitter import AGUIEmitter, AGUIListener
 from ._sequence import SequenceChecker, SequenceError, check_sequence
-from ._server import AGUIApp
+from .client import AGUIAgent
+from .server import AGUIApp
 
 __all__ = [
     "AGUIAgent",

@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._internal.user_view import FOR_USER
 from ..a2ui import A2UI_CALLS, A2UIError, check_messages
 from ..messages import ToolCallPart
-from ..tools._user_view import FOR_USER
 
 __all__ = [
     "A2UI_ACTIVITY",

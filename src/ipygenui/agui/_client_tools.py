@@ -3,7 +3,7 @@
 They are the client's frontend tools: offered to the model for the client's
 run, their calls answered by the client (the run ends with them pending, the
 client's next input carries the tool messages). A client is untrusted, so its
-tools pass the checks an MCP server's do (``tools/_foreign.py``: name,
+tools pass the checks an MCP server's do (``tools/foreign.py``: name,
 reserved prefixes, schema size, description length; the schema itself is
 checked when the tool is built), and a name that is one of the chat's own
 tools is refused: it would shadow a tool the kernel runs, and the client
@@ -20,7 +20,7 @@ from ag_ui.core import Tool as AGUITool
 
 from .._internal.sanitize import clean_text
 from ..tools import Tool, ToolDefinitionError
-from ..tools._foreign import foreign_tool_refusal
+from ..tools.foreign import foreign_tool_refusal
 from ._http_guard import Refused
 
 MAX_CLIENT_TOOLS = 128

@@ -1,6 +1,6 @@
 """Thread messages and tool schemas in AG-UI form.
 
-The history the model reads (``_loop/history.py``) is already the chat
+The history the model reads (``models/history.py``) is already the chat
 format AG-UI's messages copy; this adds the ids AG-UI requires, derived from
 the thread's so a message keeps its id from run to run.
 
@@ -29,10 +29,10 @@ from ag_ui.core import (
 )
 from ag_ui.core import SystemMessage as AGUISystemMessage
 
-from .._loop.history import DEFAULT_MAX_RESULT_CHARS, assistant_messages, step_ranges
-from .._loop.history import user_content as _user_content
 from ..messages import Message as ThreadMessage
 from ..messages import Part, ReasoningPart, TextPart, ToolCallPart
+from ..models.history import DEFAULT_MAX_RESULT_CHARS, assistant_messages, step_ranges
+from ..models.history import user_content as _user_content
 
 
 def result_message_id(tool_call_id: str) -> str:

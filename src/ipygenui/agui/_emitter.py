@@ -60,7 +60,6 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from .._loop.history import tool_result_content
 from ..events import (
     AgentCustomEvent,
     MessagePatched,
@@ -71,6 +70,7 @@ from ..events import (
     ThreadEvent,
 )
 from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
+from ..models.history import tool_result_content
 from ._activity import (
     A2UI_ACTIVITY,
     MCP_APPS_ACTIVITY,

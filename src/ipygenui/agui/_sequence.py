@@ -1,7 +1,7 @@
 """The AG-UI protocol's ordering rules for one event stream.
 
 Checked on the stream the runtime emits (tests replay every scenario through
-it) and on the streams external agents send (``_client.py``), where a broken
+it) and on the streams external agents send (``client.py``), where a broken
 rule ends the reply with an error naming it.
 
 The rules: a stream opens with RUN_STARTED; nothing follows RUN_ERROR; after
@@ -18,10 +18,7 @@ from __future__ import annotations
 
 from ag_ui.core import BaseEvent, EventType
 
-
-class SequenceError(ValueError):
-    """An event broke one of the protocol's ordering rules (the message names it)."""
-
+from ..errors import SequenceError
 
 _STARTS = {
     EventType.TEXT_MESSAGE_START: "assistant",

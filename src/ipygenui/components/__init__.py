@@ -7,7 +7,7 @@
 - ``shown_components``: what a thread showed, as typed objects.
 
 The other modules here serve the runtime and the widget layer (``interactive``:
-component state and update tools; ``_live``: Python-rendered components that
+component state and update tools; ``live``: Python-rendered components that
 re-render as their props stream) and are imported from where they live.
 """
 

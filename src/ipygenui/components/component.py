@@ -27,7 +27,7 @@ from ..data import (
     table_rows,
 )
 from ..tools import Tool, ToolArgumentsError, to_jsonable
-from ..tools._ui import props_json_schema, ui_tool_name, ui_tool_schema
+from ..tools.component_names import props_json_schema, ui_tool_name, ui_tool_schema
 
 __all__ = ["Component", "ComponentKind", "ComponentTool", "format_errors", "load_esm"]
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..messages import Message, Thread, ToolCallPart
 from ..tools import Tool
-from ..tools._ui import UPDATE_PREFIX, component_id_of, component_name_of
+from ..tools.component_names import UPDATE_PREFIX, component_id_of, component_name_of
 from .component import Component
 from .shown import effective_props
 

@@ -4,7 +4,7 @@ The function may return anything a notebook displays: a matplotlib figure, a
 pandas DataFrame, HTML / Markdown objects, a markdown string, anything with
 ``_repr_html_`` / ``_repr_png_`` / ``_repr_mimebundle_``. Its result becomes a
 MIME bundle (``dict`` of mime type -> data) the widget shows inside the
-thread. ``render_bundle`` is the pure, testable step; ``_live.py`` decides when
+thread. ``render_bundle`` is the pure, testable step; ``live.py`` decides when
 to call it while props stream.
 """
 
@@ -21,7 +21,7 @@ from typing import Any, get_type_hints, overload
 import pydantic
 from pydantic import BaseModel
 
-from .._figure_style import default_styled
+from .._internal.figure_style import default_styled
 from ..tools import parse_docstring
 from .component import Component
 

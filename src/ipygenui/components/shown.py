@@ -2,7 +2,7 @@
 
 A component shown by ``show_component_<Name>`` is identified by its call's id;
 later successful ``update_component_<id>`` calls change some of its props
-(the naming rules are in ``tools/_ui.py``). Effective props = the first
+(the naming rules are in ``tools/component_names.py``). Effective props = the first
 call's props, then each update's props in order. This is the only place
 they are merged: the widget sends the browser those of updated components
 (:func:`updated_props`, the ``component_props`` trait) and it renders them.
@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from ..data import data_ref_fields
 from ..messages import Message, Thread, ToolCallPart
-from ..tools._ui import component_id_of, component_name_of, update_of
+from ..tools.component_names import component_id_of, component_name_of, update_of
 from .component import Component
 
 __all__ = ["ShownComponent", "effective_props", "shown_components", "updated_props"]

@@ -1,6 +1,6 @@
 """MCP tool servers as chat tools (``gu.MCPTools``; the optional extra ``mcp``).
 
-- ``_tools.py``: ``MCPTools``, one server's tools as chat tools, checked and
+- ``tools.py``: ``MCPTools``, one server's tools as chat tools, checked and
   gated (its annotations are shown, not obeyed).
 - ``_connection.py``: the connection on a thread with its own event loop
   (stdio or streamable HTTP), restarted once if the server dies.
@@ -21,6 +21,6 @@ top-level ``mcp``, and their own siblings relatively.
 
 from __future__ import annotations
 
-from ._tools import MCPApproval, MCPConnectionError, MCPTools, MCPTrust
+from .tools import MCPApproval, MCPConnectionError, MCPTools, MCPTrust
 
 __all__ = ["MCPApproval", "MCPConnectionError", "MCPTools", "MCPTrust"]

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..tools._user_view import FOR_USER
+from .._internal.user_view import FOR_USER
 from ._results import result_value
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.types import ReadResourceResult
 
-    from ..tools._call_report import CallReport
+    from ..tools.call_report import CallReport
 
 __all__ = [
     "MAX_STARTERS",

@@ -3,7 +3,7 @@
 
 The session's callbacks run on the worker loop; ``RequestBridge`` sends each
 request to the chat's loop, where the runtime shows it as a card in the reply
-whose call of this server runs (``ipygenui._server_requests``), and turns the
+whose call of this server runs (``ipygenui.runtime._server_requests``), and turns the
 decision into the SDK's answer. The stdio protocol does not say which call a
 request belongs to: it goes to the latest call of this server still running.
 
@@ -20,13 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._internal.sanitize import clean_text
-from .._server_requests import ELICITATION, SAMPLING, ServerRequest
+from ..tools.server_requests import ELICITATION, SAMPLING, RequestAnswerer, ServerRequest
 from ._form_schema import check_content, check_form_schema
 
 if TYPE_CHECKING:
     from mcp import types
-
-    from .._server_requests import ServerRequests
 
 __all__ = ["MAX_PROMPT_CHARS", "RequestBridge"]
 
@@ -51,7 +49,7 @@ class RequestBridge:
         self._server = server
         """The card's ``server`` (its name) and ``server_command`` (for the details)."""
         self.sampling_max_tokens = sampling_max_tokens
-        self.requests: ServerRequests | None = None
+        self.requests: RequestAnswerer | None = None
         self._flights: list[_Flight] = []
 
     @property

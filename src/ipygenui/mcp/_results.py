@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._internal.sanitize import clean_text
+from .._internal.user_view import FOR_USER
 from ..tools import ToolError
-from ..tools._user_view import FOR_USER
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult

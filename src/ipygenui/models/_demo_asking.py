@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
-from ._token_estimate import CHARS_PER_TOKEN
 from .base import ModelRequest
 from .scripted import ScriptedCall, ScriptedReply, last_user_text
+from .token_estimate import CHARS_PER_TOKEN
 
 BOOK_TOOL = "book_table"
 """notebooks/mcp_demo_server.py's tool that asks the user for a form."""

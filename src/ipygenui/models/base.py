@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ..errors import ModelError as ModelError  # re-exported: its old import path
+
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"]
 
 
@@ -71,11 +73,6 @@ class FinishDelta:
 
 
 ModelDelta = TextDelta | ReasoningDelta | ToolCallDelta | UsageDelta | FinishDelta
-
-
-class ModelError(Exception):
-    """A failure the user should read: the loop keeps the text streamed so
-    far and ends the message as incomplete/error with this text."""
 
 
 PROVIDER_DATA = "_provider_data"

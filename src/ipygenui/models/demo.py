@@ -4,7 +4,7 @@ It streams markdown at a human pace and answers like a small assistant, so
 every notebook runs and shows streaming, tools and rendering without a
 network: the questions the notebooks and its starters suggest get short
 answers or the tool call they imply, a tool's result comes back as a sentence
-(``_demo_results``), as does a component it showed (``_demo_components``: "The
+(``_demo_results``), as does a component it showed (``demo_components``: "The
 line chart shows 2025 and 2026 from Jan to Jun"), and anything else gets an
 honest "I'm offline" with a few things to try. It never echoes a template
 and it is always deterministic.
@@ -19,15 +19,15 @@ import re
 from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
-from ..tools._ui import component_name_of
+from ..tools.component_names import component_name_of
 from ._demo_a2ui import A2UI_FORM, A2UI_TOOL, a2ui_answer
 from ._demo_apps import apps_reply
 from ._demo_asking import asking_reply, asking_things, sampling_reply
-from ._demo_components import components_reply
 from ._demo_results import results_reply, tool_results
-from ._token_estimate import reply_usage
 from .base import ModelRequest
+from .demo_components import components_reply
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
+from .token_estimate import reply_usage
 
 OFFLINE = (
     "I'm offline, so I can only answer a few things: set a key (`OPENAI_API_KEY`, "
@@ -459,7 +459,7 @@ class DemoModel(ScriptedModel):
     Like :class:`ScriptedModel` it keeps only its last few requests unless ``record=True``.
     ``starters`` are the prompts an empty chat on it offers.
 
-    Each reply reports its usage as an estimate (``models/_token_estimate.py``:
+    Each reply reports its usage as an estimate (``models/token_estimate.py``:
     about four characters a token), so the footer and ``chat.usage()`` show
     what a real model would count, marked as estimated. It is never priced;
     set ``price_ref`` (``gu.model("demo", price_ref="openai:gpt-4o-mini")``) to see what
@@ -467,7 +467,7 @@ class DemoModel(ScriptedModel):
     """
 
     price_ref: str | None
-    """A ``"provider:model"`` the estimated tokens are priced as (``ipygenui._usage``)."""
+    """A ``"provider:model"`` the estimated tokens are priced as (``ipygenui.runtime.usage``)."""
 
     starters: tuple[str, ...] = STARTERS
 

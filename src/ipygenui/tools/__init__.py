@@ -1,12 +1,12 @@
 """Tools: Python functions the model may call, with schemas from type hints.
 
-- ``Tool``, ``@tool``: a function as a tool (``_tool.py``), its arguments as a
+- ``Tool``, ``@tool``: a function as a tool (``base.py``), its arguments as a
   pydantic model (``_signature.py``), raw JSON-schema tools checked without
   fetching a ``$ref`` (``_json_schema.py``), sync tools each in a thread of its
-  own (``_worker_threads.py``).
+  own (``_internal/worker_threads.py``).
 - ``code``: ``gu.python_tool`` (run_python in the kernel's namespace).
 - ``data``: ``gu.data_tools`` (describe, preview and query referenced tables).
-- ``_ui``: the ``show_component_<Name>`` / ``update_component_<id>`` name rules
+- ``component_names``: the ``show_component_<Name>`` / ``update_component_<id>`` name rules
   and props schemas, shared by the components, the loop and the widget.
 
 ``code`` and ``data`` import ``ipygenui.data``, which imports this package, so
@@ -16,7 +16,7 @@ they are not imported here: ``gu.python_tool`` and ``gu.data_tools`` load them.
 from __future__ import annotations
 
 from ._signature import ToolDefinitionError
-from ._tool import (
+from .base import (
     ApprovalRule,
     JSONSchemaTool,
     Tool,

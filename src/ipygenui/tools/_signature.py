@@ -23,11 +23,9 @@ from pydantic import warnings as pydantic_warnings
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from ..errors import ToolDefinitionError
+
 __all__ = ["ToolDefinitionError", "arguments_model"]
-
-
-class ToolDefinitionError(TypeError):
-    """A function cannot become a tool (for example it takes ``*args``)."""
 
 
 _WRAP = "wrap it in a def with named, typed parameters"

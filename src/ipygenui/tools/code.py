@@ -9,7 +9,7 @@ figures it made, its exception with the traceback, and the names it
 defined or rebound, each summarized (the objects stay in the namespace: the
 name *is* the reference, ``chat.data`` / the next cell reads it).
 
-Where it runs. A sync tool runs in a thread of its own (``tools/_worker_threads.py``),
+Where it runs. A sync tool runs in a thread of its own (``_internal/worker_threads.py``),
 so the widget and the kernel's event loop stay responsive while the code
 works, and Stop answers the call at once. The namespace is shared with the
 cells, so two rules keep it safe: one ``run_python`` at a time (a lock: two
@@ -36,11 +36,11 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, Field
 
-from .._figure_style import default_styled
+from .._internal.figure_style import default_styled, figure_bytes
+from .._internal.user_view import FOR_USER
 from ..data import DataStore, current_data, is_figure, is_listable, summarize
 from ._table_preview import table_preview
-from ._tool import ApprovalRule, Tool
-from ._user_view import FOR_USER
+from .base import ApprovalRule, Tool
 
 __all__ = ["DEFAULT_MAX_OUTPUT_CHARS", "python_tool"]
 
@@ -266,14 +266,6 @@ def _take_new_figures(before: set[int]) -> list[dict[str, Any]]:
             out.append({"figure": number, **figure_png(figure, themed=default_styled(figure))})
         pyplot.close(figure)
     return out
-
-
-def figure_bytes(figure: Any, *, transparent: bool = False) -> bytes:
-    """A matplotlib figure as PNG bytes (``savefig`` draws PNG with Agg, also
-    for a GUI backend's figure, so it works off the main thread)."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", transparent=transparent)
-    return buffer.getvalue()
 
 
 def figure_png(figure: Any, *, themed: bool = False) -> dict[str, Any]:

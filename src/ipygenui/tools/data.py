@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..data import DataStore, UnknownReference, as_frame, current_data, summarize, table_rows
-from ._tool import Tool, tool
+from .base import Tool, tool
 
 __all__ = ["Aggregation", "Filter", "SortKey", "data_tools"]
 

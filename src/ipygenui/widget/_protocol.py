@@ -35,7 +35,6 @@ from pydantic import (
     model_validator,
 )
 
-from .._attachments import FileAttachment
 from .._internal.patch_ops import (
     AddPartOp,
     AppendOp,
@@ -46,8 +45,9 @@ from .._internal.patch_ops import (
     set_op,
 )
 from .._internal.standard_params import STANDARD_PARAMETERS
+from ..data.attachments import FileAttachment
 from ..messages import Message, ToolCallPart
-from ..tools._ui import component_id_of, component_name_of, update_of
+from ..tools.component_names import component_id_of, component_name_of, update_of
 
 __all__ = [
     "MAX_ATTACHMENTS",
@@ -714,7 +714,7 @@ class ComponentCall(TypedDict, total=False):
 
 def component_call(tool_name: str, tool_call_id: str) -> ComponentCall | None:
     """What a call shows or updates (None for any other tool), by the rules
-    of ``tools/_ui.py``: the browser reads it, it never derives it."""
+    of ``tools/component_names.py``: the browser reads it, it never derives it."""
     name = component_name_of(tool_name)
     if name is not None:
         return {"component": name, "component_id": component_id_of(tool_call_id)}

@@ -30,10 +30,9 @@ import anywidget
 from ipywidgets import widget_serialization
 from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
-from .._attachments import data_attachment
 from .._internal.sanitize import json_safe
-from .._runtime_arguments import check_model, check_runtime_arguments, check_type
 from ..data import DataStore
+from ..data.attachments import data_attachment
 from ..events import (
     ActivePathChanged,
     FeedbackChanged,
@@ -51,6 +50,7 @@ from ..events import (
 from ..messages import Message, Thread
 from ..models.base import Model
 from ..runtime import Run, Runtime
+from ..runtime.arguments import check_model, check_runtime_arguments, check_type
 from . import _notebook_data as notebook_data
 from ._bundle import Bundle, shared_bundle
 from ._mcp_apps import AppBridge

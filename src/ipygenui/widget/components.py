@@ -3,7 +3,7 @@
 - ``component_specs`` (a Chat trait): what the browser needs to render each
   registered component (kind, ES module source or built-in id), sent once.
 - Kernel outputs (a Python component's MIME bundle, a DataFrame's rows) from
-  :class:`~ipygenui.components._live.ComponentHost`: live ones as
+  :class:`~ipygenui.components.live.ComponentHost`: live ones as
   ``component_output`` custom messages, final ones also in the
   ``component_outputs`` trait so a reload or a saved notebook shows them.
 - ``component_props`` (a Chat trait): the effective props of every component
@@ -28,14 +28,14 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..components._live import ComponentHost, ComponentOutput
+from .._internal.worker_threads import can_start_threads
 from ..components.component import Component
+from ..components.live import ComponentHost, ComponentOutput
 from ..components.shown import effective_props, updated_props
 from ..data import RowWindows, using_data
 from ..events import ActivePathChanged, MessageAdded, MessagePatched, MessageReplaced, ThreadEvent
 from ..runtime import Runtime
-from ..tools._ui import component_id_of, component_name_of
-from ..tools._worker_threads import can_start_threads
+from ..tools.component_names import component_id_of, component_name_of
 from ._protocol import (
     MAX_WINDOW,
     A2UIActionMsg,

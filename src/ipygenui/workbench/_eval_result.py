@@ -11,7 +11,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any, TypedDict, cast
 
-from ..tools._ui import UI_TOOL_PREFIX
+from ..tools.component_names import UI_TOOL_PREFIX
 
 __all__ = ["NO_CALL", "EvalRow", "accuracy_of", "as_result", "confusion_of", "label_of"]
 

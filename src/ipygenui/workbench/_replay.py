@@ -2,7 +2,7 @@
 
 The props' JSON text is cut into chunks (``chunk_chars`` characters each, or
 the whole text at once as some providers send it) and fed to the kernel's
-own partial-JSON parser (``_loop/partial_json.py``); each chunk gives one
+own partial-JSON parser (``_internal/partial_json.py``); each chunk gives one
 state: the text so far, the props the component receives, and which fields
 are still streaming.
 """
@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .._loop.partial_json import PartialJSONParser
+from .._internal.partial_json import PartialJSONParser
 
 __all__ = ["ReplayState", "chunk_text", "props_text", "replay_states"]
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._loop.prompts import system_prompt
+from ..runtime.prompts import system_prompt
 from ..tools import Tool, as_tool, expand_tools
 
 __all__ = ["RegistryEntry", "registry_entries", "registry_tools", "system_prompt_line"]

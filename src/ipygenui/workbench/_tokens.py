@@ -5,7 +5,7 @@ imported only here and only when asked). Its encodings are files it downloads
 on first use, which an offline kernel cannot do: an encoding that does not
 load, or a model ``tiktoken`` does not know, or any other provider's model,
 is counted as the offline demo counts (about four characters a token,
-``models/_token_estimate.py``), and the counter says that it is an estimate.
+``models/token_estimate.py``), and the counter says that it is an estimate.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..models._token_estimate import CHARS_PER_TOKEN, text_tokens
+from ..models.token_estimate import CHARS_PER_TOKEN, text_tokens
 
 __all__ = ["TokenCounter", "model_name_of", "token_counter"]
 

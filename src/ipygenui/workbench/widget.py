@@ -17,13 +17,12 @@ from typing import Any
 import anywidget
 from traitlets import Dict, List
 
-from ..components._live import ComponentOutput
 from ..components.component import Component
+from ..components.live import ComponentOutput
 from ..components.python_component import PythonComponent, partial_props
 from ..tools import Tool, as_tool
-from ..tools._ui import props_json_schema
+from ..tools.component_names import props_json_schema
 from ..widget.static_files import STATIC
-from ._cost import registry_cost
 from ._preview import check_props, samples_for
 from ._protocol import (
     CheckPropsMsg,
@@ -33,6 +32,7 @@ from ._protocol import (
     replay_states_message,
 )
 from ._replay import chunk_text, replay_states
+from .cost import registry_cost
 
 __all__ = ["Workbench"]
 

@@ -1,0 +1,79 @@
+"""AG-UI attached to a runtime from outside, through its public thread events.
+
+``Runtime.subscribe_agui``, ``agui_events`` and ``ag_ui_app`` hand the runtime
+to the functions here: one ``AGUIEmitter`` per runtime, made on first use and
+subscribed as a thread listener, following the thread shown
+(``ActivePathChanged`` names it). The runtime keeps no AG-UI state.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncIterator, Callable, Collection, Iterable
+from typing import Any, Protocol
+
+from ag_ui.core import BaseEvent
+
+from ..events import ActivePathChanged, ThreadEvent, ThreadListener
+from ..messages import Thread
+from ._emitter import AGUIEmitter, AGUIListener
+from .server import AGUIApp, ServedRuntime
+from .server import ag_ui_app as _ag_ui_app
+
+__all__ = ["agui_events", "serve", "subscribe_agui"]
+
+
+class EmittingRuntime(Protocol):
+    """What the emitter reads of a runtime."""
+
+    @property
+    def thread(self) -> Thread: ...
+
+    @property
+    def state(self) -> dict[str, Any]: ...
+
+    def subscribe(self, listener: ThreadListener) -> Callable[[], None]: ...
+
+
+_emitters: weakref.WeakKeyDictionary[Any, weakref.ref[AGUIEmitter]] = weakref.WeakKeyDictionary()
+"""Each runtime's emitter, held weakly: the runtime holds it (as a listener)."""
+
+
+def _emitter(runtime: EmittingRuntime) -> AGUIEmitter:
+    known = _emitters.get(runtime)
+    emitter = known() if known is not None else None
+    if emitter is None:
+        emitter = AGUIEmitter(
+            runtime.thread.id,
+            lambda: runtime.thread,
+            lambda: runtime.state,
+            lambda: getattr(runtime, "_client_tool_names", frozenset()),
+        )
+
+        def listen(event: ThreadEvent) -> None:
+            if isinstance(event, ActivePathChanged):  # AG-UI events name the thread shown
+                emitter.thread_id = event.thread_id
+            emitter(event)
+
+        runtime.subscribe(listen)
+        _emitters[runtime] = weakref.ref(emitter)
+    return emitter
+
+
+def subscribe_agui(runtime: EmittingRuntime, listener: AGUIListener) -> Callable[[], None]:
+    return _emitter(runtime).subscribe(listener)
+
+
+def agui_events(runtime: EmittingRuntime) -> AsyncIterator[BaseEvent]:
+    return _emitter(runtime).events()
+
+
+def serve(
+    runtime: ServedRuntime,
+    token: str | None,
+    allow_origins: Iterable[str],
+    allow_hosts: Collection[str] | None,
+    max_body_bytes: int,
+    max_depth: int,
+) -> AGUIApp:
+    return _ag_ui_app(runtime, token, allow_origins, allow_hosts, max_body_bytes, max_depth)

@@ -1,0 +1,179 @@
+"""Several threads in one chat, and where each is saved.
+
+A runtime shows one thread at a time and keeps the others here. With
+``persist=`` a file, the chat keeps one thread in it (as before); with
+``persist=`` a folder (an existing directory, or a path ending in ``/``) every
+thread is saved there, one ``<thread id>.json`` file each, under the same
+single-writer rules as a file (``persistence.ThreadFile``): opening the folder
+claims every thread file in it, and a chat that opened it later takes them
+over. Opening a folder shows the thread saved most recently, or a new one.
+A thread saved mid-run is ended as interrupted when read (``end_interrupted``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import UnknownThreadError
+from ..events import ThreadSummary
+from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread
+from . import ThreadFile, ThreadFileError
+
+__all__ = [
+    "NEW_THREAD_TITLE",
+    "ThreadStore",
+    "UnknownThreadError",
+    "end_interrupted",
+    "is_folder",
+    "summary",
+    "title_of",
+]
+
+NEW_THREAD_TITLE = "New chat"
+TITLE_CHARS = 60
+"""A title taken from the first user message is cut to this many characters."""
+INTERRUPTED = "Interrupted before it finished."
+"""The error of a reply saved mid-run (the kernel died), ended when its thread is read."""
+
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+def is_folder(persist: str | os.PathLike[str]) -> bool:
+    """Whether ``persist`` names a folder of threads rather than one thread file."""
+    text = os.fspath(persist)
+    return Path(text).is_dir() or text.endswith(("/", os.sep))
+
+
+def title_of(thread: Thread) -> str:
+    """The user's title, else the first user message (one line, shortened),
+    else ``NEW_THREAD_TITLE``."""
+    if thread.title and thread.title.strip():
+        return thread.title.strip()
+    for message in thread.messages:
+        if message.role == "user":
+            line = " ".join(message.text.split())
+            if line:
+                return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+    return NEW_THREAD_TITLE
+
+
+def summary(thread: Thread) -> ThreadSummary:
+    updated = max((m.created_at for m in thread.messages), default=0.0)
+    return ThreadSummary(thread.id, title_of(thread), len(thread.messages), updated)
+
+
+class ThreadStore:
+    """The threads of one runtime (those read from a folder oldest first, then
+    those made since), and
+    their files when persisted (``folder`` set: one file per thread; ``file``
+    set: the one thread there; neither: kept in memory only)."""
+
+    def __init__(self, persist: str | os.PathLike[str] | None) -> None:
+        self.folder: Path | None = None
+        self.file: Path | None = None
+        if persist is not None:
+            if is_folder(persist):
+                self.folder = Path(persist)
+            else:
+                self.file = Path(persist)
+        self.threads: dict[str, Thread] = {}
+        self._files: dict[str, ThreadFile] = {}
+
+    @property
+    def persist(self) -> Path | None:
+        return self.folder or self.file
+
+    def open(self, thread: Thread | None) -> Thread:
+        """Claim the persisted file(s) and read the saved threads; ``thread``
+        (given to the runtime) joins them. Returns the thread to show: ``thread``,
+        else the one saved last, else a new one. A file that cannot be read
+        raises ``ThreadFileError`` naming it."""
+        shown = thread
+        if self.file is not None:
+            handle = ThreadFile(self.file)
+            loaded = handle.open(load=thread is None)
+            shown = thread if thread is not None else loaded
+            shown = shown if shown is not None else Thread()
+            self._files[shown.id] = handle
+        elif self.folder is not None:
+            saved = self._open_folder(self.folder)
+            if shown is None and saved:  # the thread saved last
+                shown = max(saved, key=lambda t: summary(t).updated_at)
+        shown = shown if shown is not None else Thread()
+        self.add(shown)
+        return shown
+
+    def _open_folder(self, folder: Path) -> list[Thread]:
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in sorted(folder.glob("*.json")):
+            if path.name.startswith("."):
+                continue
+            handle = ThreadFile(path)
+            loaded = handle.open(load=True)
+            if loaded is None:
+                continue
+            if loaded.id in self.threads:
+                raise ThreadFileError(
+                    f"{path}: thread {loaded.id!r} is also saved in "
+                    f"{self._files[loaded.id].path}; keep one of the two files"
+                )
+            self.threads[loaded.id] = loaded
+            self._files[loaded.id] = handle
+        # oldest first, so a thread made later comes after them in the list
+        ordered = sorted(self.threads.values(), key=lambda t: summary(t).updated_at)
+        self.threads = {t.id: t for t in ordered}
+        return ordered
+
+    def add(self, thread: Thread) -> None:
+        self.threads[thread.id] = thread
+
+    def get(self, thread_id: str) -> Thread:
+        thread = self.threads.get(thread_id) if isinstance(thread_id, str) else None
+        if thread is None:
+            known = ", ".join(repr(t) for t in self.threads) or "none"
+            raise UnknownThreadError(f"no thread {thread_id!r} in this chat (its threads: {known})")
+        return thread
+
+    def file_of(self, thread: Thread) -> ThreadFile | None:
+        """The file ``thread`` is saved to (made, and claimed, on first use)."""
+        handle = self._files.get(thread.id)
+        if handle is not None or self.folder is None:
+            return handle  # a single file holds its first thread only
+        handle = ThreadFile(self.folder / file_name(thread.id))
+        handle.open(load=False)
+        self._files[thread.id] = handle
+        return handle
+
+    def summaries(self) -> tuple[ThreadSummary, ...]:
+        return tuple(summary(thread) for thread in self.threads.values())
+
+
+def file_name(thread_id: str) -> str:
+    """``<thread id>.json``; an id that is no plain name (``../x``, from a file
+    or a caller) is hashed, so a thread is never saved outside its folder."""
+    if _SAFE_ID.fullmatch(thread_id):
+        return f"{thread_id}.json"
+    return f"thread_{hashlib.sha256(thread_id.encode('utf-8', 'replace')).hexdigest()[:16]}.json"
+
+
+def end_interrupted(thread: Thread, end: Callable[[Message, Incomplete | Complete], None]) -> None:
+    """A thread saved mid-run (the kernel died): ``end`` that run as cancelled.
+    A version in a fork never waits: a reply left running or waiting there,
+    or with a call unanswered (a hand-written file), is ended too."""
+    for message in thread.messages:
+        if isinstance(message.status, Running):
+            end(message, Incomplete(reason="cancelled", error=INTERRUPTED))
+    for fork in thread.forks.values():
+        for version in fork.stashed:
+            for message in version:
+                status = message.status
+                if isinstance(status, Running | RequiresAction):
+                    status = Incomplete(reason="cancelled", error=INTERRUPTED)
+                elif all(p.has_result for p in message.tool_calls):
+                    continue
+                end(message, status)  # its open calls answered
