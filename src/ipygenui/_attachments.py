@@ -32,6 +32,7 @@ from typing import Any
 
 from ._internal.attachment_files import (
     ATTACHMENT_ID,
+    MAX_IMAGE_BYTES,
     UnsafeFileError,
     image_mime,
     open_regular,
@@ -42,7 +43,7 @@ from .messages import AttachmentPart
 
 __all__ = [
     "DEFAULT_MAX_TEXT_CHARS",
-    "MAX_FILE_BYTES",
+    "MAX_ATTACHED_FILE_BYTES",
     "MAX_IMAGE_BYTES",
     "AttachmentError",
     "FileAttachment",
@@ -50,11 +51,10 @@ __all__ = [
     "make_attachment_parts",
 ]
 
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
-"""Largest image sent to a model (OpenAI's limit per image)."""
-
-MAX_FILE_BYTES = 50 * 1024 * 1024
-"""Largest file attached (a CSV is loaded in the kernel; text is cut to a budget anyway)."""
+MAX_ATTACHED_FILE_BYTES = 50 * 1024 * 1024
+"""Largest file attached, of any kind, before it is read as an image, a table
+or text (a CSV is loaded in the kernel; text is cut to a budget anyway).
+Images are bounded further by ``MAX_IMAGE_BYTES``."""
 
 DEFAULT_MAX_TEXT_CHARS = 40_000
 """Characters of one text attachment the model reads (about 10,000 tokens)."""
@@ -177,7 +177,7 @@ def _read_path(path: str | os.PathLike[str]) -> FileAttachment:
     except (FileNotFoundError, NotADirectoryError):
         raise FileNotFoundError(f"cannot attach {str(path)!r}: no such file") from None
     try:
-        data = read_capped(fd, MAX_FILE_BYTES, target.name)
+        data = read_capped(fd, MAX_ATTACHED_FILE_BYTES, target.name)
     except UnsafeFileError as exc:
         raise AttachmentError(f"cannot attach {str(path)!r}: {exc.reason}") from None
     finally:
@@ -187,8 +187,8 @@ def _read_path(path: str | os.PathLike[str]) -> FileAttachment:
 
 def _prepare_file(file: FileAttachment, max_text_chars: int) -> AttachmentPart | _Data:
     name, data = file.name or "file", file.data
-    if len(data) > MAX_FILE_BYTES:
-        raise AttachmentError(_too_large(name, len(data), MAX_FILE_BYTES))
+    if len(data) > MAX_ATTACHED_FILE_BYTES:
+        raise AttachmentError(_too_large(name, len(data), MAX_ATTACHED_FILE_BYTES))
     suffix = Path(name).suffix.lower()
     mime = image_mime(data)
     if mime is not None or suffix in _IMAGE_SUFFIXES or (file.mime or "").startswith("image/"):
