@@ -12,7 +12,7 @@ Faults tried:
   ``restore_approvals=``) gone, silent, or pointing the warning elsewhere
   than the caller's line;
 - ``chat.always_allowed`` (the trait the view reads) lagging behind
-  ``chat.runtime.always_allowed`` after a grant from code.
+  ``chat.runtime.always_allowed`` after a grant or a revoke from code.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pytest
 
 import ipygenui as gu
 from comm_helpers import Wire, settle
-from ipygenui.events import AgentStateChanged, ThreadEvent
+from ipygenui.events import AgentStateChanged, AlwaysAllowedChanged, ThreadEvent
 from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
 from runtime_helpers import call
@@ -107,6 +107,13 @@ async def test_the_always_allowed_trait_follows_a_grant_from_code(wire: Wire) ->
     assert chat.runtime.approve("d1", always=True) is None  # d2 still waits: no run starts
     assert chat.runtime.always_allowed == {"drop_table"}
     assert chat.always_allowed == ["drop_table"]  # what the view reads, at once
+    heard: list[ThreadEvent] = []
+    chat.runtime.subscribe(heard.append)
+    chat.runtime.revoke_always("drop_table")  # the runtime's own, not the chat's
+    assert chat.runtime.always_allowed == frozenset() and chat.always_allowed == []
+    assert heard == [AlwaysAllowedChanged(())]
+    chat.runtime.revoke_always("drop_table")  # nothing changes: nothing heard
+    assert heard == [AlwaysAllowedChanged(())]
     chat.close()
 
 
@@ -180,3 +187,21 @@ def test_the_old_grant_names_warn_and_still_work(tmp_path: Path, wire: Wire) -> 
         assert gu.Runtime.load(path).always_allowed == frozenset()
     with pytest.raises(TypeError, match="restore_always_allowed= only"), deprecated("restore_"):
         gu.Runtime.load(path, restore_always_allowed=True, restore_approvals=True)
+
+
+async def test_the_always_allowed_trait_is_the_shown_thread_s(wire: Wire) -> None:
+    chat = Chat(
+        model=ScriptedModel([call("drop_table", {"name": "a"}, id="d1"), "done"]),
+        tools=[drop_table],
+    )
+    first = chat.thread.id
+    await chat.send("go")
+    await settle(chat)
+    await chat.approve("d1", always=True)  # type: ignore[misc]
+    await settle(chat)
+    assert chat.always_allowed == ["drop_table"]
+    chat.new_thread()
+    assert chat.runtime.always_allowed == frozenset() and chat.always_allowed == []
+    chat.switch_thread(first)
+    assert chat.always_allowed == ["drop_table"]
+    chat.close()

@@ -104,6 +104,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
             "RunChanged",
             "RunPhase",
             "AgentStateChanged",
+            "AlwaysAllowedChanged",
             "SuggestionsChanged",
             "SaveStatusChanged",
             "ActivePathChanged",
@@ -203,6 +204,7 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .events import ActivePathChanged as ActivePathChanged
     from .events import AgentCustomEvent as AgentCustomEvent
     from .events import AgentStateChanged as AgentStateChanged
+    from .events import AlwaysAllowedChanged as AlwaysAllowedChanged
     from .events import FeedbackChanged as FeedbackChanged
     from .events import MessageAdded as MessageAdded
     from .events import MessagePatched as MessagePatched

@@ -126,6 +126,15 @@ class AgentStateChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class AlwaysAllowedChanged:
+    """The tools always allowed in the thread changed (``approve(...,
+    always=True)``, ``revoke_always``); ``tools``: all of them now, sorted.
+    Another thread shown brings its own (``ActivePathChanged``)."""
+
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ModelChanged:
     """The runtime's model changed (``rt.model = ...``, a picker's choice):
     the next reply uses it. ``choice``: its id among ``models=``, or None."""
@@ -156,6 +165,7 @@ ThreadEvent = (
     | RunStarted
     | RunEnded
     | AgentStateChanged
+    | AlwaysAllowedChanged
     | ModelChanged
     | AgentCustomEvent
 )

@@ -85,6 +85,7 @@ from .data import DataStore, ToolResult, conversation_data, tool_results
 from .events import (
     ActivePathChanged,
     AgentStateChanged,
+    AlwaysAllowedChanged,
     FeedbackChanged,
     ModelChanged,
     RunEnded,
@@ -956,7 +957,9 @@ class Runtime:
             return self._run
         if args is not None:
             args = json_safe(args)  # what the file and the widget can hold
+        allowed = self.always_allowed
         message = approve_call(self.thread, self._tools, tool_call_id, args, always, by)
+        self._always_allowed_changed(allowed)
         return self._decided(message)
 
     def reject(
@@ -1008,8 +1011,14 @@ class Runtime:
 
     def revoke_always(self, tool_name: str) -> None:
         """Stop trusting ``tool_name``: its next calls need approval again."""
-        set_always_allowed(self.thread, self.always_allowed - {tool_name})
+        allowed = self.always_allowed
+        set_always_allowed(self.thread, allowed - {tool_name})
+        self._always_allowed_changed(allowed)
         self._persisting.autosave()
+
+    def _always_allowed_changed(self, before: frozenset[str]) -> None:
+        if self.always_allowed != before:
+            self._events.emit(AlwaysAllowedChanged(tuple(sorted(self.always_allowed))))
 
     def _decided(self, message: Message) -> Run | None:
         self._commit(message)

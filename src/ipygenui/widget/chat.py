@@ -42,6 +42,7 @@ from .._runtime_arguments import (
 from ..data import DataStore
 from ..events import (
     ActivePathChanged,
+    AlwaysAllowedChanged,
     FeedbackChanged,
     MessageAdded,
     MessagePatched,
@@ -244,8 +245,8 @@ class Chat(anywidget.AnyWidget):
     """Prompts an empty thread offers as chips (``Runtime.starters``)."""
     always_allowed = List(Unicode()).tag(sync=True)
     """The tools this thread runs without asking: ``Runtime.always_allowed``,
-    sorted, kept equal to it after every change of the thread; the view shows
-    it so the user can take each grant back (``revoke_always``)."""
+    sorted, following it (``AlwaysAllowedChanged``, another thread shown); the
+    view shows it so the user can take each grant back (``revoke_always``)."""
     thread_list = List(Dict()).tag(sync=True)
     """The chat's threads for the thread menu: ``{id, title, messages,
     updated_at}`` each (``Runtime.threads``)."""
@@ -411,11 +412,7 @@ class Chat(anywidget.AnyWidget):
     reject = _FromRuntime(Runtime.reject)
     add_tool_result = _FromRuntime(Runtime.add_tool_result)
 
-    def revoke_always(self, tool_name: str) -> None:
-        """Stop trusting ``tool_name``: its next calls need approval again."""
-        self._runtime.revoke_always(tool_name)
-        self._refresh_always_allowed()  # the view's list of grants follows at once
-
+    revoke_always = _FromRuntime(Runtime.revoke_always)
     cancel = _FromRuntime(Runtime.cancel)
     retry = _FromRuntime(Runtime.retry)
     shown_components = _FromRuntime(Runtime.shown_components)
@@ -521,6 +518,8 @@ class Chat(anywidget.AnyWidget):
             self.save_error = event.error or ""
         elif isinstance(event, ActivePathChanged):
             self._show_path(event)
+        elif isinstance(event, AlwaysAllowedChanged):
+            self.always_allowed = list(event.tools)
         elif isinstance(event, FeedbackChanged):
             # A thumb pressed shows at once, not at the next catch-up.
             rated = self._runtime.thread.message(event.message_id)
@@ -537,9 +536,6 @@ class Chat(anywidget.AnyWidget):
                 self.model_choice = event.choice or ""
         if not isinstance(event, MessagePatched):  # patches never start or end a run
             self.running = self._runtime.running
-            # a grant changes with a decision (a MessageReplaced, from code, a click
-            # or an AG-UI client) or with the thread shown (ActivePathChanged)
-            self._refresh_always_allowed()
 
     def _write(self, message: Message) -> None:
         """Write a message's full state to its trait (a boundary)."""
@@ -576,6 +572,7 @@ class Chat(anywidget.AnyWidget):
         """Show another branch (or thread) from ``event.start`` on: messages
         kept keep their models (written again: their branch position may have
         changed); another thread's models are closed."""
+        self._refresh_always_allowed()  # grants are the thread's own
         shown = {m.id for m in event.messages}
         for message in event.messages[event.start :]:
             if message.id in self._models:
@@ -692,7 +689,7 @@ class Chat(anywidget.AnyWidget):
         elif isinstance(msg, RevokeAlwaysMsg):
             if msg.tool_name not in rt.always_allowed:
                 raise ProtocolError(f"{msg.tool_name} is not always allowed in this chat")
-            self.revoke_always(msg.tool_name)
+            rt.revoke_always(msg.tool_name)
         elif isinstance(msg, ToolResultMsg):
             rt.add_tool_result(msg.tool_call_id, msg.result)
         elif isinstance(msg, CancelMsg):
