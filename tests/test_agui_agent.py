@@ -4,7 +4,7 @@ served by uvicorn on a loopback port, driven from a chat.
 Faults tried:
 - an approval-gated frontend tool running before the user approves (or at all
   when rejected); the agent not receiving its result on the next run;
-- state deltas (JSON Patch) not reaching ``chat.state``; a delta that does
+- state deltas (JSON Patch) not reaching ``chat.agent_state``; a delta that does
   not apply; CUSTOM events not reaching the thread listeners;
 - the URL down, an HTML page instead of an event stream, an HTTP error,
   events out of order, RUN_ERROR, a stream cut before RUN_FINISHED, an event
@@ -80,7 +80,7 @@ async def test_an_agent_drives_a_component_and_an_approved_tool(ops_url: str) ->
     assert calls["show_component_Metric"].has_result  # shown in the kernel's widget
     assert calls["drop_table"].approval is not None and not calls["drop_table"].has_result
     assert RAN == []  # nothing runs before the user approves
-    assert chat.state == {"note": "drop t"}  # the agent's STATE_DELTA
+    assert chat.agent_state == {"note": "drop t"}  # the agent's STATE_DELTA
     streamed = [e for e in events if isinstance(e, MessagePatched)]
     first_replace = next(i for i, e in enumerate(events) if isinstance(e, MessageReplaced))
     assert streamed and events.index(streamed[0]) < first_replace  # streamed like a model's
@@ -106,7 +106,7 @@ async def test_a_rejected_call_never_runs_and_the_agent_hears_why(ops_url: str) 
 async def test_the_agent_is_sent_the_thread_tools_and_state(ops_url: str) -> None:
     agent = gu.AGUIAgent(ops_url, context={"user": "ada"})
     rt = gu.Runtime(agent=agent, tools=[drop_table], components=[gu.Metric])
-    rt.set_state({"notes": ["old"]})
+    rt.set_agent_state({"notes": ["old"]})
     await rt.send("drop table t")
     from ipygenui.models.agent import AgentRequest
 
@@ -114,12 +114,12 @@ async def test_the_agent_is_sent_the_thread_tools_and_state(ops_url: str) -> Non
         thread_id=rt.thread.id,
         messages=rt.thread.messages,
         tools=[t.openai_schema(standard_parameters=True) for t in rt.tools.values()],
-        state=rt.state,
+        state=rt.agent_state,
     )
     data = agent.run_input(request)
     assert {t.name for t in data.tools or ()} >= {"drop_table", "show_component_Metric"}
     assert data.context is not None and data.context[0].value == "ada"
-    assert rt.state == {"notes": ["old"], "note": "drop t"}  # the delta patched what we sent
+    assert rt.agent_state == {"notes": ["old"], "note": "drop t"}  # the delta patched what we sent
     roles = [m.role for m in data.messages]
     assert roles[0] == "user" and "tool" in roles
 

@@ -163,7 +163,7 @@ async def test_the_clients_state_is_the_runs_and_changes_come_as_json_patch() ->
     @gu.tool
     async def add_item(item: str) -> str:
         """Add an item to the shared list."""
-        rt.set_state({**rt.state, "items": [*rt.state["items"], item]})
+        rt.set_agent_state({**rt.agent_state, "items": [*rt.agent_state["items"], item]})
         return "added"
 
     model = ScriptedModel([call("add_item", {"item": "milk"}, id="a1"), "Added milk."])
@@ -179,20 +179,20 @@ async def test_the_clients_state_is_the_runs_and_changes_come_as_json_patch() ->
     for delta in deltas:  # as the client applies them
         ops = [op.model_dump(mode="json", by_alias=True, exclude_none=True) for op in delta.delta]
         client_side = jsonpatch.apply_patch(client_side, ops)
-    assert client_side == rt.state == {"items": ["eggs", "milk"], "owner": {"name": "Ada"}}
+    assert client_side == rt.agent_state == {"items": ["eggs", "milk"], "owner": {"name": "Ada"}}
     assert json.loads(json.dumps(client_side)) == client_side
 
 
 async def test_a_state_the_client_sends_back_changes_nothing_and_no_state_keeps_ours() -> None:
     rt = gu.Runtime(model=ScriptedModel(["one", "two"]))
-    rt.set_state({"mode": "notebook"})
+    rt.set_agent_state({"mode": "notebook"})
     app = rt.ag_ui_app()
     events = parse_sse((await post(app, run_input(UserMessage(id="u1", content="x")))).text)
     [snapshot] = [e.snapshot for e in events if e.type == EventType.STATE_SNAPSHOT]
-    assert snapshot == {"mode": "notebook"} == rt.state  # the client sent no state
+    assert snapshot == {"mode": "notebook"} == rt.agent_state  # the client sent no state
     body = run_input(UserMessage(id="u2", content="y"), state={"mode": "browser"})
     await post(app, body)
-    assert rt.state == {"mode": "browser"}
+    assert rt.agent_state == {"mode": "browser"}
 
 
 async def test_a_snapshots_placeholder_sent_back_is_not_taken_for_the_clients_answer() -> None:

@@ -80,7 +80,7 @@ async def test_the_official_clients_state_is_kept_and_our_deltas_apply_to_it() -
     @gu.tool
     async def add_item(item: str) -> str:
         """Add an item to the shared list."""
-        rt.set_state({**rt.state, "items": [*rt.state["items"], item]})
+        rt.set_agent_state({**rt.agent_state, "items": [*rt.agent_state["items"], item]})
         return "added"
 
     model = ScriptedModel(
@@ -102,6 +102,6 @@ async def test_the_official_clients_state_is_kept_and_our_deltas_apply_to_it() -
     assert "STATE_DELTA" in types(first)
     assert first["state"] == {"items": ["eggs", "milk"], "owner": {"name": "Ada"}}
     assert "error" not in second, second.get("error")
-    assert second["state"] == {"items": ["tea"]} == rt.state  # the client's change taken
+    assert second["state"] == {"items": ["tea"]} == rt.agent_state  # the client's change taken
     started = first["events"][0]
     assert started["type"] == "RUN_STARTED" and started["protocolVersion"] == "1.0"

@@ -4,8 +4,8 @@ Faults tried:
 - a Chat method re-declared by hand that drifts from the Runtime's (a lost
   keyword such as ``add_tool_result(..., is_error=)``, another default, a
   stale docstring);
-- a new public Runtime method that Chat silently lacks (every one is either
-  on Chat or listed below as runtime-only, with the reason);
+- a new public Runtime method, property or setting that Chat silently lacks
+  (every one is either on Chat or in the one list below, with the reason);
 - ``Chat.send`` typed as returning a Run while its dict form (ipywidgets'
   custom message) returns None.
 """
@@ -26,22 +26,32 @@ from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 
 RUNTIME_ONLY = {
+    # methods
     "run_sync": "a notebook always runs an event loop, so Chat.run_sync could only raise: "
     "await chat.send(...) there, or chat.runtime.run_sync(...) in a script",
     "subscribe": "listener plumbing: chat.runtime.subscribe(...)",
     "subscribe_agui": "listener plumbing: chat.runtime.subscribe_agui(...)",
     "agui_events": "listener plumbing: chat.runtime.agui_events()",
     "ag_ui_app": "serving over HTTP is the runtime's: chat.runtime.ag_ui_app()",
+    "set_state": "deprecated (Runtime.set_agent_state); on Chat the name is ipywidgets'",
+    "always_approved": "deprecated (Runtime.always_allowed, on Chat the trait of that name)",
+    # properties
+    "tools": "the tool objects: chat.runtime.tools",
+    "current_suggestions": "Chat's synced trait is suggestions",
+    "human_tool_names": "Chat's synced trait is human_tools",
+    # attributes set in Runtime.__init__: the run's settings, read through chat.runtime
+    "agent": "chat.runtime.agent",
+    "components": "chat.runtime.components",
+    "instructions": "chat.runtime.instructions",
+    "suggestions": "chat.runtime.suggestions (a flag); Chat's trait of that name lists them",
+    "max_steps": "chat.runtime.max_steps",
+    "max_result_chars": "chat.runtime.max_result_chars",
+    "tool_choice": "chat.runtime.tool_choice",
+    "persist": "chat.runtime.persist",
 }
-"""Public Runtime methods Chat deliberately leaves to ``chat.runtime``."""
-
-RUNTIME_ONLY_PROPERTIES = {
-    "tools",
-    "always_approved",
-    "current_suggestions",  # Chat's synced trait is ``suggestions``
-    "human_tool_names",  # Chat's synced trait is ``human_tools``
-}
-"""Public Runtime properties read through ``chat.runtime``."""
+"""The one list of Runtime's public members that Chat deliberately leaves to
+``chat.runtime`` (every other one is on Chat: forwarded, or a synced trait of
+the same name), each with the reason."""
 
 RETURNS_OWN_CLASS = {"load"}
 
@@ -115,20 +125,41 @@ def test_every_public_runtime_method_is_on_chat_with_the_same_signature(wire: An
     chat.close()
 
 
-def test_runtime_only_methods_are_a_listed_decision() -> None:
-    runtime_methods = public_methods(gu.Runtime)
+def runtime_members() -> dict[str, str]:
+    """Runtime's public members: name -> "method", "property" or "attribute"
+    (the attributes ``__init__`` sets, read from an instance)."""
+    members = {name: "method" for name in public_methods(gu.Runtime)}
+    members.update((name, "property") for name in public_properties(gu.Runtime))
+    rt = gu.Runtime(model=ScriptedModel(["ok"]))
+    members.update((n, "attribute") for n in vars(rt) if not n.startswith("_"))
+    return members
+
+
+def test_runtime_only_members_are_a_listed_decision() -> None:
+    members = runtime_members()
+    chat_names = set(vars(Chat))
     for name in RUNTIME_ONLY:
-        assert name in runtime_methods, f"{name} is no Runtime method: drop it from the list"
-        assert not hasattr(Chat, name), f"Chat.{name} exists: drop it from RUNTIME_ONLY"
+        assert name in members, f"{name} is no Runtime member: drop it from RUNTIME_ONLY"
+        if name != "suggestions":  # the one same-named trait with another meaning (above)
+            assert name not in chat_names, f"Chat.{name} exists: drop it from RUNTIME_ONLY"
 
 
-def test_every_public_runtime_property_is_on_chat_or_listed() -> None:
-    chat_names = set(dir(Chat)) | set(Chat.class_traits())
-    for name in public_properties(gu.Runtime):
-        if name in RUNTIME_ONLY_PROPERTIES:
-            assert name not in chat_names, name
-        else:
-            assert name in chat_names, f"Chat lacks Runtime.{name}"
+def test_every_public_runtime_member_is_on_chat_or_listed() -> None:
+    """A new verb, property or setting of Runtime fails here until Chat
+    forwards it or RUNTIME_ONLY says why not."""
+    chat_names = set(vars(Chat))  # Chat's own: a widget method of the same name is no forwarder
+    missing = [n for n in runtime_members() if n not in RUNTIME_ONLY and n not in chat_names]
+    assert missing == [], f"Chat lacks Runtime.{missing}: forward it or list it in RUNTIME_ONLY"
+
+
+def test_chat_forwards_the_runtime_s_own_objects(wire: Any) -> None:
+    chat = Chat(model=ScriptedModel(["ok"]), data={"t": [1, 2]})
+    rt = chat.runtime
+    for name in ("thread", "model", "data", "agent_state", "threads", "models"):
+        assert getattr(chat, name) == getattr(rt, name), name
+    assert chat.thread is rt.thread and chat.data is rt.data
+    assert chat.agent_state is rt.agent_state
+    chat.close()
 
 
 @gu.tool(human=True)

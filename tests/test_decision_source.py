@@ -144,6 +144,6 @@ async def test_the_chat_lists_its_grants_and_a_revoke_takes_one_back() -> None:
     assert chat.always_allowed == ["drop_table"]
     click(chat, {"type": "revoke_always", "tool_name": "drop_table"})
     await asyncio.sleep(0)
-    assert chat.always_allowed == [] and chat.runtime.always_approved == frozenset()
+    assert chat.always_allowed == [] and chat.runtime.always_allowed == frozenset()
     second = await chat.send("2")
     assert second.status.type == "requires-action"

@@ -97,7 +97,7 @@ async def test_asking_the_agent_again_starts_a_new_request(agent_server: str) ->
             waiting = await rt.send(f"Please drop the table {table}")
             assert isinstance(waiting.status, RequiresAction), waiting.text
             [drop] = [c for c in waiting.tool_calls if c.tool_name == "drop_table"]
-            assert drop.args == {"name": table} and rt.state == {"note": note}
+            assert drop.args == {"name": table} and rt.agent_state == {"note": note}
             run = rt.approve(drop.tool_call_id)
             assert run is not None
             done = await run

@@ -254,7 +254,7 @@ async def test_always_approve_then_revoke() -> None:
     )
     await rt.send("1")
     await rt.approve("d1", always=True)  # type: ignore[misc]
-    assert rt.always_approved == {"drop_table"}
+    assert rt.always_allowed == {"drop_table"}
     second = await rt.send("2")
     assert second.status == Complete(reason="stop")
     assert second.tool_call("d2").approval.status == "approved"  # type: ignore[union-attr]

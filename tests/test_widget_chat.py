@@ -188,7 +188,7 @@ async def test_edited_args_and_always_allow(wire: list[Any]) -> None:
     click(chat, {"type": "always", "tool_call_id": part.tool_call_id, "args": {"name": "tmp"}})
     await settle(chat)
     assert DROPPED == ["tmp"]
-    assert "drop_table" in chat.runtime.always_approved
+    assert "drop_table" in chat.runtime.always_allowed
 
 
 async def test_send_click_from_another_thread_runs_on_the_loop(wire: list[Any]) -> None:

@@ -98,7 +98,8 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
             "RunEnded",
             "RunChanged",
             "RunPhase",
-            "StateChanged",
+            "AgentStateChanged",
+            "AlwaysAllowedChanged",
             "SuggestionsChanged",
             "SaveStatusChanged",
             "ActivePathChanged",
@@ -147,12 +148,18 @@ _MOVED: dict[str, str] = {
     "ScriptedCall": "testing",
 }
 
+# old public name -> the module that serves it under its new name, with a warning
+_RENAMED: dict[str, str] = {"StateChanged": "events"}
+
 __all__ = ["__version__"]
 __all__ += list(_EXPORTS)  # derived: the names are listed once, in _API
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
+    if module is None and name in _RENAMED:
+        renamed = importlib.import_module(f"{__name__}.{_RENAMED[name]}").renamed
+        return renamed(name, "gu")
     if module is None:
         moved = _MOVED.get(name)
         if moved is None:
@@ -205,6 +212,8 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .errors import UnknownThreadError as UnknownThreadError
     from .events import ActivePathChanged as ActivePathChanged
     from .events import AgentCustomEvent as AgentCustomEvent
+    from .events import AgentStateChanged as AgentStateChanged
+    from .events import AlwaysAllowedChanged as AlwaysAllowedChanged
     from .events import FeedbackChanged as FeedbackChanged
     from .events import MessageAdded as MessageAdded
     from .events import MessagePatched as MessagePatched
@@ -215,7 +224,6 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .events import RunPhase as RunPhase
     from .events import RunStarted as RunStarted
     from .events import SaveStatusChanged as SaveStatusChanged
-    from .events import StateChanged as StateChanged
     from .events import SuggestionsChanged as SuggestionsChanged
     from .events import ThreadEvent as ThreadEvent
     from .events import ThreadListener as ThreadListener

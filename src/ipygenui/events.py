@@ -7,9 +7,10 @@ whole message so views converge on the truth.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._internal.patch_ops import PatchOp
 from .messages import Feedback, Message
@@ -117,10 +118,20 @@ class RunEnded:
 
 
 @dataclass(frozen=True, slots=True)
-class StateChanged:
-    """The shared state (``Runtime.state``) changed, e.g. by an agent's state event."""
+class AgentStateChanged:
+    """The state shared with the agent (``Runtime.agent_state``) changed: an
+    agent's state event, or ``set_agent_state``. ``state`` is its new value."""
 
     state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class AlwaysAllowedChanged:
+    """The tools always allowed in the thread changed (``approve(...,
+    always=True)``, ``revoke_always``); ``tools``: all of them now, sorted.
+    Another thread shown brings its own (``ActivePathChanged``)."""
+
+    tools: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +164,35 @@ ThreadEvent = (
     | ThreadsChanged
     | RunStarted
     | RunEnded
-    | StateChanged
+    | AgentStateChanged
+    | AlwaysAllowedChanged
     | ModelChanged
     | AgentCustomEvent
 )
 ThreadListener = Callable[[ThreadEvent], None]
+
+
+RENAMED = {"StateChanged": "AgentStateChanged"}
+"""Old event name -> new: still importable for one release, with a DeprecationWarning."""
+
+
+def renamed(name: str, where: str, *, stacklevel: int = 3) -> Any:
+    """The event an old name of ``RENAMED`` stands for, warned as ``where.name``
+    (``stacklevel``: the line that read it)."""
+    new = RENAMED[name]
+    warnings.warn(
+        f"{where}.{name} is renamed {where}.{new}; the old name goes in a later release",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+    return globals()[new]
+
+
+if TYPE_CHECKING:
+    StateChanged = AgentStateChanged
+else:  # a module __getattr__ seen by mypy would type every unknown name as Any
+
+    def __getattr__(name: str) -> Any:
+        if name not in RENAMED:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return renamed(name, __name__)

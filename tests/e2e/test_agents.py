@@ -43,7 +43,7 @@ def test_an_agent_over_agui_drives_the_widget(
     expect(tool_card(chat, "drop_table")).to_have_attribute("data-status", "done")
     expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     expect(assistant(chat)).to_contain_text("Done: dropped t.")
-    assert lab.run_json("chat.state") == {"note": "drop t"}
+    assert lab.run_json("chat.agent_state") == {"note": "drop t"}
 
     # The MCP chat is still there after Run All, its note approved and answered in words
     mcp = lab.chat(1)

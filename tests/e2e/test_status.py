@@ -99,7 +99,7 @@ def test_a_click_is_approved_by_you_and_a_grant_shows_and_is_revoked(
         page.set_theme("JupyterLab Light")
     chip.click()
     expect(chip).to_have_count(0, timeout=LONG_WAIT)
-    assert page.run_json("sorted(chat.runtime.always_approved)") == []
+    assert page.run_json("sorted(chat.runtime.always_allowed)") == []
 
 
 def test_narrow_status_texts_read_whole(page: LabPage, screenshots: Path) -> None:

@@ -230,7 +230,7 @@ async def test_twenty_doubling_copies_are_refused_and_the_state_kept(agents: Age
     error = error_of(await rt.send("hello"))
     assert url in error and "over the 1 MB limit (max_state_bytes)" in error, error
     assert "operation" in error and "(copy)" in error
-    assert rt.state == {"a": [], "kept": True}  # the snapshot before the refused patch
+    assert rt.agent_state == {"a": [], "kept": True}  # the snapshot before the refused patch
     await the_next_run_works(rt, agents)
     assert agents.states[-1] == {"a": [], "kept": True}
 
@@ -247,16 +247,16 @@ async def test_thirty_five_copies_never_take_the_memory(agents: Agents) -> None:
         tracemalloc.stop()
     assert "over the 0.1 MB limit (max_state_bytes)" in error_of(message)
     assert peak < 30_000_000, peak  # a state of 0.1 MB of empty lists is ~5 MB in memory
-    assert rt.state == {"a": [], "kept": True}
+    assert rt.agent_state == {"a": [], "kept": True}
 
 
 async def test_a_state_nested_too_deep_is_refused(agents: Agents) -> None:
     url = agents.url("deep-snapshot")
     rt = gu.Runtime(agent=gu.AGUIAgent(url))
-    rt.set_state({"before": 1})
+    rt.set_agent_state({"before": 1})
     error = error_of(await rt.send("hello"))
     assert url in error and "STATE_SNAPSHOT nested more than 64 levels deep" in error, error
-    assert rt.state == {"before": 1}
+    assert rt.agent_state == {"before": 1}
     await the_next_run_works(rt, agents)
 
 
@@ -266,7 +266,9 @@ async def test_a_delta_deepening_the_state_to_300_levels_is_refused(agents: Agen
     rt = gu.Runtime(agent=gu.AGUIAgent(agents.url("deepening-delta"), max_state_depth=200))
     error = error_of(await rt.send("hello"))
     assert "nested more than 200 levels deep, over the limit (max_state_depth)" in error, error
-    assert rt.state["ok"] == 1 and "b" not in json.dumps(rt.state)  # the first delta only
+    assert rt.agent_state["ok"] == 1 and "b" not in json.dumps(
+        rt.agent_state
+    )  # the first delta only
     await the_next_run_works(rt, agents, max_state_depth=200)
     sent = agents.states[-1]
     assert sent["ok"] == 1 and sent["deep"] == nested(150)
@@ -274,7 +276,7 @@ async def test_a_delta_deepening_the_state_to_300_levels_is_refused(agents: Agen
 
 async def test_a_state_too_big_to_send_is_a_clear_error(agents: Agents) -> None:
     rt = gu.Runtime(agent=gu.AGUIAgent(agents.url("good"), max_state_bytes=1_000))
-    rt.set_state({"notes": "x" * 5_000})
+    rt.set_agent_state({"notes": "x" * 5_000})
     error = error_of(await rt.send("hello"))
     assert "cannot be sent to the agent" in error and "max_state_bytes" in error, error
     assert agents.states == []  # nothing was posted
@@ -282,10 +284,10 @@ async def test_a_state_too_big_to_send_is_a_clear_error(agents: Agents) -> None:
 
 async def test_a_delta_after_a_snapshot_applies_to_the_snapshot(agents: Agents) -> None:
     rt = gu.Runtime(agent=gu.AGUIAgent(agents.url("snapshot-then-delta")))
-    rt.set_state({"older": True})
+    rt.set_agent_state({"older": True})
     message = await rt.send("hello")
     assert isinstance(message.status, Complete), message.status
-    assert rt.state == {"items": ["a", "b"]}
+    assert rt.agent_state == {"items": ["a", "b"]}
 
 
 # --- the stream --------------------------------------------------------------------

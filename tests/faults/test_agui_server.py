@@ -720,15 +720,15 @@ async def test_a_client_tool_may_not_answer_for_a_gated_call_of_the_same_input()
 )
 async def test_a_client_state_that_is_no_object_is_refused(state: Any, says: str) -> None:
     rt = adding_runtime()
-    rt.set_state({"kept": True})
+    rt.set_agent_state({"kept": True})
     response = await request(rt.ag_ui_app(), body=client_input(state=state))
     assert response.status_code == 422 and says in response.json()["error"]
-    assert untouched(rt) and rt.state == {"kept": True}
+    assert untouched(rt) and rt.agent_state == {"kept": True}
 
 
 async def test_a_client_state_over_the_limits_is_refused_even_in_a_bigger_body() -> None:
     rt = adding_runtime()
-    rt.set_state({"kept": True})
+    rt.set_agent_state({"kept": True})
     app = rt.ag_ui_app(max_body_bytes=4_000_000, max_depth=200)
     big = client_input(state={"blob": "z" * 1_500_000})
     response = await request(app, body=big)
@@ -738,7 +738,7 @@ async def test_a_client_state_over_the_limits_is_refused_even_in_a_bigger_body()
         deep = {"d": deep}
     response = await request(app, body=client_input(state=deep))
     assert response.status_code == 422 and "max_state_depth" in response.json()["error"]
-    assert untouched(rt) and rt.state == {"kept": True}
+    assert untouched(rt) and rt.agent_state == {"kept": True}
 
 
 async def test_a_refused_input_takes_neither_the_clients_state_nor_its_tools() -> None:
@@ -748,12 +748,12 @@ async def test_a_refused_input_takes_neither_the_clients_state_nor_its_tools() -
     rt = gu.Runtime(model=model, tools=[drop])
     app = rt.ag_ui_app()
     await request(app)
-    rt.set_state({"kept": True})
+    rt.set_agent_state({"kept": True})
     answer = ToolMessage(id="r", tool_call_id="d1", content="dropped")
     body = {**run_input(answer), "tools": [declared("confirm")], "state": {"evil": 1}}
     response = await request(app, body=json.dumps(body).encode())
     assert response.status_code == 403
-    assert rt.state == {"kept": True} and rt._client_tool_names == frozenset() and not ran
+    assert rt.agent_state == {"kept": True} and rt._client_tool_names == frozenset() and not ran
 
 
 async def test_a_notebook_send_during_a_served_run_is_not_offered_the_clients_tools() -> None:

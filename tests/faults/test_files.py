@@ -292,7 +292,7 @@ def test_a_file_whose_size_says_zero_is_read_no_further_than_the_cap(
 ) -> None:
     from ipygenui.data import attachments
 
-    monkeypatch.setattr(attachments, "MAX_FILE_BYTES", 64)
+    monkeypatch.setattr(attachments, "MAX_ATTACHED_FILE_BYTES", 64)
     link = tmp_path / "maps.txt"  # /proc/self/maps: a regular file of size 0, longer than 64
     link.symlink_to("/proc/self/maps")
     assert link.stat().st_size == 0

@@ -60,7 +60,7 @@ async def test_a_forged_grant_changes_nothing_and_gets_an_error(wire: Wire, cont
     await asyncio.sleep(0)
     [error] = customs(wire, "error")
     assert error["message"]
-    assert chat.runtime.always_approved == frozenset() and chat.always_allowed == []
+    assert chat.runtime.always_allowed == frozenset() and chat.always_allowed == []
     assert chat.thread.model_dump_json() == before
 
 
@@ -79,4 +79,4 @@ async def test_a_revoke_removes_only_the_tool_it_names(wire: Wire) -> None:
     click(chat, {"type": "revoke_always", "tool_name": "wipe"})
     await asyncio.sleep(0)
     assert customs(wire, "error") == []
-    assert chat.runtime.always_approved == {"drop_table"} and chat.always_allowed == ["drop_table"]
+    assert chat.runtime.always_allowed == {"drop_table"} and chat.always_allowed == ["drop_table"]

@@ -6,7 +6,7 @@ Tried here:
   to "rejected" with no result, loaded through ``Runtime.load``, ``Chat.load``
   and ``persist=`` resume; then nothing approved, another call approved, a new
   message sent: the gated tool never runs unasked (standing grants come back
-  only with ``restore_approvals=True``);
+  only with ``restore_always_allowed=True``);
 - two writers on one persist path: two runtimes in one process, a notebook
   cell re-run (a new ``Chat`` while the old one lives), another process, and an
   explicit ``save()`` by another runtime: the later owner works, the earlier
@@ -178,7 +178,7 @@ async def test_always_approved_in_the_file_is_not_restored(tmp_path: Path, how: 
     model = ScriptedModel([call("deploy", {"env": "prod"}, id="d9"), "Done."])
     index = ["Runtime.load", "Chat.load", "persist="].index(how)
     rt = loaders(path, ran, model)[index]()
-    assert rt.always_approved == frozenset()
+    assert rt.always_allowed == frozenset()
     await done(rt.send("deploy prod"))
     assert ran == []
     d9 = rt.thread.messages[-1].tool_call("d9")
@@ -190,18 +190,20 @@ async def test_always_approved_is_restored_on_explicit_opt_in(tmp_path: Path) ->
     await saved_pending(path, "d1")
     edit(path, lambda thread: thread["metadata"].update(always_approved=["deploy"]))
     for load in [
-        lambda ran, m: gu.Runtime.load(path, model=m, tools=[gated(ran)], restore_approvals=True),
+        lambda ran, m: gu.Runtime.load(
+            path, model=m, tools=[gated(ran)], restore_always_allowed=True
+        ),
         lambda ran, m: (
-            gu.Chat.load(path, model=m, tools=[gated(ran)], restore_approvals=True).runtime
+            gu.Chat.load(path, model=m, tools=[gated(ran)], restore_always_allowed=True).runtime
         ),
         lambda ran, m: gu.Runtime(
-            model=m, tools=[gated(ran)], persist=path, restore_approvals=True
+            model=m, tools=[gated(ran)], persist=path, restore_always_allowed=True
         ),
     ]:
         ran: list[str] = []
         model = ScriptedModel([call("deploy", {"env": "prod"}, id="d9"), "Done."])
         rt = load(ran, model)
-        assert rt.always_approved == {"deploy"}
+        assert rt.always_allowed == {"deploy"}
         await done(rt.send("deploy prod"))
         assert ran == ["prod"]
 

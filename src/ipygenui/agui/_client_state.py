@@ -1,10 +1,10 @@
 """The state an AG-UI client sends (``RunAgentInput.state``), as the run's state.
 
 The AG-UI state of a served run is the runtime's shared state
-(``Runtime.state``) with, under ``"components"``, the user states of the
+(``Runtime.agent_state``) with, under ``"components"``, the user states of the
 components shown (see ``AGUIEmitter``). A client keeps the state its events
 built and sends it back with every input, as the protocol has it: that state
-becomes ``Runtime.state`` before the run starts, so the run's first
+becomes ``Runtime.agent_state`` before the run starts, so the run's first
 STATE_SNAPSHOT is the client's state again, not ours over it. Its
 ``"components"`` is left out: those are the user's, set in the notebook.
 

@@ -62,11 +62,11 @@ from ag_ui.core import (
 
 from ..events import (
     AgentCustomEvent,
+    AgentStateChanged,
     MessagePatched,
     MessageReplaced,
     RunEnded,
     RunStarted,
-    StateChanged,
     ThreadEvent,
 )
 from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
@@ -182,7 +182,7 @@ class AGUIEmitter:
         elif isinstance(event, RunEnded):
             if event.run_id == self._run_id:
                 self._run_ended(event.message)
-        elif isinstance(event, StateChanged):
+        elif isinstance(event, AgentStateChanged):
             if self._run_id is not None:
                 self._state_changed()
         elif isinstance(event, AgentCustomEvent) and self._run_id is not None:

@@ -230,13 +230,13 @@ class AGUIAgent:
     def _body(self, request: AgentRequest, limits: StateLimits) -> tuple[dict[str, Any], int]:
         """The POST body and the depth of the state it carries. A shared state
         the agent cannot be sent is a clear error: the agent's own states are
-        kept within the limits, but a user's (``set_state``) may not be."""
+        kept within the limits, but a user's (``set_agent_state``) may not be."""
         try:
             _, depth = limits.check(request.state, "a state")
         except StateLimitError as exc:
             raise ModelError(
-                f"The shared state (Runtime.state) cannot be sent to the agent at {self.url}: "
-                f"{exc}; replace it with Runtime.set_state()"
+                f"The shared state (Runtime.agent_state) cannot be sent to the agent at "
+                f"{self.url}: {exc}; replace it with Runtime.set_agent_state()"
             ) from exc
         try:
             data: dict[str, Any] = self.run_input(request).model_dump(

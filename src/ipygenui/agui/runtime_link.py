@@ -30,7 +30,7 @@ class EmittingRuntime(Protocol):
     def thread(self) -> Thread: ...
 
     @property
-    def state(self) -> dict[str, Any]: ...
+    def agent_state(self) -> dict[str, Any]: ...
 
     def subscribe(self, listener: ThreadListener) -> Callable[[], None]: ...
 
@@ -46,7 +46,7 @@ def _emitter(runtime: EmittingRuntime) -> AGUIEmitter:
         emitter = AGUIEmitter(
             runtime.thread.id,
             lambda: runtime.thread,
-            lambda: runtime.state,
+            lambda: runtime.agent_state,
             lambda: getattr(runtime, "_client_tool_names", frozenset()),
         )
 
@@ -73,7 +73,10 @@ def serve(
     token: str | None,
     allow_origins: Iterable[str],
     allow_hosts: Collection[str] | None,
-    max_body_bytes: int,
-    max_depth: int,
+    max_body_bytes: int | None,
+    max_depth: int | None,
 ) -> AGUIApp:
-    return _ag_ui_app(runtime, token, allow_origins, allow_hosts, max_body_bytes, max_depth)
+    """``Runtime.ag_ui_app``: a limit left None is the guard's default (``_http_guard.py``)."""
+    limits = {"max_body_bytes": max_body_bytes, "max_depth": max_depth}
+    given = {name: value for name, value in limits.items() if value is not None}
+    return _ag_ui_app(runtime, token, allow_origins, allow_hosts, **given)

@@ -74,9 +74,9 @@ class ServedRuntime(Protocol):
     def tools(self) -> dict[str, Any]: ...
 
     @property
-    def state(self) -> dict[str, Any]: ...
+    def agent_state(self) -> dict[str, Any]: ...
 
-    def set_state(self, state: dict[str, Any]) -> None: ...
+    def set_agent_state(self, state: dict[str, Any]) -> None: ...
 
     def _serve_client_tools(self, tools: Mapping[str, Tool]) -> None: ...
 
@@ -390,8 +390,8 @@ def ag_ui_app(
         def take_the_clients() -> None:
             """Its tools offered for its run, its state the run's (once nothing refuses)."""
             runtime._serve_client_tools(own_tools)
-            if state is not None and state != runtime.state:
-                runtime.set_state(state)
+            if state is not None and state != runtime.agent_state:
+                runtime.set_agent_state(state)
 
         def deliver(event: BaseEvent) -> None:
             if event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR):

@@ -35,6 +35,7 @@ from ..errors import AttachmentError
 from ..messages import AttachmentPart
 from ..persistence.attachment_files import (
     ATTACHMENT_ID,
+    MAX_IMAGE_BYTES,
     UnsafeFileError,
     image_mime,
     open_regular,
@@ -44,7 +45,7 @@ from . import DataStore, is_array, is_series, is_tabular, summarize
 
 __all__ = [
     "DEFAULT_MAX_TEXT_CHARS",
-    "MAX_FILE_BYTES",
+    "MAX_ATTACHED_FILE_BYTES",
     "MAX_IMAGE_BYTES",
     "AttachmentError",
     "FileAttachment",
@@ -52,11 +53,10 @@ __all__ = [
     "make_attachment_parts",
 ]
 
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
-"""Largest image sent to a model (OpenAI's limit per image)."""
-
-MAX_FILE_BYTES = 50 * 1024 * 1024
-"""Largest file attached (a CSV is loaded in the kernel; text is cut to a budget anyway)."""
+MAX_ATTACHED_FILE_BYTES = 50 * 1024 * 1024
+"""Largest file attached, of any kind, before it is read as an image, a table
+or text (a CSV is loaded in the kernel; text is cut to a budget anyway).
+Images are bounded further by ``MAX_IMAGE_BYTES``."""
 
 DEFAULT_MAX_TEXT_CHARS = 40_000
 """Characters of one text attachment the model reads (about 10,000 tokens)."""
@@ -173,7 +173,7 @@ def _read_path(path: str | os.PathLike[str]) -> FileAttachment:
     except (FileNotFoundError, NotADirectoryError):
         raise FileNotFoundError(f"cannot attach {str(path)!r}: no such file") from None
     try:
-        data = read_capped(fd, MAX_FILE_BYTES, target.name)
+        data = read_capped(fd, MAX_ATTACHED_FILE_BYTES, target.name)
     except UnsafeFileError as exc:
         raise AttachmentError(f"cannot attach {str(path)!r}: {exc.reason}") from None
     finally:
@@ -183,8 +183,8 @@ def _read_path(path: str | os.PathLike[str]) -> FileAttachment:
 
 def _prepare_file(file: FileAttachment, max_text_chars: int) -> AttachmentPart | _Data:
     name, data = file.name or "file", file.data
-    if len(data) > MAX_FILE_BYTES:
-        raise AttachmentError(_too_large(name, len(data), MAX_FILE_BYTES))
+    if len(data) > MAX_ATTACHED_FILE_BYTES:
+        raise AttachmentError(_too_large(name, len(data), MAX_ATTACHED_FILE_BYTES))
     suffix = Path(name).suffix.lower()
     mime = image_mime(data)
     if mime is not None or suffix in _IMAGE_SUFFIXES or (file.mime or "").startswith("image/"):

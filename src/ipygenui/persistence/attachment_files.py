@@ -35,8 +35,9 @@ from ..messages import AttachmentPart, Thread, new_id
 
 logger = logging.getLogger("ipygenui")
 
-MAX_FILE_BYTES = 20 * 1024 * 1024
-"""Largest attachment file read back (the largest image an attachment may be)."""
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+"""Largest image an attachment may be (OpenAI's limit per image): an image
+attached, and an image file read back beside a thread file."""
 
 _EXTENSIONS = {
     "image/png": ".png",
@@ -197,8 +198,8 @@ def _fix_ids(thread: Thread, source: Path) -> None:
 
 
 def _check_image(part: AttachmentPart, data: bytes, where: str) -> None:
-    if len(data) > MAX_FILE_BYTES:
-        raise UnsafeFileError(where, f"larger than {MAX_FILE_BYTES / 1_048_576:.0f} MB")
+    if len(data) > MAX_IMAGE_BYTES:
+        raise UnsafeFileError(where, f"larger than {MAX_IMAGE_BYTES / 1_048_576:.0f} MB")
     mime = image_mime(data)
     if mime is None:
         raise UnsafeFileError(where, "not a PNG, JPEG, GIF or WebP image")
@@ -221,7 +222,7 @@ def _read_recorded(source: Path, recorded: str) -> bytes:
     if fd is None:
         fd = open_regular(path, follow=False)
     try:
-        return read_capped(fd, MAX_FILE_BYTES, recorded)
+        return read_capped(fd, MAX_IMAGE_BYTES, recorded)
     finally:
         os.close(fd)
 

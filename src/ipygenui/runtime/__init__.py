@@ -55,12 +55,13 @@ from ..data import DataStore, ToolResult, conversation_data, tool_results
 from ..data.attachments import make_attachment_parts
 from ..events import (
     ActivePathChanged,
+    AgentStateChanged,
+    AlwaysAllowedChanged,
     FeedbackChanged,
     ModelChanged,
     RunEnded,
     RunPhase,
     RunStarted,
-    StateChanged,
     SuggestionsChanged,
     ThreadListener,
     ThreadSummary,
@@ -90,12 +91,12 @@ from ._conversation import check_role, rate, reply_to_regenerate, user_text
 from ._loop.branches import check_version, show_version, start_version
 from ._loop.decisions import (
     DecisionError,
-    always_approved_tools,
+    always_allowed_tools,
     answer_call,
     approve_call,
     distrust_loaded,
     reject_call,
-    set_always_approved,
+    set_always_allowed,
 )
 from ._loop.ending import CANCELLED
 from ._loop.run_events import RunEvents
@@ -108,7 +109,7 @@ from ._server_requests import ServerRequests, settle_orphans
 from ._suggesting import Suggesting
 from ._thread_list import ThreadList
 from ._transcript import thread_to_markdown
-from .arguments import check_model, check_runtime_arguments
+from .arguments import check_model, check_runtime_arguments, take_renamed, warn_renamed
 from .continuation import should_continue
 from .run import PendingRun, Run, loop_or_none
 from .usage import UsageRow, UsageTotal, usage_rows, usage_total
@@ -146,7 +147,8 @@ class Runtime:
 
     A thread read from a file grants nothing: calls it left approved but not
     run ask again, and its "always allow" grants are restored only with
-    ``restore_approvals=True``.
+    ``restore_always_allowed=True`` (``restore_approvals=`` is its old name,
+    taken for one release with a ``DeprecationWarning``).
     ``tool_choice`` applies to the first model step of each run; later
     steps use ``"auto"`` so a forced tool cannot loop. A tool result longer
     than ``max_result_chars`` reaches the model cut there, with a notice of
@@ -187,11 +189,13 @@ class Runtime:
         thread: Thread | None = None,
         tool_choice: str | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
-        restore_approvals: bool = False,
+        restore_always_allowed: bool = False,
         starters: Sequence[str] | None = None,
         agent: Agent | None = None,
         data: Mapping[str, Any] | bool | None = None,
         models: Sequence[Model | str] | None = None,
+        *,
+        restore_approvals: bool | None = None,
     ) -> None:
         checked = check_runtime_arguments(
             "Runtime",
@@ -207,6 +211,7 @@ class Runtime:
                 "thread": thread,
                 "tool_choice": tool_choice,
                 "max_result_chars": max_result_chars,
+                "restore_always_allowed": restore_always_allowed,
                 "restore_approvals": restore_approvals,
                 "starters": starters,
                 "agent": agent,
@@ -222,9 +227,10 @@ class Runtime:
         self.agent: Agent | None = agent
         """An external agent that runs its own loop (``gu.AGUIAgent``): when set,
         each model step of a run is one run of the agent instead of a model call."""
-        self.state: dict[str, Any] = {}
-        """The state shared with an agent: it sends snapshots and JSON Patch
-        deltas, and gets it back on every run. Yours to read and change."""
+        self.agent_state: dict[str, Any] = {}
+        """The state shared with an agent (AG-UI's ``state``): it sends snapshots
+        and JSON Patch deltas, and gets it back on every run. Yours to read and
+        change; ``set_agent_state`` replaces it and tells the listeners."""
         self.components = list(components)
         self._tools: dict[str, Tool] = {}
         self._tool_sources: list[Any] = [t for t in tools if callable(getattr(t, "as_tools", None))]
@@ -261,7 +267,7 @@ class Runtime:
         shown = self._store.open(thread)
         for saved in self._store.threads.values():
             if saved is not thread:  # read from a file: untrusted
-                distrust_loaded(saved, self._tools, restore_approvals)
+                distrust_loaded(saved, self._tools, checked["restore_always_allowed"])
         self._thread: Thread = shown
         self._restore_choice(shown, announce=False)
         self.data: DataStore = conversation_data(data)
@@ -281,7 +287,7 @@ class Runtime:
             self._tools,
             self._events,
             self._commit,
-            always_approved=lambda: self.always_approved,
+            always_allowed=lambda: self.always_allowed,
             tool_choice=self._tool_choice,
         )
         self._task: asyncio.Task[None] | None = None
@@ -407,9 +413,16 @@ class Runtime:
         return self._events.phase
 
     @property
+    def always_allowed(self) -> frozenset[str]:
+        """The tools always allowed in this thread (``approve(..., always=True)``;
+        ``revoke_always`` takes one back): their calls run without asking."""
+        return always_allowed_tools(self.thread)
+
+    @property
     def always_approved(self) -> frozenset[str]:
-        """Tools the user always approved with ``approve(..., always=True)`` in this chat."""
-        return always_approved_tools(self.thread)
+        """Deprecated: the old name of :attr:`always_allowed`."""
+        warn_renamed("Runtime.always_approved", "Runtime.always_allowed")
+        return self.always_allowed
 
     @property
     def save_error(self) -> str | None:
@@ -467,8 +480,8 @@ class Runtime:
         token: str | None = None,
         allow_origins: Iterable[str] = (),
         allow_hosts: Collection[str] | None = None,
-        max_body_bytes: int = 1_000_000,
-        max_depth: int = 64,
+        max_body_bytes: int | None = None,
+        max_depth: int | None = None,
     ) -> AGUIApp:
         """An ASGI app (Starlette) serving this runtime to any AG-UI client:
         POST a ``RunAgentInput``, read the run's events as server-sent events.
@@ -481,7 +494,8 @@ class Runtime:
         unless ``allow_hosts`` lists more; a web page of another origin is
         refused unless ``allow_origins`` lists it (those get CORS headers and
         a preflight answer); bodies only as ``application/json`` (415), at
-        most ``max_body_bytes`` (413) and nested at most ``max_depth`` (400).
+        most ``max_body_bytes`` (413; None: 1 MB) and nested at most
+        ``max_depth`` (400; None: 64 levels).
         A client may answer only a human tool's calls; a call waiting for
         approval is decided in the notebook or by the client's AG-UI
         ``resume`` (approve, edit, reject). A client that disconnects
@@ -504,10 +518,27 @@ class Runtime:
         also answer a call to one of the tools the client declared."""
         return self._answer_call(tool_call_id, result, False, self._client_tool_names)
 
+    def set_agent_state(self, state: dict[str, Any]) -> None:
+        """Replace the state shared with the agent (``agent_state``, sent on its
+        next run); listeners hear ``AgentStateChanged``."""
+        self.agent_state = json_safe(dict(state))
+        self._events.emit(AgentStateChanged(self.agent_state))
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """Deprecated: the old name of :attr:`agent_state`."""
+        warn_renamed("Runtime.state", "Runtime.agent_state")
+        return self.agent_state
+
+    @state.setter
+    def state(self, value: dict[str, Any]) -> None:
+        warn_renamed("Runtime.state", "Runtime.agent_state")
+        self.agent_state = value
+
     def set_state(self, state: dict[str, Any]) -> None:
-        """Replace the shared state (sent to the agent on its next run)."""
-        self.state = json_safe(dict(state))
-        self._events.emit(StateChanged(self.state))
+        """Deprecated: the old name of :meth:`set_agent_state`."""
+        warn_renamed("Runtime.set_state", "Runtime.set_agent_state")
+        self.set_agent_state(state)
 
     def _add(self, message: Message) -> None:
         self.thread.messages.append(message)
@@ -926,7 +957,9 @@ class Runtime:
             return self._run
         if args is not None:
             args = json_safe(args)  # what the file and the widget can hold
+        allowed = self.always_allowed
         message = approve_call(self.thread, self._tools, tool_call_id, args, always, by)
+        self._always_allowed_changed(allowed)
         return self._decided(message)
 
     def reject(
@@ -978,8 +1011,14 @@ class Runtime:
 
     def revoke_always(self, tool_name: str) -> None:
         """Stop trusting ``tool_name``: its next calls need approval again."""
-        set_always_approved(self.thread, self.always_approved - {tool_name})
+        allowed = self.always_allowed
+        set_always_allowed(self.thread, allowed - {tool_name})
+        self._always_allowed_changed(allowed)
         self._persisting.autosave()
+
+    def _always_allowed_changed(self, before: frozenset[str]) -> None:
+        if self.always_allowed != before:
+            self._events.emit(AlwaysAllowedChanged(tuple(sorted(self.always_allowed))))
 
     def _decided(self, message: Message) -> Run | None:
         self._commit(message)
@@ -1063,19 +1102,32 @@ class Runtime:
 
     @classmethod
     def load(
-        cls, path: str | os.PathLike[str], *, restore_approvals: bool = False, **kwargs: Any
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        restore_always_allowed: bool = False,
+        restore_approvals: bool | None = None,
+        **kwargs: Any,
     ) -> Runtime:
         """A runtime on the thread saved at ``path``; ``kwargs`` as for the constructor.
 
         The file is untrusted: a call it left approved but not run asks again,
         and its "always allow" grants are restored only with
-        ``restore_approvals=True``. A file that cannot be read raises
-        ``ThreadFileError`` naming it."""
+        ``restore_always_allowed=True`` (``restore_approvals=`` is its old name,
+        deprecated). A file that cannot be read raises ``ThreadFileError``
+        naming it."""
+        restore = take_renamed(
+            "Runtime.load",
+            {
+                "restore_always_allowed": restore_always_allowed,
+                "restore_approvals": restore_approvals,
+            },
+        )["restore_always_allowed"]
         if is_folder(path):
             raise ThreadFileError(
                 f"{path} is a folder of threads: open them with persist={os.fspath(path)!r}"
             )
         thread = load_thread(path)
-        runtime = cls(thread=thread, restore_approvals=restore_approvals, **kwargs)
-        distrust_loaded(runtime._thread, runtime._tools, restore_approvals)
+        runtime = cls(thread=thread, restore_always_allowed=restore, **kwargs)
+        distrust_loaded(runtime._thread, runtime._tools, restore)
         return runtime

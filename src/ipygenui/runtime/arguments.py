@@ -11,6 +11,7 @@ argument, what it must be and what came instead::
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -22,7 +23,47 @@ from ..models.select import split_name
 from ..tools import Tool
 from ._model_choices import choice_id
 
-__all__ = ["check_model", "check_runtime_arguments", "check_type", "described"]
+__all__ = [
+    "check_model",
+    "check_runtime_arguments",
+    "check_type",
+    "described",
+    "take_renamed",
+    "warn_renamed",
+]
+
+RENAMED_KEYWORDS = {"restore_approvals": "restore_always_allowed"}
+"""Old keyword -> its new name: the old one is taken for one release, with a
+``DeprecationWarning``."""
+
+
+def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
+    """Warn that ``old`` is now ``new`` (``stacklevel``: the caller's caller, the user's line)."""
+    warnings.warn(
+        f"{old} is renamed {new}; the old name goes in a later release",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def take_renamed(
+    owner: str, arguments: Mapping[str, Any], *, stacklevel: int = 4
+) -> dict[str, Any]:
+    """``arguments`` with each old keyword (``RENAMED_KEYWORDS``) under its new
+    name, warned; an old keyword that is None was not given. Giving both a
+    true new keyword and the old one is a ``TypeError``."""
+    taken = dict(arguments)
+    for old, new in RENAMED_KEYWORDS.items():
+        if old not in taken:
+            continue
+        value = taken.pop(old)
+        if value is None:
+            continue
+        warn_renamed(f"{owner}({old}=...)", f"{new}=", stacklevel=stacklevel)
+        if taken.get(new):
+            raise TypeError(f"{owner}() got {old}= and {new}=: give {new}= only")
+        taken[new] = value
+    return taken
 
 
 def described(value: Any) -> str:
@@ -55,6 +96,7 @@ def check_runtime_arguments(
     for a wrong value of the right type (``max_steps=0``). ``also``: the owner's
     own keywords, listed with the others when one is unknown.
     """
+    arguments = take_renamed(owner, arguments, stacklevel=5)
     unknown = [name for name in arguments if name not in _CHECKS]
     if unknown:
         raise TypeError(
@@ -260,7 +302,7 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "thread": _thread,
     "tool_choice": _optional_str("tool_choice"),
     "max_result_chars": _max_result_chars,
-    "restore_approvals": _flag("restore_approvals"),
+    "restore_always_allowed": _flag("restore_always_allowed"),
     "starters": _starters,
     "agent": _agent,
     "data": _data,

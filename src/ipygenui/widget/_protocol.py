@@ -134,8 +134,17 @@ MAX_ATTACHMENTS = 10
 MAX_REF = 64
 """Longest ``ref`` a view may tag a send with (it is echoed back)."""
 
+MAX_ID = 200
+"""Longest id or name the browser sends to name something of the kernel's (a
+message, a thread, a tool, a listed model, an A2UI surface or component)."""
+
+MAX_UPLOAD_NAME = 255
+"""Longest name of an upload (a file's name or MIME type, a data name)."""
+
 ToolCallId = Annotated[str, Field(min_length=1)]
 Ref = Annotated[str, Field(max_length=MAX_REF)]
+Id = Annotated[str, Field(min_length=1, max_length=MAX_ID)]
+UploadName = Annotated[str, Field(min_length=1, max_length=MAX_UPLOAD_NAME)]
 
 
 class ProtocolError(ValueError):
@@ -152,8 +161,8 @@ class FileUpload(_Msg):
     binary buffer number ``buffer`` (the comm carries them unencoded)."""
 
     kind: Literal["file"]
-    name: Annotated[str, Field(min_length=1, max_length=255)]
-    mime: Annotated[str, Field(max_length=255)] = ""
+    name: UploadName
+    mime: Annotated[str, Field(max_length=MAX_UPLOAD_NAME)] = ""
     size: Annotated[int, Field(ge=0, le=MAX_UPLOAD_BYTES)]
     buffer: Annotated[int, Field(ge=0, lt=MAX_ATTACHMENTS)]
 
@@ -162,7 +171,7 @@ class DataPick(_Msg):
     """An object of the chat's data the user picked in the ``@`` menu."""
 
     kind: Literal["data"]
-    name: Annotated[str, Field(min_length=1, max_length=255)]
+    name: UploadName
 
 
 Upload = Annotated[FileUpload | DataPick, Field(discriminator="kind")]
@@ -210,7 +219,7 @@ class RevokeAlwaysMsg(_Msg):
     give it (a grant comes only with the user's approval of a call)."""
 
     type: Literal["revoke_always"]
-    tool_name: Annotated[str, Field(min_length=1, max_length=200)]
+    tool_name: Id
 
 
 class ToolResultMsg(_Msg):
@@ -240,8 +249,8 @@ class HelloMsg(_Msg):
     type: Literal["hello"]
 
 
-MessageId = Annotated[str, Field(min_length=1, max_length=200)]
-ThreadId = Annotated[str, Field(min_length=1, max_length=200)]
+MessageId = Id
+ThreadId = Id
 MAX_TITLE = 200
 """Longest thread title accepted from the browser (characters)."""
 
@@ -298,7 +307,7 @@ class ChooseModelMsg(_Msg):
     its ``models=`` list."""
 
     type: Literal["choose_model"]
-    model: Annotated[str, Field(min_length=1, max_length=200)]
+    model: Id
 
 
 class LoadModuleMsg(_Msg):
@@ -331,8 +340,8 @@ class A2UIActionMsg(_Msg):
 
     type: Literal["a2ui_action"]
     tool_call_id: ToolCallId
-    surface_id: Annotated[str, Field(min_length=1, max_length=200)]
-    component_id: Annotated[str, Field(min_length=1, max_length=200)]
+    surface_id: Id
+    component_id: Id
     data: dict[str, dict[str, JsonValue]] | None = None
 
 

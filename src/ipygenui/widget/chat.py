@@ -35,6 +35,7 @@ from ..data import DataStore
 from ..data.attachments import data_attachment
 from ..events import (
     ActivePathChanged,
+    AlwaysAllowedChanged,
     FeedbackChanged,
     MessageAdded,
     MessagePatched,
@@ -50,7 +51,13 @@ from ..events import (
 from ..messages import Message, Thread
 from ..models.base import Model
 from ..runtime import Run, Runtime
-from ..runtime.arguments import check_model, check_runtime_arguments, check_type
+from ..runtime.arguments import (
+    check_model,
+    check_runtime_arguments,
+    check_type,
+    take_renamed,
+    warn_renamed,
+)
 from . import _notebook_data as notebook_data
 from ._bundle import Bundle, shared_bundle
 from ._mcp_apps import AppBridge
@@ -170,6 +177,16 @@ class Chat(anywidget.AnyWidget):
     objects, not copies). Listeners and ``run_sync`` (a notebook always runs
     an event loop: ``await chat.send(...)``) stay on ``chat.runtime``.
 
+    No name of the runtime's hides one of the widget's. ``chat.set_state``,
+    ``get_state`` and ``open`` are ipywidgets' (the widget's synced traits;
+    every browser ``update`` goes through ``set_state``); the state shared with
+    an agent is ``chat.agent_state`` / ``chat.set_agent_state(...)``.
+    ``send`` is the one name with two forms, kept on purpose: ``chat.send("hi")``
+    (text, optional attachments) starts a run and returns it, as
+    ``Runtime.send`` does; ``chat.send({...}, buffers)`` (a dict) is
+    ipywidgets' custom message to the frontend, unchanged, so ipywidgets' own
+    callers keep working. ``close`` closes the widget and its runtime.
+
     ``models=["openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5", "demo"]``
     (names or model objects) puts a model picker in the header; the choice
     applies to the next reply and is saved with the thread. ``chat.model =
@@ -227,8 +244,9 @@ class Chat(anywidget.AnyWidget):
     starters = List(Unicode()).tag(sync=True)
     """Prompts an empty thread offers as chips (``Runtime.starters``)."""
     always_allowed = List(Unicode()).tag(sync=True)
-    """The tools this thread runs without asking (``Runtime.always_approved``),
-    shown so the user can take each grant back (``revoke_always``)."""
+    """The tools this thread runs without asking: ``Runtime.always_allowed``,
+    sorted, following it (``AlwaysAllowedChanged``, another thread shown); the
+    view shows it so the user can take each grant back (``revoke_always``)."""
     thread_list = List(Dict()).tag(sync=True)
     """The chat's threads for the thread menu: ``{id, title, messages,
     updated_at}`` each (``Runtime.threads``)."""
@@ -310,7 +328,7 @@ class Chat(anywidget.AnyWidget):
             thread_id=runtime.thread.id,
             data_names=_data_names(runtime),
             data_details=notebook_data.data_details(runtime.data),
-            always_allowed=sorted(runtime.always_approved),
+            always_allowed=sorted(runtime.always_allowed),
             mcp_apps=_mcp_apps(runtime),
             **widget_kwargs,
         )
@@ -350,9 +368,16 @@ class Chat(anywidget.AnyWidget):
         return self._runtime.models
 
     @property
+    def agent_state(self) -> dict[str, Any]:
+        """The state shared with an external agent (``Runtime.agent_state``);
+        ``set_agent_state`` replaces it."""
+        return self._runtime.agent_state
+
+    @property
     def state(self) -> dict[str, Any]:
-        """The state shared with an external agent (``Runtime.state``)."""
-        return self._runtime.state
+        """Deprecated: the old name of :attr:`agent_state`."""
+        warn_renamed("Chat.state", "Chat.agent_state")
+        return self._runtime.agent_state
 
     @property
     def data(self) -> DataStore:
@@ -387,11 +412,7 @@ class Chat(anywidget.AnyWidget):
     reject = _FromRuntime(Runtime.reject)
     add_tool_result = _FromRuntime(Runtime.add_tool_result)
 
-    def revoke_always(self, tool_name: str) -> None:
-        """Stop trusting ``tool_name``: its next calls need approval again."""
-        self._runtime.revoke_always(tool_name)
-        self._refresh_always_allowed()  # the view's list of grants follows at once
-
+    revoke_always = _FromRuntime(Runtime.revoke_always)
     cancel = _FromRuntime(Runtime.cancel)
     retry = _FromRuntime(Runtime.retry)
     shown_components = _FromRuntime(Runtime.shown_components)
@@ -411,7 +432,9 @@ class Chat(anywidget.AnyWidget):
     to_markdown = _FromRuntime(Runtime.to_markdown)
     usage = _FromRuntime(Runtime.usage)
     usage_total = _FromRuntime(Runtime.usage_total)
-    set_state = _FromRuntime(Runtime.set_state)
+    set_agent_state = _FromRuntime(Runtime.set_agent_state)
+    # No ``set_state`` here: that name is ipywidgets' (every browser ``update``
+    # goes through it); the runtime's deprecated ``set_state`` stays on ``chat.runtime``.
 
     @property
     def threads(self) -> list[ThreadSummary]:
@@ -420,15 +443,27 @@ class Chat(anywidget.AnyWidget):
 
     @classmethod
     def load(
-        cls, path: str | os.PathLike[str], *, restore_approvals: bool = False, **kwargs: Any
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        restore_always_allowed: bool = False,
+        restore_approvals: bool | None = None,
+        **kwargs: Any,
     ) -> Chat:
         """A chat showing the thread saved at ``path`` (kwargs as for ``Chat``).
 
         The file is untrusted (see ``Runtime.load``): calls it left approved
-        but not run ask again; ``restore_approvals=True`` keeps its "always
-        allow" grants."""
+        but not run ask again; ``restore_always_allowed=True`` keeps its
+        "always allow" grants (``restore_approvals=`` is its old name, deprecated)."""
+        restore = take_renamed(
+            "Chat.load",
+            {
+                "restore_always_allowed": restore_always_allowed,
+                "restore_approvals": restore_approvals,
+            },
+        )["restore_always_allowed"]
         widget_kwargs = {k: kwargs.pop(k) for k in ("layout", "height") if k in kwargs}
-        runtime = Runtime.load(path, restore_approvals=restore_approvals, **kwargs)
+        runtime = Runtime.load(path, restore_always_allowed=restore, **kwargs)
         return cls(runtime=runtime, **widget_kwargs)
 
     def close(self) -> None:
@@ -483,6 +518,8 @@ class Chat(anywidget.AnyWidget):
             self.save_error = event.error or ""
         elif isinstance(event, ActivePathChanged):
             self._show_path(event)
+        elif isinstance(event, AlwaysAllowedChanged):
+            self.always_allowed = list(event.tools)
         elif isinstance(event, FeedbackChanged):
             # A thumb pressed shows at once, not at the next catch-up.
             rated = self._runtime.thread.message(event.message_id)
@@ -559,7 +596,6 @@ class Chat(anywidget.AnyWidget):
         with self.hold_sync():
             self.phase_detail = detail or ""
             self.phase = phase
-            self._refresh_always_allowed()  # an "always allow" starts a run
 
     def _schedule_catch_up(self) -> None:
         if self._catch_up_timer is None and self._dirty:
@@ -651,9 +687,9 @@ class Chat(anywidget.AnyWidget):
         elif isinstance(msg, RejectMsg):
             rt.reject(msg.tool_call_id, reason=msg.reason, by="user")
         elif isinstance(msg, RevokeAlwaysMsg):
-            if msg.tool_name not in rt.always_approved:
+            if msg.tool_name not in rt.always_allowed:
                 raise ProtocolError(f"{msg.tool_name} is not always allowed in this chat")
-            self.revoke_always(msg.tool_name)
+            rt.revoke_always(msg.tool_name)
         elif isinstance(msg, ToolResultMsg):
             rt.add_tool_result(msg.tool_call_id, msg.result)
         elif isinstance(msg, CancelMsg):
@@ -720,7 +756,7 @@ class Chat(anywidget.AnyWidget):
         return out
 
     def _refresh_always_allowed(self) -> None:
-        names = sorted(self._runtime.always_approved)
+        names = sorted(self._runtime.always_allowed)
         if names != list(self.always_allowed):
             self.always_allowed = names
 

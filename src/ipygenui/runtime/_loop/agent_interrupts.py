@@ -63,7 +63,7 @@ def ask_user(
     message: Message,
     request: AgentRequest,
     calls: list[ToolCallPart],
-    always_approved: Collection[str],
+    always_allowed: Collection[str],
 ) -> None:
     """The calls the agent's run paused on wait for the user's approval (or
     are approved at once by the user's standing grant for their tool)."""
@@ -76,7 +76,7 @@ def ask_user(
         if len(prompt) > MAX_PROMPT_CHARS:
             prompt = prompt[:MAX_PROMPT_CHARS] + "…"
         part.args_complete = True
-        if part.tool_name in always_approved:
+        if part.tool_name in always_allowed:
             part.approval = Approval(
                 status="approved", reason="always allowed in this chat", decided_by="grant"
             )

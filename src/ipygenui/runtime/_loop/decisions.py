@@ -30,35 +30,38 @@ from .agent_interrupts import is_agent_gated
 from .ending import Answer, end_message
 from .tool_runner import show_validated
 
-ALWAYS_APPROVED = "always_approved"
-"""Thread metadata key: the tools always approved for the rest of the chat."""
+ALWAYS_ALLOWED_KEY = "always_approved"
+"""Thread metadata key: the tools always allowed for the rest of the chat
+(its old name, kept so thread files saved before still load)."""
 
 
-def always_approved_tools(thread: Thread) -> frozenset[str]:
-    """Tools the user always approved with ``approve(..., always=True)`` in this chat."""
-    return frozenset(thread.metadata.get(ALWAYS_APPROVED, ()))
+def always_allowed_tools(thread: Thread) -> frozenset[str]:
+    """The tools always allowed in ``thread`` (``approve(..., always=True)``)."""
+    return frozenset(thread.metadata.get(ALWAYS_ALLOWED_KEY, ()))
 
 
-def set_always_approved(thread: Thread, names: Collection[str]) -> None:
-    thread.metadata[ALWAYS_APPROVED] = sorted(names)
+def set_always_allowed(thread: Thread, names: Collection[str]) -> None:
+    thread.metadata[ALWAYS_ALLOWED_KEY] = sorted(names)
 
 
 NOT_RUN_FROM_FILE = "Not run: the saved thread left this call open."
 
 
-def distrust_loaded(thread: Thread, tools: Mapping[str, Tool], restore_approvals: bool) -> None:
+def distrust_loaded(
+    thread: Thread, tools: Mapping[str, Tool], restore_always_allowed: bool
+) -> None:
     """A thread read from a file is untrusted input: it grants nothing.
 
     Its standing "always allow" grants are dropped unless the caller opts in
-    with ``restore_approvals``. In the last reply, every call that has no
+    with ``restore_always_allowed``. In the last reply, every call that has no
     result yet waits for the user again (an "approved" or "rejected" there was
     never acted on, or was written by hand), shown with the arguments it
     would run with: those parsed from its ``args_text``, the text the tool
     phase validates. An open call in an earlier reply is answered "not run".
     A reply saved mid-run is left to the runtime, which ends it cancelled.
     """
-    if not restore_approvals:
-        thread.metadata.pop(ALWAYS_APPROVED, None)
+    if not restore_always_allowed:
+        thread.metadata.pop(ALWAYS_ALLOWED_KEY, None)
     last = thread.last_assistant
     for message in thread.messages:
         open_calls = [p for p in message.tool_calls if not p.has_result]
@@ -141,7 +144,7 @@ def approve_call(
             raise DecisionError(f"edited arguments rejected: {exc}") from None
     part.approval = Approval(status="approved", decided_by=by, edited=part.args != shown)
     if always:
-        set_always_approved(thread, always_approved_tools(thread) | {part.tool_name})
+        set_always_allowed(thread, always_allowed_tools(thread) | {part.tool_name})
     return message
 
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequen
 from typing import Any, Protocol, TypeVar
 
 from ...data import DataStore
-from ...events import AgentCustomEvent, StateChanged
+from ...events import AgentCustomEvent, AgentStateChanged
 from ...messages import (
     Complete,
     Incomplete,
@@ -64,7 +64,7 @@ class RunSettings(Protocol):
 
     model: Model
     agent: Agent | None
-    state: dict[str, Any]
+    agent_state: dict[str, Any]
     instructions: str | None
     max_steps: int
     max_result_chars: int | None
@@ -80,8 +80,8 @@ class RunLoop:
     ``tools`` are the runtime's own; before each model step the loop adds the
     shown components' update tools (``step_toolset``) and hands that toolset
     to the step's request, its accumulator and its tool phase. ``commit``
-    publishes and saves a changed message; ``always_approved`` gives the
-    tools the user approved for the whole chat. ``tool_choice`` applies to the first
+    publishes and saves a changed message; ``always_allowed`` gives the
+    tools the user allowed for the whole chat. ``tool_choice`` applies to the first
     step of a run only, so a forced tool cannot loop.
     """
 
@@ -91,19 +91,19 @@ class RunLoop:
         tools: Mapping[str, Tool],
         events: RunEvents,
         commit: Callable[[Message], None],
-        always_approved: Callable[[], Collection[str]],
+        always_allowed: Callable[[], Collection[str]],
         tool_choice: str | dict[str, Any],
     ) -> None:
         self._settings = settings
         self._own_tools = tools
         self._human_tools = [t.name for t in tools.values() if t.human]
         self._tool_runner = ToolRunner(
-            events, commit, always_approved, data=lambda: getattr(settings, "data", None)
+            events, commit, always_allowed, data=lambda: getattr(settings, "data", None)
         )
         self._events = events
         self._commit = commit
         self._tool_choice = tool_choice
-        self._always_approved = always_approved
+        self._always_allowed = always_allowed
         self._schemas = [t.openai_schema(standard_parameters=True) for t in tools.values()]
         self._component_names = [t.component for t in tools.values() if t.component]
         self._toolset = Toolset(tools)
@@ -273,7 +273,7 @@ class RunLoop:
         calls = accumulator.tool_call_parts
         if agent_request is not None:
             settle(message, agent_request, self._events.answer)
-            ask_user(message, agent_request, calls, self._always_approved())
+            ask_user(message, agent_request, calls, self._always_allowed())
             calls = self._answer_server_calls(agent_request, calls)
         step.update(
             end=len(message.parts),
@@ -315,9 +315,9 @@ class RunLoop:
         messages = settings.thread.messages
         index = next(i for i, m in enumerate(messages) if m is message)
 
-        def set_state(state: dict[str, Any]) -> None:
-            settings.state = state
-            self._events.emit(StateChanged(state))
+        def set_agent_state(state: dict[str, Any]) -> None:
+            settings.agent_state = state
+            self._events.emit(AgentStateChanged(state))
 
         def custom(name: str, value: Any) -> None:
             self._events.emit(AgentCustomEvent(name, value))
@@ -326,10 +326,10 @@ class RunLoop:
             thread_id=settings.thread.id,
             messages=messages[: index + 1],
             tools=schemas,
-            state=settings.state,
+            state=settings.agent_state,
             cancel=cancel,
             status=status,
-            set_state=set_state,
+            set_state=set_agent_state,
             custom=custom,
             resume=[
                 *abandoned(messages[:index], self._toolset.all()),

@@ -66,21 +66,21 @@ class ToolRunner:
 
     Each tool phase gets the step's ``Toolset`` from the loop. ``executing``
     holds the ids of calls running now (a user may not answer those);
-    ``commit`` publishes and saves a changed message; ``always_approved``
-    gives the tools the user approved for the whole chat.
+    ``commit`` publishes and saves a changed message; ``always_allowed``
+    gives the tools the user allowed for the whole chat.
     """
 
     def __init__(
         self,
         events: RunEvents,
         commit: Callable[[Message], None],
-        always_approved: Callable[[], Collection[str]],
+        always_allowed: Callable[[], Collection[str]],
         data: Callable[[], DataStore | None] | None = None,
     ) -> None:
         self.executing: set[str] = set()
         self._events = events
         self._commit = commit
-        self._always_approved = always_approved
+        self._always_allowed = always_allowed
         self._data = data
 
     async def run(
@@ -170,7 +170,7 @@ class ToolRunner:
             show_validated(part, validated)
         except Exception as exc:
             return self._fail(part, f"The arguments cannot be shown for approval: {exc}")
-        if tool.name in self._always_approved():
+        if tool.name in self._always_allowed():
             part.approval = Approval(
                 status="approved", reason="always allowed in this chat", decided_by="grant"
             )
