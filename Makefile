@@ -8,7 +8,7 @@ CHROMIUM ?= /usr/bin/chromium
 PORT ?= 8888
 LITE_VENV ?= .lite-venv
 
-.PHONY: demo test setup peers lint typecheck pytest nbval jstest e2e packaging browser bench clean lite
+.PHONY: demo test setup peers lint typecheck pytest nbval jstest e2e packaging browser bench clean lite protocol
 
 # The venv, the JS dependencies and the package (editable) in stamps, redone
 # when the project's manifests change: one per set of extras, so the demo
@@ -90,9 +90,17 @@ browser:
 		fi; \
 	fi
 
+# The browser's side of the widget protocol (js/src/protocol-wire.generated.js),
+# generated from the pydantic models of src/ipygenui/widget/_protocol.py.
+# The file is checked in: run this after changing a message; lint and a test
+# say when it is stale.
+protocol: setup
+	$(PY) -m ipygenui.widget._wire_codegen
+
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(PY) -m ipygenui.widget._wire_codegen --check
 	cd js && npm run lint
 
 typecheck: setup
