@@ -90,17 +90,20 @@ browser:
 		fi; \
 	fi
 
-# The browser's side of the widget protocol (js/src/protocol-wire.generated.js),
-# generated from the pydantic models of src/ipygenui/widget/_protocol.py.
-# The file is checked in: run this after changing a message; lint and a test
-# say when it is stale.
+# The browser's side of the chat's and the workbench's wire protocols
+# (js/src/protocol-wire.generated.js, js/src/workbench/protocol-wire.generated.js),
+# generated from the pydantic models of src/ipygenui/{widget,workbench}/_protocol.py.
+# The files are checked in: run this after changing a message; lint and a
+# test say when one is stale.
+WIRE_CODEGEN := ipygenui.widget._wire_codegen ipygenui.workbench._wire_codegen
+
 protocol: setup
-	$(PY) -m ipygenui.widget._wire_codegen
+	for module in $(WIRE_CODEGEN); do $(PY) -m $$module || exit 1; done
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
-	$(PY) -m ipygenui.widget._wire_codegen --check
+	for module in $(WIRE_CODEGEN); do $(PY) -m $$module --check || exit 1; done
 	cd js && npm run lint
 
 typecheck: setup

@@ -1,8 +1,8 @@
 // GENERATED FILE: do not edit. `make protocol` writes it (python -m
 // ipygenui.widget._wire_codegen) from the pydantic models of
-// src/ipygenui/widget/_protocol.py, where every widget message is defined;
-// change a message there and run `make protocol` (a test fails while this file
-// is stale). js/src/protocol.js re-exports it with what is not generated.
+// src/ipygenui/widget/_protocol.py, where every message is defined; change a
+// message there and run `make protocol` (a test fails while this file is stale).
+// js/src/protocol.js re-exports it with what is not generated.
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
@@ -34,7 +34,7 @@ export const TO_KERNEL_TYPES = Object.freeze([
   "mcp_app",
 ]);
 
-/** The `type` of every message the kernel sends, by name (a dispatch table's keys). */
+/** Every message type the kernel sends, by name (a dispatch table's keys). */
 export const FROM_KERNEL = Object.freeze({
   frame: "frame",
   snapshot: "snapshot",
@@ -152,26 +152,6 @@ export const toKernel = Object.freeze({
 
 // --- kernel -> browser: a validator per message (its `type` picked it) ----------
 
-const isPatch = (v) =>
-  isObject(v) &&
-  typeof v.id === "string" &&
-  Array.isArray(v.ops);
-
-const isSnapshotItem = (v) =>
-  isObject(v) &&
-  isObject(v.message) &&
-  Number.isInteger(v.rev);
-
-const isComponentOutputRef = (v) =>
-  isObject(v) &&
-  typeof v.tool_call_id === "string";
-
-const isMcpAppError = (v) =>
-  isObject(v) &&
-  "code" in v &&
-  typeof v.message === "string" &&
-  v.message.length <= 2000;
-
 const isAppendOp = (v) =>
   isObject(v) &&
   v.op === "append" &&
@@ -194,6 +174,26 @@ const isAddPartOp = (v) =>
   Number.isInteger(v.part) &&
   v.part >= 0 &&
   isObject(v.value);
+
+const isPatch = (v) =>
+  isObject(v) &&
+  typeof v.id === "string" &&
+  Array.isArray(v.ops);
+
+const isSnapshotItem = (v) =>
+  isObject(v) &&
+  isObject(v.message) &&
+  Number.isInteger(v.rev);
+
+const isComponentOutputRef = (v) =>
+  isObject(v) &&
+  typeof v.tool_call_id === "string";
+
+const isMcpAppError = (v) =>
+  isObject(v) &&
+  "code" in v &&
+  typeof v.message === "string" &&
+  v.message.length <= 2000;
 
 /** `frame`: Streamed changes, coalesced (`_sync.py`); `seq` counts frames from 1. */
 export const isFrame = (m) =>

@@ -1,262 +1,42 @@
-"""Writes the browser's side of the wire contract from the kernel's models.
+"""Writes the browser's side of the chat widget's wire contract.
 
 ``make protocol`` runs ``python -m ipygenui.widget._wire_codegen``, which
 renders ``js/src/protocol-wire.generated.js`` from the pydantic models of
-:mod:`._protocol` (their JSON schemas): the message types, a builder per
-browser -> kernel message (``toKernel``), a validator per kernel -> browser
-message, the patch ops and their validator, the limit keys. ``--check``
-only says whether the checked-in file is current (``make lint``); the tests
-render it in memory and compare.
-
-A Python module rather than a JS script: the definitions are pydantic models,
-so this reads them where they live and the test that keeps the file fresh
-imports it. The validators are as lenient as the browser needs: they check
-the fields the models declare (a message's ``type`` picks its validator, so
-it is not checked again), ignore fields they do not know, and an optional
-field the kernel leaves out when unset is never null on the wire.
+:mod:`._protocol` (``_internal/wire_codegen.py`` does the rendering): the
+message types, the ``toKernel`` builders, a validator per kernel -> browser
+message, the patch ops and their validator, the limit keys. ``--check`` only
+says whether the checked-in file is current (``make lint``); the tests render
+it in memory and compare.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import re
-import sys
-import textwrap
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 
 from .._internal.patch_ops import PatchOp
-from ._protocol import CLIENT_MESSAGES, SERVER_MESSAGES, WIRE_LIMITS, message_type
+from .._internal.wire_codegen import JsChecks, camel, main, render_module
+from ._protocol import CLIENT_MESSAGES, SERVER_MESSAGES, WIRE_LIMITS
 
 __all__ = ["OUTPUT", "render"]
 
 OUTPUT = Path(__file__).resolve().parents[3] / "js" / "src" / "protocol-wire.generated.js"
 """Where the file goes in a checkout (``src/ipygenui/widget`` is three levels down)."""
 
-_HEADER = """\
-// GENERATED FILE: do not edit. `make protocol` writes it (python -m
-// ipygenui.widget._wire_codegen) from the pydantic models of
-// src/ipygenui/widget/_protocol.py, where every widget message is defined;
-// change a message there and run `make protocol` (a test fails while this file
-// is stale). js/src/protocol.js re-exports it with what is not generated.
-"""
-
-_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(word[:1].upper() + word[1:] for word in rest)
-
-
-def _pascal(name: str) -> str:
-    camel = _camel(name)
-    return camel[:1].upper() + camel[1:]
-
-
-def _doc(text: str | None, indent: str = "", prefix: str = "") -> list[str]:
-    """A docstring as a JSDoc comment (``x`` becomes `x`)."""
-    if not text:
-        raise ValueError("every wire message needs a docstring: it documents the generated code")
-    para = " ".join(text.replace("``", "`").split())
-    lines = textwrap.wrap(prefix + para, width=96 - len(indent))
-    if len(lines) == 1:
-        return [f"{indent}/** {lines[0]} */"]
-    return [f"{indent}/**", *(f"{indent} * {line}" for line in lines), f"{indent} */"]
-
-
-class _Checks:
-    """Compiles JSON schemas into JS expressions that say whether a value fits."""
-
-    def __init__(self) -> None:
-        self.helpers: dict[str, str] = {}  # $def name -> its JS function
-
-    def terms(
-        self, schema: dict[str, Any], defs: dict[str, Any], v: str, depth: int = 0
-    ) -> list[str]:
-        """The checks of ``v`` against ``schema``, to be joined with ``&&``."""
-        if "$ref" in schema:
-            return [f"{self._helper(schema['$ref'].rsplit('/', 1)[-1], defs)}({v})"]
-        for key in ("anyOf", "oneOf"):
-            if key in schema and "type" not in schema and "properties" not in schema:
-                options = [self._group(self.terms(s, defs, v, depth)) for s in schema[key]]
-                return ["(" + " || ".join(options) + ")"]
-        if "const" in schema:
-            return [f"{v} === {json.dumps(schema['const'])}"]
-        if "enum" in schema:
-            return ["(" + " || ".join(f"{v} === {json.dumps(e)}" for e in schema["enum"]) + ")"]
-        kind = schema.get("type")
-        if kind == "string":
-            return [f'typeof {v} === "string"', *self._bounds(schema, f"{v}.length", "Length")]
-        if kind == "integer":
-            return [f"Number.isInteger({v})", *self._bounds(schema, v, "imum")]
-        if kind == "number":
-            return [f'typeof {v} === "number"', *self._bounds(schema, v, "imum")]
-        if kind == "boolean":
-            return [f'typeof {v} === "boolean"']
-        if kind == "null":
-            return [f"{v} === null"]
-        if kind == "array":
-            out = [f"Array.isArray({v})", *self._bounds(schema, f"{v}.length", "Items")]
-            items = schema.get("items")
-            if items:
-                x = f"item{depth}"
-                each = self.terms(items, defs, x, depth + 1)
-                if len(each) == 1 and each[0].endswith(f"({x})"):  # a helper: pass it
-                    out.append(f"{v}.every({each[0].removesuffix(f'({x})')})")
-                else:
-                    out.append(f"{v}.every(({x}) => {' && '.join(each)})")
-            return out
-        if kind == "object":
-            return self.object_terms(schema, defs, v, depth)
-        if kind is None:
-            return []  # any JSON value
-        raise ValueError(f"no JS check for the schema {schema!r}")
-
-    def object_terms(
-        self,
-        schema: dict[str, Any],
-        defs: dict[str, Any],
-        v: str,
-        depth: int = 0,
-        skip: tuple[str, ...] = (),
-    ) -> list[str]:
-        out = [f"isObject({v})"]
-        required = set(schema.get("required", ()))
-        for name, prop in schema.get("properties", {}).items():
-            if name in skip:
-                continue
-            access = f"{v}.{name}" if _IDENTIFIER.match(name) else f"{v}[{json.dumps(name)}]"
-            if name in required:
-                checks = self.terms(prop, defs, access, depth)
-                out.extend(checks or [f"{json.dumps(name)} in {v}"])
-                continue
-            if prop.get("default", ...) is None:  # left out when unset: never null on the wire
-                prop = _without_null(prop)
-            checks = self.terms(prop, defs, access, depth)
-            if checks:
-                out.append(f"({access} === undefined || {self._group(checks)})")
-        for one_of in schema.get("anyOf", ()):
-            if set(one_of) != {"required"}:
-                raise ValueError(f"no JS check for {one_of!r} beside properties")
-        if "anyOf" in schema:
-            present = [
-                self._group([f"{json.dumps(n)} in {v}" for n in option["required"]])
-                for option in schema["anyOf"]
-            ]
-            out.append("(" + " || ".join(present) + ")")
-        return out
-
-    def _helper(self, name: str, defs: dict[str, Any]) -> str:
-        fn = f"is{name}"
-        if name not in self.helpers:
-            self.helpers[name] = ""  # a recursive reference finds the name
-            body = " &&\n  ".join(self.terms(defs[name], defs, "v"))
-            self.helpers[name] = f"const {fn} = (v) =>\n  {body};"
-        return fn
-
-    @staticmethod
-    def _group(terms: list[str]) -> str:
-        if not terms:
-            return "true"
-        return terms[0] if len(terms) == 1 else "(" + " && ".join(terms) + ")"
-
-    @staticmethod
-    def _bounds(schema: dict[str, Any], v: str, suffix: str) -> list[str]:
-        out = []
-        if f"min{suffix}" in schema:
-            out.append(f"{v} >= {schema[f'min{suffix}']}")
-        if f"max{suffix}" in schema:
-            out.append(f"{v} <= {schema[f'max{suffix}']}")
-        return out
-
-
-def _without_null(prop: dict[str, Any]) -> dict[str, Any]:
-    options = [s for s in prop.get("anyOf", ()) if s.get("type") != "null"]
-    if "anyOf" not in prop or len(options) == len(prop["anyOf"]):
-        return prop
-    rest = {k: v for k, v in prop.items() if k != "anyOf"}
-    return {**rest, **options[0]} if len(options) == 1 else {**rest, "anyOf": options}
-
-
-def _builder(model: type[BaseModel]) -> list[str]:
-    """``name: (params) => ({...})``: the message as the kernel parses it."""
-    schema = model.model_json_schema()
-    params, entries = [], [f"type: {json.dumps(message_type(model))}"]
-    for field, prop in schema["properties"].items():
-        if field == "type":
-            continue
-        param = _camel(field)
-        default = prop.get("default")
-        params.append(f"{param} = {json.dumps(default)}" if default not in (None, []) else param)
-        entry = field if field == param else f"{field}: {param}"
-        if prop.get("x-only-if-filled"):
-            kinds = {prop.get("type"), *(s.get("type") for s in prop.get("anyOf", ()))}
-            filled = f"{param}?.length" if "array" in kinds else f"{param}?.trim()"
-            entries.append(f"...({filled} ? {{ {entry} }} : {{}})")
-        else:
-            entries.append(entry)
-    head = f"  {_camel(message_type(model))}: ({', '.join(params)}) => ({{"
-    one_line = f"{head} {', '.join(entries)} }}),"
-    if len(one_line) <= 110:
-        return [*_doc(model.__doc__, "  "), one_line]
-    return [*_doc(model.__doc__, "  "), head, *(f"    {e}," for e in entries), "  }),"]
-
-
-def _validator(model: type[BaseModel], checks: _Checks) -> list[str]:
-    schema = model.model_json_schema(mode="serialization")
-    terms = checks.object_terms(schema, schema.get("$defs", {}), "m", skip=("type",))
-    name = f"is{_pascal(message_type(model))}"
-    kind = message_type(model)
-    return [
-        *_doc(model.__doc__, prefix=f"`{kind}`: "),
-        f"export const {name} = (m) =>\n  " + " &&\n  ".join(terms) + ";",
-    ]
-
 
 def render() -> str:
     """The generated module's text."""
-    checks = _Checks()
-    validators = [line for m in SERVER_MESSAGES for line in [*_validator(m, checks), ""]]
+    checks = JsChecks()
     ops_schema = TypeAdapter(PatchOp).json_schema()
     is_patch_op = " || ".join(
         checks.terms(s, ops_schema["$defs"], "op")[0] for s in ops_schema["anyOf"]
     )
     op_defs = [ops_schema["$defs"][s["$ref"].rsplit("/", 1)[-1]] for s in ops_schema["anyOf"]]
     op_names = [d["properties"]["op"]["const"] for d in op_defs]
-    server_types = [message_type(m) for m in SERVER_MESSAGES]
-    limit_keys = {_camel(key): key for key in WIRE_LIMITS}
-    out = [
-        _HEADER,
-        'const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);',
-        "",
-        "/** The `type` of every message the browser sends. */",
-        "export const TO_KERNEL_TYPES = Object.freeze([",
-        *(f"  {json.dumps(message_type(m))}," for m in CLIENT_MESSAGES),
-        "]);",
-        "",
-        "/** The `type` of every message the kernel sends, by name (a dispatch table's keys). */",
-        "export const FROM_KERNEL = Object.freeze({",
-        *(f"  {t}: {json.dumps(t)}," for t in server_types),
-        "});",
-        "",
-        "// --- browser -> kernel: the only way a view builds a message --------------------",
-        "",
-        "export const toKernel = Object.freeze({",
-        *(line for m in CLIENT_MESSAGES for line in _builder(m)),
-        "});",
-        "",
-        "// --- kernel -> browser: a validator per message (its `type` picked it) ----------",
-        "",
-        *(f"{helper}\n" for helper in checks.helpers.values()),
-        *validators,
-        "/** The validator of each message the kernel sends, by its `type`. */",
-        "export const FROM_KERNEL_VALIDATORS = Object.freeze({",
-        *(f"  {t}: is{_pascal(t)}," for t in server_types),
-        "});",
+    limit_keys = {camel(key): key for key in WIRE_LIMITS}
+    extra = [
         "",
         "// --- patch ops, inside frames -----------------------------------------------------",
         "",
@@ -272,28 +52,17 @@ def render() -> str:
         "export const LIMIT_KEYS = Object.freeze({",
         *(f"  {k}: {json.dumps(v)}," for k, v in limit_keys.items()),
         "});",
-        "",
     ]
-    return "\n".join(out)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only say whether the file is current")
-    parser.add_argument("--out", type=Path, default=OUTPUT)
-    args = parser.parse_args(argv)
-    text = render()
-    current = args.out.read_text(encoding="utf-8") if args.out.exists() else None
-    if args.check:
-        if current != text:
-            print(f"{args.out} is stale: run make protocol", file=sys.stderr)
-            return 1
-        return 0
-    if current != text:
-        args.out.write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}")
-    return 0
+    return render_module(
+        generator="ipygenui.widget._wire_codegen",
+        source="src/ipygenui/widget/_protocol.py",
+        reexport="js/src/protocol.js",
+        clients=CLIENT_MESSAGES,
+        servers=SERVER_MESSAGES,
+        checks=checks,
+        extra=extra,
+    )
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(render, OUTPUT))
