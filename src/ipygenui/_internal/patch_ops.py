@@ -2,8 +2,9 @@
 
 The accumulator produces them per model delta, ``MessagePatched`` carries
 them, the widget forwards them to the browser in ``frame`` messages, and
-``js/src/sync.js`` applies them (``js/src/protocol.js`` names the same three
-kinds). Every op targets one part of one message, by index:
+``js/src/sync.js`` applies them (``PATCH_OPS`` and ``isPatchOp`` in
+``js/src/protocol-wire.generated.js`` are generated from these types by
+``make protocol``). Every op targets one part of one message, by index:
 
 - ``append``: add text to a string field (``text``, ``args_text``);
 - ``set``: replace a field's value;
