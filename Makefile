@@ -8,7 +8,7 @@ CHROMIUM ?= /usr/bin/chromium
 PORT ?= 8888
 LITE_VENV ?= .lite-venv
 
-.PHONY: demo test setup peers lint typecheck pytest nbval jstest e2e packaging browser bench clean lite
+.PHONY: demo test setup peers lint typecheck pytest nbval jstest e2e packaging browser bench clean lite protocol
 
 # The venv, the JS dependencies and the package (editable) in stamps, redone
 # when the project's manifests change: one per set of extras, so the demo
@@ -90,9 +90,20 @@ browser:
 		fi; \
 	fi
 
+# The browser's side of the chat's and the workbench's wire protocols
+# (js/src/protocol-wire.generated.js, js/src/workbench/protocol-wire.generated.js),
+# generated from the pydantic models of src/ipygenui/{widget,workbench}/_protocol.py.
+# The files are checked in: run this after changing a message; lint and a
+# test say when one is stale.
+WIRE_CODEGEN := ipygenui.widget._wire_codegen ipygenui.workbench._wire_codegen
+
+protocol: setup
+	for module in $(WIRE_CODEGEN); do $(PY) -m $$module || exit 1; done
+
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
+	for module in $(WIRE_CODEGEN); do $(PY) -m $$module --check || exit 1; done
 	cd js && npm run lint
 
 typecheck: setup

@@ -81,7 +81,7 @@ async def test_component_state_from_the_browser_is_validated(wire: list[dict[str
     chat._dispatch({"type": "component_state", "tool_call_id": "f1", "state": state})
     assert chat.thread.messages[-1].tool_calls[0].component_state == state
     chat._dispatch({"type": "component_state", "tool_call_id": "f1"})
-    assert customs(wire, "error")[-1]["message"].startswith("invalid component_state message")
+    assert customs(wire, "error")[-1]["message"].startswith("invalid 'component_state' message")
     assert chat.thread.messages[-1].tool_calls[0].component_state == state
     chat.close()
 

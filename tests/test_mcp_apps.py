@@ -17,6 +17,7 @@ import ipygenui as gu
 from ipygenui.mcp._apps import APP_MIME, AppRequestError, clean_csp
 from ipygenui.messages import Complete
 from ipygenui.persistence import load_thread, save_thread
+from ipygenui.widget._protocol import parse_client_message
 from mcp_helpers import mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
 
@@ -181,7 +182,7 @@ class _Sent:
 async def _ask(bridge: Any, **fields: Any) -> dict[str, Any]:
     sent = bridge.widget
     before = len(sent.messages)
-    assert bridge.handles({"type": "mcp_app", "request": 1, **fields})
+    bridge.answer(parse_client_message({"type": "mcp_app", "request": 1, **fields}))
     for task in list(bridge._tasks):
         await task
     [answer] = sent.messages[before:]
@@ -204,8 +205,8 @@ async def test_an_apps_requests_from_the_browser_reach_only_its_calls_server(
     # a call that shows no app, or none at all: refused, nothing reaches the server
     unknown = await _ask(bridge, tool_call_id="nope", method="tools/call", params={"name": "bump"})
     assert "shows no MCP app" in unknown["error"]["message"]
-    with pytest.raises(ValueError, match="invalid mcp_app message"):
-        bridge.handles({"type": "mcp_app", "tool_call_id": "c1", "request": 2, "method": "x"})
+    with pytest.raises(ValueError, match="invalid 'mcp_app' message: method"):
+        parse_client_message({"type": "mcp_app", "tool_call_id": "c1", "request": 2, "method": "x"})
     # the last context before the next turn reaches the model with the user's message
     for text in ("count is 1", "count is 2"):
         context = {"content": [{"type": "text", "text": text}]}

@@ -139,7 +139,7 @@ async def test_a_filter_over_the_limit_is_refused_and_nothing_is_filtered(wire: 
     window = {"type": "data_window", "tool_call_id": "t1", "request": 1, "offset": 0, "limit": 5}
     click(chat, {**window, "filter": "x" * (MAX_FILTER + 1)})
     await settle(chat)
-    assert "invalid data_window" in customs(wire, "error")[-1]["message"]
+    assert "invalid 'data_window'" in customs(wire, "error")[-1]["message"]
     assert customs(wire, "data_window") == []
     click(chat, {**window, "request": 2, "filter": "(" * MAX_FILTER})  # at the limit: plain text
     await answered(wire, 1)

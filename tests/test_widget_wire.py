@@ -24,21 +24,23 @@ from ipygenui.models.base import ModelDelta, ReasoningDelta, TextDelta, ToolCall
 from ipygenui.runtime._loop.accumulator import Accumulator
 from ipygenui.widget._protocol import (
     MAX_ATTACHMENTS,
+    MAX_ERROR,
     MAX_FILTER,
     MAX_UPLOAD_BYTES,
     MAX_WINDOW,
+    SERVER_MESSAGES,
     WIRE_LIMITS,
-    A2UIActionMsg,
-    ComponentStateMsg,
+    AcceptedMessage,
     DataWindowMsg,
-    FrameMessage,
-    McpAppMsg,
+    ErrorMessage,
+    ModuleMessage,
     accepted_message,
     component_call,
     component_output_message,
     data_window_message,
     error_message,
     message_for_browser,
+    message_type,
     module_message,
     ops_for_browser,
     parse_client_message,
@@ -74,7 +76,7 @@ def replay_stream() -> dict[str, Any]:
     message = Message(id="msg_wire", role="assistant", status=Running(), created_at=0.0)
     start = message_for_browser(message)
     acc = Accumulator(message, {})
-    frames: list[FrameMessage] = []
+    frames: list[dict[str, Any]] = []
     coalescer = FrameCoalescer(
         frames.append,
         lambda _d, _f: _NoTimer(),
@@ -200,18 +202,31 @@ def test_kernel_messages_are_built_as_the_fixture_holds() -> None:
 
 @pytest.mark.parametrize("case", WIRE["to_kernel"], ids=lambda c: str(c["build"][0]))
 def test_browser_messages_are_accepted_as_sent(case: dict[str, Any]) -> None:
+    # one parse for every message, the components' and the MCP apps' too
     sent = case["message"]
-    if sent["type"] == "component_state":
-        parsed: Any = ComponentStateMsg.model_validate(sent)
-    elif sent["type"] == "data_window":
-        parsed = DataWindowMsg.model_validate(sent)
-    elif sent["type"] == "mcp_app":
-        parsed = McpAppMsg.model_validate(sent)
-    elif sent["type"] == "a2ui_action":
-        parsed = A2UIActionMsg.model_validate(sent)
-    else:
-        parsed = parse_client_message(sent)
+    parsed = parse_client_message(sent)
     assert parsed.model_dump(mode="json", exclude_unset=True) == sent
+
+
+@pytest.mark.parametrize("name", list(WIRE["to_browser"]))
+def test_kernel_messages_are_their_models(name: str) -> None:
+    # each example is its model's wire form (the model is what the browser's
+    # validators are generated from)
+    sent = WIRE["to_browser"][name]
+    model = {message_type(m): m for m in SERVER_MESSAGES}[sent["type"]]
+    assert model.model_validate(sent).wire() == sent
+
+
+def test_a_kernel_message_that_breaks_its_model_is_refused() -> None:
+    from pydantic import ValidationError
+
+    for model, bad in (
+        (AcceptedMessage, {"type": "accepted", "request": "retry"}),
+        (ErrorMessage, {"type": "error", "message": "x" * (MAX_ERROR + 1)}),
+        (ModuleMessage, {"type": "module", "name": "highlight", "source": 3}),
+    ):
+        with pytest.raises(ValidationError):
+            model.model_validate(bad)
 
 
 def test_a_component_calls_names_are_on_the_wire_only_never_in_a_thread_file(

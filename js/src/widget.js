@@ -23,7 +23,7 @@ import { createAlwaysAllowed, readAlwaysAllowed } from "./tool-card/always-allow
 import { addHighlighterLoader, onHighlighterReady } from "./markdown/highlighter.js";
 import { highlightCodeIn } from "./markdown/markdown.js";
 import { createModelPicker, readModelChoices } from "./model-picker.js";
-import { readLimits, readServerMessage, shownComponent, toKernel } from "./protocol.js";
+import { FROM_KERNEL, readLimits, readServerMessage, shownComponent, toKernel } from "./protocol.js";
 import { listenForLoads, resourcesFor } from "./shared/resources.js";
 import { createSuggestions } from "./thread/suggestions.js";
 import { MessageStore } from "./sync.js";
@@ -172,6 +172,22 @@ function readBytes(blob) {
     reader.readAsArrayBuffer(blob);
   });
 }
+
+/**
+ * What the chat view does with a kernel message, by its type (read and
+ * checked by `readServerMessage` first).
+ * @type {Record<string, (view: ChatView, msg: any) => void>}
+ */
+const ON_KERNEL_MESSAGE = {
+  [FROM_KERNEL.frame]: (view, msg) => view.store.applyFrame(msg),
+  [FROM_KERNEL.snapshot]: (view, msg) => {
+    for (const item of msg.messages) view.store.setSnapshot(item.message, item.rev);
+  },
+  [FROM_KERNEL.accepted]: (view, msg) => view.accepted(msg),
+  [FROM_KERNEL.error]: (view, msg) => view.refused(msg),
+  [FROM_KERNEL.transcript]: (_view, msg) => downloadText(msg.markdown, msg.filename),
+  [FROM_KERNEL.module]: (view, msg) => view.moduleArrived(msg),
+};
 
 export class ChatView {
   /** @param {any} model anywidget model @param {HTMLElement} el */
@@ -442,29 +458,31 @@ export class ChatView {
     this.kernelAnswered();
     const msg = readServerMessage(raw);
     if (msg === null) return;
+    // the other kernel messages are the component slots' and the MCP apps' (they listen too)
+    if (Object.hasOwn(ON_KERNEL_MESSAGE, msg.type)) ON_KERNEL_MESSAGE[msg.type](this, msg);
+  }
+
+  /** `accepted`: the view that tagged the send (or the edit) clears its box (closes its editor). */
+  accepted(msg) {
     const pending = this.pendingSend;
-    const mine = pending !== null && msg.ref === pending.ref;
     const edit = this.pendingEdit;
-    if (msg.type === "frame") this.store.applyFrame(msg);
-    else if (msg.type === "snapshot") {
-      for (const item of msg.messages) this.store.setSnapshot(item.message, item.rev);
-    } else if (msg.type === "accepted" && mine) {
+    if (pending !== null && msg.ref === pending.ref) {
       this.composer.clear(pending.text, pending.attachments);
       this.pendingSend = null;
-    } else if (msg.type === "accepted" && edit !== null && edit.ref === msg.ref) {
+    } else if (edit !== null && edit.ref === msg.ref) {
       this.thread.closeEditor(edit.messageId);
       this.pendingEdit = null;
-    } else if (msg.type === "transcript") {
-      downloadText(msg.markdown, msg.filename);
-    } else if (msg.type === "module") {
-      this.moduleArrived(msg);
-    } else if (msg.type === "error") {
-      const text = msg.message || "Something went wrong.";
-      this.notice(mine ? `${text.replace(/[.\s]+$/, "")}. Your text is still in the box.` : text);
-      if (mine) this.pendingSend = null;
-      // A refused edit: its editor stays open with the text.
-      if (edit !== null && msg.ref === edit.ref) this.pendingEdit = null;
     }
+  }
+
+  /** `error`: a message that changed nothing; a refused send keeps its text in the box. */
+  refused(msg) {
+    const mine = this.pendingSend !== null && msg.ref === this.pendingSend.ref;
+    const text = msg.message || "Something went wrong.";
+    this.notice(mine ? `${text.replace(/[.\s]+$/, "")}. Your text is still in the box.` : text);
+    if (mine) this.pendingSend = null;
+    // A refused edit: its editor stays open with the text.
+    if (this.pendingEdit !== null && msg.ref === this.pendingEdit.ref) this.pendingEdit = null;
   }
 
   /** Resolve the child message models and listen to their changes. */

@@ -6,6 +6,8 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  FROM_KERNEL,
+  TO_KERNEL_TYPES,
   componentIdOf,
   isPatchOp,
   readLimits,
@@ -14,6 +16,7 @@ import {
   toKernel,
   updateOf,
 } from "../src/protocol.js";
+import { FROM_KERNEL_VALIDATORS, LIMIT_KEYS } from "../src/protocol-wire.generated.js";
 import { MessageStore, applyOps } from "../src/sync.js";
 import { displayArgs } from "../src/tool-card/tool-card.js";
 import WIRE from "../../tests/fixtures/wire.json";
@@ -127,5 +130,20 @@ describe("browser -> kernel", () => {
 
   it("the fixture covers every message the browser builds", () => {
     expect(new Set(WIRE.to_kernel.map((c) => c.build[0]))).toEqual(new Set(Object.keys(toKernel)));
+  });
+});
+
+describe("the generated protocol (make protocol, from widget/_protocol.py)", () => {
+  it("has a validator for every message the kernel sends", () => {
+    expect(Object.keys(FROM_KERNEL_VALIDATORS)).toEqual(Object.keys(FROM_KERNEL));
+  });
+
+  it("has a builder for every message the kernel accepts", () => {
+    const built = Object.values(toKernel).map((build) => build("x", 1, 1, 1).type);
+    expect(built).toEqual([...TO_KERNEL_TYPES]);
+  });
+
+  it("names every limit the kernel sends", () => {
+    expect(Object.values(LIMIT_KEYS).sort()).toEqual(Object.keys(WIRE.limits).sort());
   });
 });

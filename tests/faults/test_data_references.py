@@ -65,8 +65,11 @@ async def test_a_bad_reference_in_props_is_an_error_result(name: str, expected: 
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ({"tool_call_id": "t1", "request": 1, "offset": 0, "limit": 5_000}, "invalid data_window"),
-        ({"tool_call_id": "t1", "request": 1, "offset": -4, "limit": 5}, "invalid data_window"),
+        (
+            {"tool_call_id": "t1", "request": 1, "offset": 0, "limit": 5_000},
+            "invalid 'data_window'",
+        ),
+        ({"tool_call_id": "t1", "request": 1, "offset": -4, "limit": 5}, "invalid 'data_window'"),
         ({"tool_call_id": "t1", "request": 1, "offset": 0, "limit": 5, "sql": "x"}, "invalid"),
     ],
 )

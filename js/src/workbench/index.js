@@ -8,8 +8,22 @@ import { h, show } from "../shared/dom.js";
 import { mountComponent } from "../components/host.js";
 import { createComponentContext, createComponentSlot } from "../components/slot.js";
 import { listenForLoads, resourcesFor } from "../shared/resources.js";
-import { readReply, toKernel } from "./protocol.js";
+import { FROM_KERNEL, readReply, toKernel } from "./protocol.js";
 import { createReplay } from "./replay.js";
+
+/**
+ * What the open entry does with a kernel reply, by its type; a reply to an
+ * older request (not the `latest` ref) is dropped.
+ * @type {Record<string, (entry: any, latest: any, msg: any) => void>}
+ */
+const ON_REPLY = {
+  [FROM_KERNEL.props_checked]: (entry, latest, msg) => {
+    if (msg.ref === latest.check) entry.onChecked(msg);
+  },
+  [FROM_KERNEL.replay_states]: (entry, latest, msg) => {
+    if (msg.ref === latest.replay) entry.onStates(msg);
+  },
+};
 
 const CHECK_DEBOUNCE_MS = 300;
 
@@ -203,8 +217,7 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
   const onCustom = (raw) => {
     const msg = readReply(raw);
     if (!msg || !current || msg.name !== current.name) return;
-    if (msg.type === "props_checked" && msg.ref === latest.check) current.onChecked(msg);
-    if (msg.type === "replay_states" && msg.ref === latest.replay) current.onStates(msg);
+    ON_REPLY[msg.type](current, latest, msg);
   };
   let selectEvaluation = false;
   const onEvaluation = () => {

@@ -2,8 +2,9 @@
 
 The accumulator produces them per model delta, ``MessagePatched`` carries
 them, the widget forwards them to the browser in ``frame`` messages, and
-``js/src/sync.js`` applies them (``js/src/protocol.js`` names the same three
-kinds). Every op targets one part of one message, by index:
+``js/src/sync.js`` applies them (``PATCH_OPS`` and ``isPatchOp`` in
+``js/src/protocol-wire.generated.js`` are generated from these types by
+``make protocol``). Every op targets one part of one message, by index:
 
 - ``append``: add text to a string field (``text``, ``args_text``);
 - ``set``: replace a field's value;
@@ -17,7 +18,10 @@ as these dicts, so the type checker holds them to the same shape.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic reads these (the wire's schema) on 3.11
 
 __all__ = [
     "AddPartOp",
@@ -29,17 +33,20 @@ __all__ = [
     "set_op",
 ]
 
+PartIndex = Annotated[int, Field(ge=0)]
+"""The part an op targets, by its index in the message."""
+
 
 class AppendOp(TypedDict):
     op: Literal["append"]
-    part: int
+    part: PartIndex
     field: str
     value: str
 
 
 class SetOp(TypedDict):
     op: Literal["set"]
-    part: int
+    part: PartIndex
     field: str
     value: Any
     """Any JSON value."""
@@ -47,7 +54,7 @@ class SetOp(TypedDict):
 
 class AddPartOp(TypedDict):
     op: Literal["add_part"]
-    part: int
+    part: PartIndex
     value: dict[str, Any]
     """The part as JSON (``Part.model_dump(mode="json")``)."""
 

@@ -16,8 +16,6 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
-from pydantic import ValidationError
-
 from ..components.interactive import shown_app
 from ..runtime import Runtime
 from ._protocol import McpAppMsg, mcp_app_message
@@ -42,18 +40,11 @@ class AppBridge:
         self.widget = widget
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def handles(self, content: Any) -> bool:
-        """Answer an ``mcp_app`` message (False for any other message)."""
-        if not (isinstance(content, dict) and content.get("type") == "mcp_app"):
-            return False
-        try:
-            msg = McpAppMsg.model_validate(content)
-        except ValidationError as exc:
-            raise ValueError(f"invalid mcp_app message: {exc.errors()[0]['msg']}") from None
+    def answer(self, msg: McpAppMsg) -> None:
+        """Answer an ``mcp_app`` request (on the running loop) with ``mcp_app``."""
         task = asyncio.get_running_loop().create_task(self._answer(msg))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return True
 
     async def _answer(self, msg: McpAppMsg) -> None:
         try:

@@ -1,29 +1,34 @@
-"""The wire contract between the kernel and the browser, Python side.
+"""The wire contract between the kernel and the browser, defined once, here.
 
-``js/src/protocol.js`` is the same contract in the browser, and
-``tests/fixtures/wire.json`` holds examples both test suites replay, so the
-two sides cannot drift.
+Every custom message of the chat widget is a pydantic model below; the
+browser's side of the contract (``js/src/protocol-wire.generated.js``: the
+message types, a builder per browser message, a validator per kernel
+message, the patch ops, the limit keys) is generated from these models by
+``make protocol`` (:mod:`._wire_codegen`), and a test fails when that file is
+stale. ``tests/fixtures/wire.json`` holds examples both test suites replay.
 
 Browser -> kernel: custom messages, untrusted. They may be malformed,
 unknown, late (a second click on a call already decided) or from an old
 version of the frontend. :func:`parse_client_message` turns a raw comm
-payload into one of the typed messages below or raises
-:class:`ProtocolError` with a sentence a user can read; the widget answers
-such errors, it never raises them. Limits never strand a call: a tool_call id
-has no length limit of its own (the kernel put it in the thread, the runtime
-looks it up there and refuses an unknown one), only the message text has one.
+payload into one of the typed messages below (:data:`CLIENT_MESSAGES`) or
+raises :class:`ProtocolError` with a sentence a user can read; the widget
+answers such errors, it never raises them. Limits never strand a call: a
+tool_call id has no length limit of its own (the kernel put it in the
+thread, the runtime looks it up there and refuses an unknown one), only the
+message text has one.
 
-Kernel -> browser: custom messages built by the constructors below
-(``frame``, ``snapshot``, ``accepted``, ``error``, ``component_output``,
-``transcript``, ``data_window``, ``module``), and
-messages in their wire form (:func:`message_for_browser`, :func:`ops_for_browser`):
-the patch ops of ``ipygenui.patch_ops``, with the names the browser needs but
-must not derive itself (which calls show or update a component, its id).
+Kernel -> browser: the models of :data:`SERVER_MESSAGES`, built by the
+constructors below (``frame_message``, ``snapshot_message``, ...) as plain
+dicts (an optional field goes on the wire only when set), and messages in
+their wire form (:func:`message_for_browser`, :func:`ops_for_browser`): the
+patch ops of ``ipygenui._internal.patch_ops``, with the names the browser
+needs but must not derive itself (which calls show or update a component,
+its id).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -32,8 +37,11 @@ from pydantic import (
     JsonValue,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     model_validator,
+    with_config,
 )
+from typing_extensions import TypedDict  # pydantic reads these (the wire's schema) on 3.11
 
 from .._internal.patch_ops import (
     AddPartOp,
@@ -50,12 +58,19 @@ from ..messages import Message, ToolCallPart
 from ..tools.component_names import component_id_of, component_name_of, update_of
 
 __all__ = [
+    "CLIENT_MESSAGES",
     "MAX_ATTACHMENTS",
+    "MAX_ERROR",
+    "MAX_FILTER",
     "MAX_REF",
     "MAX_TEXT",
+    "MAX_TITLE",
     "MAX_UPLOAD_BYTES",
+    "MAX_WINDOW",
+    "SERVER_MESSAGES",
     "STANDARD_PARAM_NAMES",
     "WIRE_LIMITS",
+    "A2UIActionMsg",
     "AcceptedMessage",
     "AddPartOp",
     "AlwaysMsg",
@@ -66,6 +81,7 @@ __all__ = [
     "ClientMessage",
     "ComponentCall",
     "ComponentOutputMessage",
+    "ComponentOutputRef",
     "ComponentStateMsg",
     "DataPick",
     "DataWindowMessage",
@@ -77,6 +93,7 @@ __all__ = [
     "FrameMessage",
     "HelloMsg",
     "LoadModuleMsg",
+    "McpAppError",
     "McpAppMessage",
     "McpAppMsg",
     "ModuleMessage",
@@ -97,6 +114,7 @@ __all__ = [
     "SuggestionMsg",
     "SwitchBranchMsg",
     "SwitchThreadMsg",
+    "ToBrowser",
     "ToolResultMsg",
     "TranscriptMessage",
     "TranscriptMsg",
@@ -111,6 +129,7 @@ __all__ = [
     "frame_message",
     "mcp_app_message",
     "message_for_browser",
+    "message_type",
     "module_message",
     "ops_for_browser",
     "parse_client_message",
@@ -152,8 +171,15 @@ class ProtocolError(ValueError):
 
 
 class _Msg(BaseModel):
+    """A browser -> kernel message (its ``type`` field names it on the wire)."""
+
     # defer_build: the validators are built at the first click, not when a chat starts
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+
+_ONLY_IF_FILLED: dict[str, JsonValue] = {"x-only-if-filled": True}
+"""Marks a field the browser leaves out when it is empty (a list) or blank (a
+text): the generated builder omits it, the model's default stands in."""
 
 
 class FileUpload(_Msg):
@@ -178,12 +204,18 @@ Upload = Annotated[FileUpload | DataPick, Field(discriminator="kind")]
 
 
 class SendMsg(_Msg):
+    """The composer's text; ``ref`` tags it so only this view's answer clears
+    the box. ``attachments``: files (their bytes are the message's binary
+    buffers) and picks of the chat's data."""
+
     type: Literal["send"]
     text: Annotated[str, Field(max_length=MAX_TEXT)]
     ref: Ref | None = None
     """The view's tag for this send: the answer (``accepted`` or ``error``)
     carries it, so the view that sent it clears its box only once taken."""
-    attachments: Annotated[list[Upload], Field(max_length=MAX_ATTACHMENTS)] = []
+    attachments: Annotated[
+        list[Upload], Field(max_length=MAX_ATTACHMENTS, json_schema_extra=_ONLY_IF_FILLED)
+    ] = []
 
     @model_validator(mode="after")
     def _something_to_send(self) -> SendMsg:
@@ -193,6 +225,8 @@ class SendMsg(_Msg):
 
 
 class ApproveMsg(_Msg):
+    """Approve a call; ``args``: the arguments as the user edited them."""
+
     type: Literal["approve"]
     tool_call_id: ToolCallId
     args: dict[str, JsonValue] | None = None
@@ -208,6 +242,8 @@ class AlwaysMsg(_Msg):
 
 
 class RejectMsg(_Msg):
+    """Reject a call; ``reason``: what the user said, for the model."""
+
     type: Literal["reject"]
     tool_call_id: ToolCallId
     reason: Annotated[str, Field(max_length=MAX_TEXT)] | None = None
@@ -231,14 +267,20 @@ class ToolResultMsg(_Msg):
 
 
 class CancelMsg(_Msg):
+    """Stop the run that streams (or waits)."""
+
     type: Literal["cancel"]
 
 
 class RetryMsg(_Msg):
+    """Run the last turn again (after an error or a stop)."""
+
     type: Literal["retry"]
 
 
 class SuggestionMsg(_Msg):
+    """A suggestion the chat offers, clicked: sent as the user's message."""
+
     type: Literal["suggestion"]
     text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
 
@@ -273,6 +315,8 @@ class RegenerateMsg(_Msg):
 
 
 class SwitchBranchMsg(_Msg):
+    """Show another version of a message, and what follows it."""
+
     type: Literal["switch_branch"]
     message_id: MessageId
     index: Annotated[int, Field(ge=0)]
@@ -280,7 +324,7 @@ class SwitchBranchMsg(_Msg):
 
 
 class FeedbackMsg(_Msg):
-    """Thumbs up or down on a reply; ``None`` takes the rating back."""
+    """Thumbs up or down on a reply, or neither (null): the rating taken back."""
 
     type: Literal["feedback"]
     message_id: MessageId
@@ -288,15 +332,21 @@ class FeedbackMsg(_Msg):
 
 
 class NewThreadMsg(_Msg):
+    """Start a new, empty thread."""
+
     type: Literal["new_thread"]
 
 
 class SwitchThreadMsg(_Msg):
+    """Show another thread of the chat's store."""
+
     type: Literal["switch_thread"]
     thread_id: ThreadId
 
 
 class RenameThreadMsg(_Msg):
+    """A thread's new title, as the user typed it."""
+
     type: Literal["rename_thread"]
     thread_id: ThreadId
     title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE)]
@@ -351,17 +401,6 @@ MAX_WINDOW = 1_000
 MAX_FILTER = 200
 """Longest filter text a ``data_window`` request may carry (the Table's box holds no more)."""
 
-WIRE_LIMITS: dict[str, int] = {
-    "max_upload_bytes": MAX_UPLOAD_BYTES,
-    "max_attachments": MAX_ATTACHMENTS,
-    "max_window": MAX_WINDOW,
-    "max_filter": MAX_FILTER,
-}
-"""The limits the browser applies before it sends, defined only here: the
-Chat's ``limits`` trait carries them to ``js/src/protocol.js`` (``readLimits``),
-so the user reads why before the bytes travel; the kernel checks every message
-again."""
-
 
 class DataWindowMsg(_Msg):
     """A table showing kernel data asks for rows ``offset`` to ``offset + limit``,
@@ -376,7 +415,7 @@ class DataWindowMsg(_Msg):
     limit: int = Field(ge=1, le=MAX_WINDOW)
     sort: str | None = Field(None, max_length=1_000)
     descending: bool = False
-    filter: str | None = Field(None, max_length=MAX_FILTER)
+    filter: str | None = Field(None, max_length=MAX_FILTER, json_schema_extra=_ONLY_IF_FILLED)
 
 
 class McpAppMsg(_Msg):
@@ -395,7 +434,9 @@ class McpAppMsg(_Msg):
 
 
 ClientMessage = Annotated[
-    SendMsg
+    HelloMsg
+    | SendMsg
+    | SuggestionMsg
     | ApproveMsg
     | AlwaysMsg
     | RejectMsg
@@ -403,8 +444,8 @@ ClientMessage = Annotated[
     | ToolResultMsg
     | CancelMsg
     | RetryMsg
-    | SuggestionMsg
-    | HelloMsg
+    | ComponentStateMsg
+    | A2UIActionMsg
     | EditMsg
     | RegenerateMsg
     | SwitchBranchMsg
@@ -412,38 +453,52 @@ ClientMessage = Annotated[
     | NewThreadMsg
     | SwitchThreadMsg
     | RenameThreadMsg
-    | TranscriptMsg
+    | ChooseModelMsg
     | LoadModuleMsg
-    | ChooseModelMsg,
+    | TranscriptMsg
+    | DataWindowMsg
+    | McpAppMsg,
     Field(discriminator="type"),
 ]
+"""Any message the browser may send (the order is the generated builders')."""
+
+CLIENT_MESSAGES: tuple[type[_Msg], ...] = get_args(get_args(ClientMessage)[0])
+
+
+def message_type(model: type[BaseModel]) -> str:
+    """The ``type`` a message model carries on the wire."""
+    (kind,) = get_args(model.model_fields["type"].annotation)
+    return str(kind)
+
+
+KNOWN_TYPES = tuple(message_type(m) for m in CLIENT_MESSAGES)
 
 _adapter: TypeAdapter[ClientMessage] = TypeAdapter(
     ClientMessage, config=ConfigDict(defer_build=True)
 )
 
-KNOWN_TYPES = (
-    "send",
-    "approve",
-    "always",
-    "reject",
-    "revoke_always",
-    "tool_result",
-    "cancel",
-    "retry",
-    "suggestion",
-    "hello",
-    "edit",
-    "regenerate",
-    "switch_branch",
-    "feedback",
-    "new_thread",
-    "switch_thread",
-    "rename_thread",
-    "transcript",
-    "load_module",
-    "choose_model",
-)
+
+def _bound(model: type[BaseModel], field: str, bound: Literal["le", "max_length"]) -> int:
+    """The bound (``le``: a number's largest, ``max_length``: a text's or a
+    list's longest) a model puts on one of its fields."""
+    for item in model.model_fields[field].metadata:
+        value = getattr(item, bound, None)
+        if isinstance(value, int):
+            return value
+    raise LookupError(f"{model.__name__}.{field} has no {bound} bound")
+
+
+WIRE_LIMITS: dict[str, int] = {
+    "max_upload_bytes": _bound(FileUpload, "size", "le"),
+    "max_attachments": _bound(SendMsg, "attachments", "max_length"),
+    "max_window": _bound(DataWindowMsg, "limit", "le"),
+    "max_filter": _bound(DataWindowMsg, "filter", "max_length"),
+}
+"""The limits the browser applies before it sends, read from the models'
+own constraints: the Chat's ``limits`` trait carries them to the browser
+(``readLimits`` in ``js/src/protocol.js``; the generated file names the
+keys), so the user reads why before the bytes travel; the kernel checks
+every message again."""
 
 
 def parse_client_message(content: Any) -> ClientMessage:
@@ -492,16 +547,41 @@ def uploads_for_runtime(msg: SendMsg, buffers: list[Any]) -> list[Any]:
 
 # --- kernel -> browser -------------------------------------------------------------
 
+MAX_ERROR = 2000
+"""Longest error text sent to the browser (characters)."""
+
+
+class ToBrowser(BaseModel):
+    """A kernel -> browser message. The constructors below build one without
+    validating (the kernel's own values, on the streaming path) and send its
+    :meth:`wire` dict; the tests validate the fixture's examples against it."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    def wire(self) -> dict[str, Any]:
+        """The message as sent: its fields in order, an optional one only when set."""
+        given = self.model_fields_set
+        return {name: getattr(self, name) for name in type(self).model_fields if name in given}
+
+
+_Out = TypeVar("_Out", bound=ToBrowser)
+
+
+def _build(model: type[_Out], **fields: Any) -> dict[str, Any]:
+    return model.model_construct(**{"type": message_type(model), **fields}).wire()
+
 
 class Patch(TypedDict):
     """The ops of one message in a frame."""
 
     id: str
-    ops: list[PatchOp]
+    ops: Annotated[list[PatchOp], WithJsonSchema({"type": "array"})]
+    """The browser checks each op as it applies it (``isPatchOp``) and skips
+    one it does not know: the next snapshot carries that change."""
 
 
-class FrameMessage(TypedDict):
-    """Streamed changes, coalesced (``sync.py``); ``seq`` counts frames from 1."""
+class FrameMessage(ToBrowser):
+    """Streamed changes, coalesced (``_sync.py``); ``seq`` counts frames from 1."""
 
     type: Literal["frame"]
     seq: int
@@ -515,7 +595,7 @@ class SnapshotItem(TypedDict):
     """The last frame this state includes: the view replays newer ones."""
 
 
-class SnapshotMessage(TypedDict):
+class SnapshotMessage(ToBrowser):
     """The answer to ``hello``: messages whose traits are behind the stream."""
 
     type: Literal["snapshot"]
@@ -523,34 +603,42 @@ class SnapshotMessage(TypedDict):
     messages: list[SnapshotItem]
 
 
-class AcceptedMessage(TypedDict):
+class AcceptedMessage(ToBrowser):
     """A send (or an edit) was taken: the view that tagged it ``ref`` clears
     its box (closes its editor)."""
 
     type: Literal["accepted"]
     request: Literal["send", "edit"]
-    ref: NotRequired[str]
+    ref: str | None = None
 
 
-class ErrorMessage(TypedDict):
+class ErrorMessage(ToBrowser):
     """A browser message changed nothing; ``message`` says why, for the user."""
 
     type: Literal["error"]
-    message: str
-    request: NotRequired[str]
+    message: Annotated[str, Field(max_length=MAX_ERROR)]
+    request: str | None = None
     """The ``type`` of the message refused."""
-    ref: NotRequired[str]
+    ref: str | None = None
     """The refused send's tag: that view keeps its text."""
 
 
-class ComponentOutputMessage(TypedDict):
-    """A kernel output for a shown component (``ComponentOutput.to_json()``)."""
+@with_config(ConfigDict(extra="allow"))
+class ComponentOutputRef(TypedDict):
+    """A component's output (``ComponentOutput.to_json()``): the slot it goes
+    to is its call's; the rest the slot reads itself."""
+
+    tool_call_id: str
+
+
+class ComponentOutputMessage(ToBrowser):
+    """A kernel output for a shown component."""
 
     type: Literal["component_output"]
-    output: dict[str, Any]
+    output: ComponentOutputRef
 
 
-class TranscriptMessage(TypedDict):
+class TranscriptMessage(ToBrowser):
     """The thread as markdown, for the view that asked to download it."""
 
     type: Literal["transcript"]
@@ -558,16 +646,20 @@ class TranscriptMessage(TypedDict):
     filename: str
 
 
-class ModuleMessage(TypedDict):
+class ModuleMessage(ToBrowser):
     """The answer to ``load_module``: the module's ES source, or why there is none."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [{"required": ["source"]}, {"required": ["error"]}]}
+    )
 
     type: Literal["module"]
     name: str
-    source: NotRequired[str]
-    error: NotRequired[str]
+    source: str | None = None
+    error: Annotated[str, Field(max_length=MAX_ERROR)] | None = None
 
 
-class DataWindowMessage(TypedDict):
+class DataWindowMessage(ToBrowser):
     """The answer to a ``data_window`` request: the rows, or why there are none."""
 
     type: Literal["data_window"]
@@ -579,92 +671,96 @@ class DataWindowMessage(TypedDict):
     rows: list[dict[str, Any]]
     sort: str | None
     descending: bool
-    filter: NotRequired[str]
+    filter: str | None = None
     """A filtered window: the filter text, ``total_rows`` counting the matching rows."""
-    all_rows: NotRequired[int]
+    all_rows: int | None = None
     """A filtered window: the rows of the whole table."""
-    error: NotRequired[str]
+    error: Annotated[str, Field(max_length=MAX_ERROR)] | None = None
 
 
-class McpAppMessage(TypedDict):
-    """The answer to an ``mcp_app`` request: ``result``, or ``error`` (a
-    JSON-RPC error; ``needs_approval``: ask the user, then send it again)."""
+@with_config(ConfigDict(extra="allow"))
+class McpAppError(TypedDict):
+    """A JSON-RPC error for an app; ``needs_approval``: ask the user, then send again."""
+
+    code: Any
+    message: Annotated[str, Field(max_length=MAX_ERROR)]
+
+
+class McpAppMessage(ToBrowser):
+    """The answer to an ``mcp_app`` request: ``result``, or ``error``."""
 
     type: Literal["mcp_app"]
     tool_call_id: str
     request: int
-    result: NotRequired[Any]
-    error: NotRequired[dict[str, Any]]
+    result: Any = None
+    error: McpAppError | None = None
 
 
 ServerMessage = (
-    McpAppMessage
-    | FrameMessage
+    FrameMessage
     | SnapshotMessage
     | AcceptedMessage
     | ErrorMessage
     | ComponentOutputMessage
     | TranscriptMessage
-    | DataWindowMessage
     | ModuleMessage
+    | DataWindowMessage
+    | McpAppMessage
 )
 
-MAX_ERROR = 2000
-"""Longest error text sent to the browser (characters)."""
+SERVER_MESSAGES: tuple[type[ToBrowser], ...] = get_args(ServerMessage)
+"""Every message the kernel sends (the generated validators' order)."""
 
 
-def frame_message(seq: int, patches: list[Patch]) -> FrameMessage:
-    return {"type": "frame", "seq": seq, "patches": patches}
+def frame_message(seq: int, patches: list[Patch]) -> dict[str, Any]:
+    return _build(FrameMessage, seq=seq, patches=patches)
 
 
-def snapshot_message(seq: int, messages: list[SnapshotItem]) -> SnapshotMessage:
-    return {"type": "snapshot", "seq": seq, "messages": messages}
+def snapshot_message(seq: int, messages: list[SnapshotItem]) -> dict[str, Any]:
+    return _build(SnapshotMessage, seq=seq, messages=messages)
 
 
-def accepted_message(ref: str | None, request: Literal["send", "edit"] = "send") -> AcceptedMessage:
-    msg: AcceptedMessage = {"type": "accepted", "request": request}
-    if ref is not None:
-        msg["ref"] = ref
-    return msg
+def accepted_message(ref: str | None, request: Literal["send", "edit"] = "send") -> dict[str, Any]:
+    if ref is None:
+        return _build(AcceptedMessage, request=request)
+    return _build(AcceptedMessage, request=request, ref=ref)
 
 
-def error_message(text: str, refused: Any = None) -> ErrorMessage:
+def error_message(text: str, refused: Any = None) -> dict[str, Any]:
     """The error answer to the browser message ``refused`` (raw, maybe malformed)."""
-    msg: ErrorMessage = {"type": "error", "message": text[:MAX_ERROR]}
+    fields: dict[str, Any] = {"message": text[:MAX_ERROR]}
     if isinstance(refused, dict):
         kind, ref = refused.get("type"), refused.get("ref")
         if isinstance(kind, str):
-            msg["request"] = kind[:40]
+            fields["request"] = kind[:40]
         if isinstance(ref, str) and len(ref) <= MAX_REF:
-            msg["ref"] = ref  # the view that sent it keeps its text
-    return msg
+            fields["ref"] = ref  # the view that sent it keeps its text
+    return _build(ErrorMessage, **fields)
 
 
-def component_output_message(output: dict[str, Any]) -> ComponentOutputMessage:
-    return {"type": "component_output", "output": output}
+def component_output_message(output: dict[str, Any]) -> dict[str, Any]:
+    return _build(ComponentOutputMessage, output=output)
 
 
-def transcript_message(markdown: str, filename: str) -> TranscriptMessage:
-    return {"type": "transcript", "markdown": markdown, "filename": filename}
+def transcript_message(markdown: str, filename: str) -> dict[str, Any]:
+    return _build(TranscriptMessage, markdown=markdown, filename=filename)
 
 
-def module_message(name: str, source: str | None = None, error: str | None = None) -> ModuleMessage:
+def module_message(
+    name: str, source: str | None = None, error: str | None = None
+) -> dict[str, Any]:
     """The answer to a ``load_module`` request: ``source``, or ``error``."""
-    msg: ModuleMessage = {"type": "module", "name": name}
     if source is not None:
-        msg["source"] = source
-    else:
-        msg["error"] = (error or "no such module")[:MAX_ERROR]
-    return msg
+        return _build(ModuleMessage, name=name, source=source)
+    return _build(ModuleMessage, name=name, error=(error or "no such module")[:MAX_ERROR])
 
 
 def data_window_message(
     msg: DataWindowMsg, window: dict[str, Any] | None = None, error: str | None = None
-) -> DataWindowMessage:
+) -> dict[str, Any]:
     """The answer to ``msg``: ``window`` (``data.RowWindows.window``) or ``error``."""
     w = window or {}
-    answer: DataWindowMessage = {
-        "type": "data_window",
+    fields: dict[str, Any] = {
         "tool_call_id": msg.tool_call_id,
         "request": msg.request,
         "offset": int(w.get("offset", msg.offset)),
@@ -675,28 +771,27 @@ def data_window_message(
         "descending": bool(w.get("descending", msg.descending)),
     }
     if msg.filter and msg.filter.strip():
-        answer["filter"] = msg.filter
+        fields["filter"] = msg.filter
         if "all_rows" in w:
-            answer["all_rows"] = int(w["all_rows"])
+            fields["all_rows"] = int(w["all_rows"])
     if error is not None:
-        answer["error"] = error[:MAX_ERROR]
-    return answer
+        fields["error"] = error[:MAX_ERROR]
+    return _build(DataWindowMessage, **fields)
 
 
 def mcp_app_message(
     msg: McpAppMsg, result: Any = None, error: dict[str, Any] | None = None
-) -> McpAppMessage:
+) -> dict[str, Any]:
     """The answer to ``msg``: ``result`` or ``error`` (``{code, message, needs_approval?}``)."""
-    answer: McpAppMessage = {
-        "type": "mcp_app",
-        "tool_call_id": msg.tool_call_id,
-        "request": msg.request,
-    }
     if error is not None:
-        answer["error"] = {**error, "message": str(error.get("message", ""))[:MAX_ERROR]}
-    else:
-        answer["result"] = result
-    return answer
+        message = str(error.get("message", ""))[:MAX_ERROR]
+        return _build(
+            McpAppMessage,
+            tool_call_id=msg.tool_call_id,
+            request=msg.request,
+            error={**error, "message": message},
+        )
+    return _build(McpAppMessage, tool_call_id=msg.tool_call_id, request=msg.request, result=result)
 
 
 # --- messages in their wire form ----------------------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ._protocol import FrameMessage, Patch, PatchOp, add_part_op, append_op, frame_message, set_op
+from ._protocol import Patch, PatchOp, add_part_op, append_op, frame_message, set_op
 
 DEFAULT_INTERVAL = 1 / 30
 """At most ~30 frames a second: smooth to the eye, far below server limits."""
@@ -108,7 +108,7 @@ class FrameCoalescer:
 
     def __init__(
         self,
-        send: Callable[[FrameMessage], None],
+        send: Callable[[dict[str, Any]], None],
         call_later: CallLater,
         clock: Callable[[], float],
         *,
@@ -147,7 +147,7 @@ class FrameCoalescer:
         if not self._pending:
             self._cancel()
 
-    def flush(self) -> FrameMessage | None:
+    def flush(self) -> dict[str, Any] | None:
         """Send the pending ops now as one frame; return it (None if none)."""
         self._cancel()
         if not self._pending:

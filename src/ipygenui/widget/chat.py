@@ -24,10 +24,11 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import anywidget
 from ipywidgets import widget_serialization
+from pydantic import BaseModel
 from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
 from .._internal.sanitize import json_safe
@@ -64,17 +65,19 @@ from ._mcp_apps import AppBridge
 from ._protocol import (
     STANDARD_PARAM_NAMES,
     WIRE_LIMITS,
+    A2UIActionMsg,
     AlwaysMsg,
     ApproveMsg,
     CancelMsg,
     ChooseModelMsg,
-    ClientMessage,
+    ComponentStateMsg,
     DataPick,
+    DataWindowMsg,
     EditMsg,
     FeedbackMsg,
-    FrameMessage,
     HelloMsg,
     LoadModuleMsg,
+    McpAppMsg,
     NewThreadMsg,
     PatchOp,
     ProtocolError,
@@ -114,6 +117,12 @@ traits at most this often; a run's end writes them at once. A tool round
 trip then costs one snapshot of the message, not one per event."""
 
 _SETTLED_PHASES = ("idle", "waiting")
+
+_WITHOUT_LOOP: frozenset[type[BaseModel]] = frozenset(
+    {HelloMsg, LoadModuleMsg, ComponentStateMsg, A2UIActionMsg, DataWindowMsg, McpAppMsg}
+)
+"""Browser messages handled with no event loop running: they start or resume
+no run (the bridges' own messages answer or refuse by themselves)."""
 
 _LENGTH = r"\d+(\.\d+)?(px|rem|em|vh)"
 # A length, or min()/max() of lengths ("min(640px, 80vh)"): digits and units
@@ -621,7 +630,7 @@ class Chat(anywidget.AnyWidget):
     def _ops_for_browser(self, message_id: str, ops: list[PatchOp]) -> list[PatchOp]:
         return ops_for_browser(ops, self._runtime.thread.message(message_id))
 
-    def _send_frame(self, frame: FrameMessage) -> None:
+    def _send_frame(self, frame: dict[str, Any]) -> None:
         _send_safely(super().send, frame)
 
     # --- frontend messages -------------------------------------------------------
@@ -639,15 +648,23 @@ class Chat(anywidget.AnyWidget):
             log.exception("ipygenui widget could not schedule a frontend message")
 
     def _dispatch(self, content: Any, buffers: list[Any] | None = None) -> None:
-        """Apply one frontend message on the kernel loop; answer errors."""
+        """Apply one frontend message on the kernel loop; answer errors.
+
+        One validation for every message (``parse_client_message``: the whole
+        message against its model), then its handler from ``_HANDLERS``."""
         if isinstance(content, dict) and content.get("kind") == "anywidget-command":
             return  # anywidget's own RPC, answered by its handler
         # A lone surrogate ("\ud83d" in the browser's JSON) would fail validation
         # and lose what the user typed: it becomes U+FFFD, as everywhere else.
         content = json_safe(content)
         try:
-            if not self._components.handles(content) and not self._apps.handles(content):
-                self._handle(parse_client_message(content), buffers or [])
+            msg = parse_client_message(content)
+            if type(msg) not in _WITHOUT_LOOP and _current_loop() is None:
+                # the runtime would keep the run until an await that never comes
+                raise ProtocolError(
+                    "no event loop runs for this chat: it cannot start or resume a run"
+                )
+            self._HANDLERS[type(msg)](self, msg, buffers or [])
         except (
             ProtocolError,
             ValueError,
@@ -662,76 +679,134 @@ class Chat(anywidget.AnyWidget):
             log.exception("ipygenui widget failed on a frontend message")
             self._error(f"{type(exc).__name__}: {exc}", content)
 
-    def _handle(self, msg: ClientMessage, buffers: list[Any] | None = None) -> None:
-        rt = self._runtime
-        if not isinstance(msg, HelloMsg | LoadModuleMsg) and _current_loop() is None:
-            # the runtime would keep the run until an await that never comes
-            raise ProtocolError("no event loop runs for this chat: it cannot start or resume a run")
-        if isinstance(msg, HelloMsg):
-            self._snapshot()
-        elif isinstance(msg, LoadModuleMsg):
-            try:
-                super().send(module_message(msg.name, lazy_module_source(msg.name)))
-            except OSError as exc:  # the view keeps showing code plain
-                super().send(module_message(msg.name, error=str(exc)))
-        elif isinstance(msg, SendMsg):
-            self._start(msg.text, self._attachments(msg, buffers or []))
-            # The view clears its box only now: a refused send keeps the text.
-            super().send(accepted_message(msg.ref))
-        elif isinstance(msg, SuggestionMsg):
-            if msg.text not in self.suggestions:
-                raise ProtocolError("that suggestion is no longer offered")
-            self._start(msg.text)
-        elif isinstance(msg, ApproveMsg | AlwaysMsg):
-            rt.approve(msg.tool_call_id, args=msg.args, always=msg.type == "always", by="user")
-        elif isinstance(msg, RejectMsg):
-            rt.reject(msg.tool_call_id, reason=msg.reason, by="user")
-        elif isinstance(msg, RevokeAlwaysMsg):
-            if msg.tool_name not in rt.always_allowed:
-                raise ProtocolError(f"{msg.tool_name} is not always allowed in this chat")
-            rt.revoke_always(msg.tool_name)
-        elif isinstance(msg, ToolResultMsg):
-            rt.add_tool_result(msg.tool_call_id, msg.result)
-        elif isinstance(msg, CancelMsg):
-            if not rt.running and rt.phase != "waiting":
-                raise ProtocolError("nothing to stop: no run is streaming")
-            rt.cancel()
-        elif isinstance(msg, RetryMsg):
-            if rt.running:
-                raise ProtocolError("a run is streaming: stop it before retrying")
-            rt.retry()
-        else:
-            self._handle_conversation(msg)
+    # One handler per browser message (``_HANDLERS`` maps each model to its
+    # handler); each takes the parsed message and the comm's binary buffers.
 
-    def _handle_conversation(self, msg: ClientMessage) -> None:
-        """The conversation controls: versions of a message, ratings, threads.
-        The runtime checks the ids (an unknown one raises a clear error, which
-        the view shows) and stops a streaming run first where it must."""
+    def _on_hello(self, msg: HelloMsg, buffers: list[Any]) -> None:
+        self._snapshot()
+
+    def _on_load_module(self, msg: LoadModuleMsg, buffers: list[Any]) -> None:
+        try:
+            super().send(module_message(msg.name, lazy_module_source(msg.name)))
+        except OSError as exc:  # the view keeps showing code plain
+            super().send(module_message(msg.name, error=str(exc)))
+
+    def _on_send(self, msg: SendMsg, buffers: list[Any]) -> None:
+        self._start(msg.text, self._attachments(msg, buffers))
+        # The view clears its box only now: a refused send keeps the text.
+        super().send(accepted_message(msg.ref))
+
+    def _on_suggestion(self, msg: SuggestionMsg, buffers: list[Any]) -> None:
+        if msg.text not in self.suggestions:
+            raise ProtocolError("that suggestion is no longer offered")
+        self._start(msg.text)
+
+    def _on_approve(self, msg: ApproveMsg | AlwaysMsg, buffers: list[Any]) -> None:
+        always = msg.type == "always"
+        self._runtime.approve(msg.tool_call_id, args=msg.args, always=always, by="user")
+
+    def _on_reject(self, msg: RejectMsg, buffers: list[Any]) -> None:
+        self._runtime.reject(msg.tool_call_id, reason=msg.reason, by="user")
+
+    def _on_revoke_always(self, msg: RevokeAlwaysMsg, buffers: list[Any]) -> None:
+        if msg.tool_name not in self._runtime.always_allowed:
+            raise ProtocolError(f"{msg.tool_name} is not always allowed in this chat")
+        self._runtime.revoke_always(msg.tool_name)
+
+    def _on_tool_result(self, msg: ToolResultMsg, buffers: list[Any]) -> None:
+        self._runtime.add_tool_result(msg.tool_call_id, msg.result)
+
+    def _on_cancel(self, msg: CancelMsg, buffers: list[Any]) -> None:
+        if not self._runtime.running and self._runtime.phase != "waiting":
+            raise ProtocolError("nothing to stop: no run is streaming")
+        self._runtime.cancel()
+
+    def _on_retry(self, msg: RetryMsg, buffers: list[Any]) -> None:
+        if self._runtime.running:
+            raise ProtocolError("a run is streaming: stop it before retrying")
+        self._runtime.retry()
+
+    # The conversation controls: versions of a message, ratings, threads. The
+    # runtime checks the ids (an unknown one raises a clear error, which the
+    # view shows) and stops a streaming run first where it must.
+
+    def _on_edit(self, msg: EditMsg, buffers: list[Any]) -> None:
+        self._runtime.edit(msg.message_id, msg.text)
+        # The view's editor closes only now: a refused edit keeps the text.
+        super().send(accepted_message(msg.ref, "edit"))
+
+    def _on_regenerate(self, msg: RegenerateMsg, buffers: list[Any]) -> None:
+        self._runtime.regenerate(msg.message_id)
+
+    def _on_switch_branch(self, msg: SwitchBranchMsg, buffers: list[Any]) -> None:
+        self._runtime.switch_branch(msg.message_id, msg.index)
+
+    def _on_feedback(self, msg: FeedbackMsg, buffers: list[Any]) -> None:
+        self._runtime.feedback(msg.message_id, msg.rating)
+
+    def _on_new_thread(self, msg: NewThreadMsg, buffers: list[Any]) -> None:
+        self._runtime.new_thread()
+
+    def _on_switch_thread(self, msg: SwitchThreadMsg, buffers: list[Any]) -> None:
+        self._runtime.switch_thread(msg.thread_id)
+
+    def _on_rename_thread(self, msg: RenameThreadMsg, buffers: list[Any]) -> None:
+        self._runtime.rename_thread(msg.thread_id, msg.title)
+
+    def _on_choose_model(self, msg: ChooseModelMsg, buffers: list[Any]) -> None:
+        # untrusted: only a model this chat lists, made now (its error is shown)
+        if msg.model not in self._runtime.models:
+            raise ProtocolError(f"the model {msg.model[:80]!r} is not offered in this chat")
+        self._runtime.model = msg.model
+
+    def _on_transcript(self, msg: TranscriptMsg, buffers: list[Any]) -> None:
         rt = self._runtime
-        if isinstance(msg, EditMsg):
-            rt.edit(msg.message_id, msg.text)
-            # The view's editor closes only now: a refused edit keeps the text.
-            super().send(accepted_message(msg.ref, "edit"))
-        elif isinstance(msg, RegenerateMsg):
-            rt.regenerate(msg.message_id)
-        elif isinstance(msg, SwitchBranchMsg):
-            rt.switch_branch(msg.message_id, msg.index)
-        elif isinstance(msg, FeedbackMsg):
-            rt.feedback(msg.message_id, msg.rating)
-        elif isinstance(msg, NewThreadMsg):
-            rt.new_thread()
-        elif isinstance(msg, SwitchThreadMsg):
-            rt.switch_thread(msg.thread_id)
-        elif isinstance(msg, RenameThreadMsg):
-            rt.rename_thread(msg.thread_id, msg.title)
-        elif isinstance(msg, ChooseModelMsg):
-            # untrusted: only a model this chat lists, made now (its error is shown)
-            if msg.model not in rt.models:
-                raise ProtocolError(f"the model {msg.model[:80]!r} is not offered in this chat")
-            rt.model = msg.model
-        elif isinstance(msg, TranscriptMsg):
-            markdown = rt.to_markdown()
-            _send_safely(super().send, transcript_message(markdown, _transcript_name(rt.thread)))
+        _send_safely(
+            super().send, transcript_message(rt.to_markdown(), _transcript_name(rt.thread))
+        )
+
+    # What a shown component or MCP app sends goes to its bridge.
+
+    def _on_component_state(self, msg: ComponentStateMsg, buffers: list[Any]) -> None:
+        self._components.set_state(msg)
+
+    def _on_a2ui_action(self, msg: A2UIActionMsg, buffers: list[Any]) -> None:
+        self._components.a2ui_action(msg)
+
+    def _on_data_window(self, msg: DataWindowMsg, buffers: list[Any]) -> None:
+        self._components.answer_window(msg)
+
+    def _on_mcp_app(self, msg: McpAppMsg, buffers: list[Any]) -> None:
+        self._apps.answer(msg)
+
+    _HANDLERS: ClassVar[dict[type[BaseModel], Callable[[Chat, Any, list[Any]], None]]] = {
+        HelloMsg: _on_hello,
+        LoadModuleMsg: _on_load_module,
+        SendMsg: _on_send,
+        SuggestionMsg: _on_suggestion,
+        ApproveMsg: _on_approve,
+        AlwaysMsg: _on_approve,
+        RejectMsg: _on_reject,
+        RevokeAlwaysMsg: _on_revoke_always,
+        ToolResultMsg: _on_tool_result,
+        CancelMsg: _on_cancel,
+        RetryMsg: _on_retry,
+        EditMsg: _on_edit,
+        RegenerateMsg: _on_regenerate,
+        SwitchBranchMsg: _on_switch_branch,
+        FeedbackMsg: _on_feedback,
+        NewThreadMsg: _on_new_thread,
+        SwitchThreadMsg: _on_switch_thread,
+        RenameThreadMsg: _on_rename_thread,
+        ChooseModelMsg: _on_choose_model,
+        TranscriptMsg: _on_transcript,
+        ComponentStateMsg: _on_component_state,
+        A2UIActionMsg: _on_a2ui_action,
+        DataWindowMsg: _on_data_window,
+        McpAppMsg: _on_mcp_app,
+    }
+    """The handler of each browser message (``_protocol.CLIENT_MESSAGES``; a
+    test checks that every one has its handler)."""
 
     def _start(self, text: str, attachments: list[Any] | None = None) -> None:
         if self._runtime.running:

@@ -26,8 +26,6 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
-from pydantic import ValidationError
-
 from .._internal.worker_threads import can_start_threads
 from ..components.component import Component
 from ..components.live import ComponentHost, ComponentOutput
@@ -48,14 +46,6 @@ from ._protocol import (
 log = logging.getLogger(__name__)
 
 __all__ = ["ComponentBridge"]
-
-
-def _parsed(model: Any, content: dict[str, Any]) -> Any:
-    """A browser message checked against its model (``ValueError`` naming the problem)."""
-    try:
-        return model.model_validate(content)
-    except ValidationError as exc:
-        raise ValueError(f"invalid {content['type']} message: {exc.errors()[0]['msg']}") from None
 
 
 # A patch of one of these fields may change a component's effective props.
@@ -120,26 +110,12 @@ class ComponentBridge:
         if self.host.active:
             self.host.render_thread()
 
-    def handles(self, content: Any) -> bool:
-        """Apply a ``component_state``, ``data_window`` or ``a2ui_action``
-        message; False for any other message.
-
-        Raises ``ValueError`` (the widget answers it) when the message or the
-        state is invalid; nothing changes then.
-        """
-        if isinstance(content, dict) and content.get("type") == "data_window":
-            self._answer_window(_parsed(DataWindowMsg, content))
-            return True
-        if isinstance(content, dict) and content.get("type") == "a2ui_action":
-            self._a2ui_action(_parsed(A2UIActionMsg, content))
-            return True
-        if not (isinstance(content, dict) and content.get("type") == "component_state"):
-            return False
-        msg = _parsed(ComponentStateMsg, content)
+    def set_state(self, msg: ComponentStateMsg) -> None:
+        """Apply a ``component_state`` (``ValueError``, which the widget
+        answers, when the state is invalid; nothing changes then)."""
         self.runtime.set_component_state(msg.tool_call_id, msg.state)
-        return True
 
-    def _a2ui_action(self, msg: A2UIActionMsg) -> None:
+    def a2ui_action(self, msg: A2UIActionMsg) -> None:
         """Store what the user entered, then start a turn with the button's
         event (its context resolved against the surface's data model)."""
         from ..a2ui import action_event, action_text
@@ -170,7 +146,7 @@ class ComponentBridge:
             raise ValueError(f"tool call {msg.tool_call_id!r} shows no table of kernel data")
         return obj
 
-    def _answer_window(self, msg: DataWindowMsg) -> None:
+    def answer_window(self, msg: DataWindowMsg) -> None:
         """Answer on the loop; a window that needs a first sort is cut in a worker thread."""
 
         def send(answer: Any) -> None:
