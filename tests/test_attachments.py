@@ -194,11 +194,13 @@ def test_a_recorded_path_outside_the_folder_is_not_read(tmp_path: Path) -> None:
             gu.Message(
                 role="user",
                 parts=[
-                    gu.TextPart(text="x"),
-                    gu.AttachmentPart(
+                    gu.messages.TextPart(text="x"),
+                    gu.messages.AttachmentPart(
                         name="a", kind="image", mime="image/png", file="../secret.png"
                     ),
-                    gu.AttachmentPart(name="b", kind="image", mime="image/png", file=str(secret)),
+                    gu.messages.AttachmentPart(
+                        name="b", kind="image", mime="image/png", file=str(secret)
+                    ),
                 ],
             )
         ]
@@ -217,7 +219,9 @@ def test_chips_data_is_in_the_wire_form_without_bytes() -> None:
     message = gu.Message(
         role="user",
         parts=[
-            gu.AttachmentPart(name="p.png", kind="image", mime="image/png", size=3, data=b"abc")
+            gu.messages.AttachmentPart(
+                name="p.png", kind="image", mime="image/png", size=3, data=b"abc"
+            )
         ],
     )
     wire = message_for_browser(message)

@@ -131,7 +131,7 @@ def test_registry_groups_tools_and_components() -> None:
         return "sunny"
 
     weather = gu.Component("Weather", props=WeatherProps, esm=ESM)
-    reg = gu.Registry(tools=[get_weather], components=[weather, gu.Table])
+    reg = gu.components.Registry(tools=[get_weather], components=[weather, gu.Table])
     assert [t.name for t in reg.tools()] == ["get_weather"]
     assert reg.components() == [weather, gu.Table]
     assert reg.component("Table") is gu.Table

@@ -70,7 +70,7 @@ async def test_invalid_props_become_an_error_result_naming_the_field() -> None:
     # the model saw the error, so it could call again
     assert "temperature" in tool_contents(model.requests[1])["c1"]
     assert [s.tool_call_id for s in rt.shown_components()] == ["c2"]
-    registry = gu.Registry(components=rt.components)
+    registry = gu.components.Registry(components=rt.components)
     assert [s.tool_call_id for s in shown_components(rt.thread, registry)] == ["c2"]
 
 

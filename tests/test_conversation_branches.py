@@ -178,7 +178,7 @@ async def test_regenerate_while_waiting_for_approval_answers_the_call_first() ->
     (part,) = waiting.tool_calls
     again = await rt.regenerate()
     assert part.has_result and part.is_error  # the stashed version is a valid history
-    with pytest.raises(gu.DecisionError):
+    with pytest.raises(gu.errors.DecisionError):
         rt.approve(part.tool_call_id)  # its call is not on the active branch
     rt.switch_branch(again.id, 0)
     assert rt.thread.messages[-1] is waiting
@@ -245,27 +245,29 @@ async def test_bad_edits_say_what_is_wrong_and_change_nothing() -> None:
     await rt.send("q1")
     reply = rt.thread.messages[1]
     before = rt.thread.model_dump()
-    with pytest.raises(gu.BranchError, match="no message 'msg_nope' in this thread"):
+    with pytest.raises(gu.errors.BranchError, match="no message 'msg_nope' in this thread"):
         rt.edit("msg_nope", "x")
     with pytest.raises(
-        gu.BranchError, match="is an assistant message: only user messages can be edited"
+        gu.errors.BranchError, match="is an assistant message: only user messages can be edited"
     ):
         rt.edit(reply.id, "x")
     with pytest.raises(ValueError, match="non-empty text"):
         rt.edit(rt.thread.messages[0].id, "  ")
     with pytest.raises(
-        gu.BranchError, match="is a user message: regenerate takes an assistant reply"
+        gu.errors.BranchError, match="is a user message: regenerate takes an assistant reply"
     ):
         rt.regenerate(rt.thread.messages[0].id)
-    with pytest.raises(gu.BranchError, match="no message 'msg_nope'"):
+    with pytest.raises(gu.errors.BranchError, match="no message 'msg_nope'"):
         rt.regenerate("msg_nope")
     assert rt.thread.model_dump() == before
 
     old_question = rt.thread.messages[0]
     await rt.edit(old_question.id, "q1 again")
-    with pytest.raises(gu.BranchError, match="not on the active branch: switch to its branch"):
+    with pytest.raises(
+        gu.errors.BranchError, match="not on the active branch: switch to its branch"
+    ):
         rt.edit(old_question.id, "x")  # it lives in the stashed version
-    with pytest.raises(gu.BranchError, match="not on the active branch"):
+    with pytest.raises(gu.errors.BranchError, match="not on the active branch"):
         rt.switch_branch(old_question.id, 0)
 
 
@@ -274,23 +276,23 @@ async def test_a_branch_index_out_of_range_names_the_valid_range() -> None:
     await rt.send("q")
     reply = rt.thread.messages[1]
     wanted = r"branch 1 is out of range: .* has 1 branch \(0 to 0\)"
-    with pytest.raises(gu.BranchError, match=wanted):
+    with pytest.raises(gu.errors.BranchError, match=wanted):
         rt.switch_branch(reply.id, 1)
     await rt.regenerate()
     await rt.regenerate()
     reply = rt.thread.messages[1]
     before = rt.thread.model_dump()
     for bad in (3, -1, 99):
-        with pytest.raises(gu.BranchError, match=r"has 3 branches \(0 to 2\)"):
+        with pytest.raises(gu.errors.BranchError, match=r"has 3 branches \(0 to 2\)"):
             rt.switch_branch(reply.id, bad)
-    with pytest.raises(gu.BranchError, match=r"an int from 0 to 2, got '1' \(str\)"):
+    with pytest.raises(gu.errors.BranchError, match=r"an int from 0 to 2, got '1' \(str\)"):
         rt.switch_branch(reply.id, "1")  # type: ignore[arg-type]
-    with pytest.raises(gu.BranchError, match="an int from 0 to 2, got True"):
+    with pytest.raises(gu.errors.BranchError, match="an int from 0 to 2, got True"):
         rt.switch_branch(reply.id, True)
     assert rt.thread.model_dump() == before
 
 
 async def test_regenerate_in_an_empty_thread_says_there_is_nothing() -> None:
     rt = gu.Runtime(model=ScriptedModel([]))
-    with pytest.raises(gu.BranchError, match="nothing to regenerate"):
+    with pytest.raises(gu.errors.BranchError, match="nothing to regenerate"):
         rt.regenerate()

@@ -77,9 +77,9 @@ async def test_bad_feedback_says_what_is_wrong_and_changes_nothing() -> None:
     before = rt.thread.model_dump()
     with pytest.raises(ValueError, match='a rating is "up", "down" or None, got 5'):
         rt.feedback(reply.id, 5)  # type: ignore[arg-type]
-    with pytest.raises(gu.BranchError, match="no message 'msg_nope'"):
+    with pytest.raises(gu.errors.BranchError, match="no message 'msg_nope'"):
         rt.feedback("msg_nope", "up")
-    with pytest.raises(gu.BranchError, match="only assistant replies are rated"):
+    with pytest.raises(gu.errors.BranchError, match="only assistant replies are rated"):
         rt.feedback(rt.thread.messages[0].id, "up")
     with pytest.raises(TypeError, match="a comment is a str or None"):
         rt.feedback(reply.id, "up", comment=["x"])  # type: ignore[arg-type]
@@ -150,7 +150,7 @@ async def test_switching_threads_cancels_a_run_and_keeps_a_waiting_reply() -> No
     first = rt.thread.id
     rt.new_thread()
     assert rt.phase == "idle"
-    with pytest.raises(gu.DecisionError):
+    with pytest.raises(gu.errors.DecisionError):
         rt.approve(waiting.tool_calls[0].tool_call_id)  # not in the thread shown
     rt.switch_thread(first)
     assert rt.phase == "waiting"

@@ -234,9 +234,9 @@ def test_summaries_stay_within_budget_and_never_raise() -> None:
         def __len__(self) -> int:
             raise RuntimeError("no len")
 
-    summary = gu.summarize(wide, ref="df_1")
+    summary = gu.data.summarize(wide, ref="df_1")
     assert len(json.dumps(summary)) <= 6_000 and summary["shape"] == [10, 400]
-    broken = gu.summarize(Broken(), ref="result_1")
+    broken = gu.data.summarize(Broken(), ref="result_1")
     assert broken["ref"] == "result_1" and "could not summarize" in broken["error"]
 
 

@@ -149,7 +149,7 @@ async def scenario(plan: list[Any], script: list[tuple[str, int]]) -> None:
                     rt.new_thread()
                 else:
                     rt.switch_thread(known_threads[k % len(known_threads)])
-        except (gu.DecisionError, gu.BranchError):
+        except (gu.errors.DecisionError, gu.errors.BranchError):
             assert rt.thread.model_dump() == before, "a refused action changed the thread"
     rt.cancel()
     await asyncio.sleep(0)

@@ -108,9 +108,9 @@ async def test_a_form_is_answered_with_add_tool_result_and_checked_against_the_s
     assert form.args["server"] == "ipygenui-asking"
     schema = form.args["schema"]
     assert set(schema["properties"]) == {"name", "age", "agree"}
-    with pytest.raises(gu.DecisionError, match="'age' must be at most 150"):
+    with pytest.raises(gu.errors.DecisionError, match="'age' must be at most 150"):
         runtime.add_tool_result(form.tool_call_id, {"name": "Ada", "age": 200})
-    with pytest.raises(gu.DecisionError, match="not approved"):
+    with pytest.raises(gu.errors.DecisionError, match="not approved"):
         runtime.approve(form.tool_call_id)
     assert not form.has_result  # nothing changed
     runtime.add_tool_result(
@@ -119,7 +119,7 @@ async def test_a_form_is_answered_with_add_tool_result_and_checked_against_the_s
     message = await run
     assert text_of(message.tool_calls[0]) == 'accepted {"name":"Ada","age":36,"agree":false}'
     assert form.result == {"action": "accept", "content": {"name": "Ada", "age": 36}}
-    with pytest.raises(gu.DecisionError, match="already answered"):
+    with pytest.raises(gu.errors.DecisionError, match="already answered"):
         runtime.add_tool_result(form.tool_call_id, {"action": "decline"})
     runtime.close()
 
@@ -191,7 +191,7 @@ async def test_a_cancelled_run_cancels_its_open_request(asking) -> None:
     await run
     assert request.has_result and request.result["action"] == "cancel"
     assert request.approval.status == "rejected"
-    with pytest.raises(gu.DecisionError, match="not waiting"):
+    with pytest.raises(gu.errors.DecisionError, match="not waiting"):
         runtime.approve(request.tool_call_id)
     runtime.close()
 

@@ -53,10 +53,10 @@ async def test_thread_read_mid_stream_is_exact_and_cancel_keeps_every_character(
 
 async def test_tool_arguments_are_whole_when_a_model_fails_mid_call() -> None:
     class Failing(ScriptedModel):
-        async def stream(self, request: gu.ModelRequest):  # type: ignore[override]
+        async def stream(self, request: gu.models.ModelRequest):  # type: ignore[override]
             async for delta in super().stream(request):
                 yield delta
-            raise gu.ModelError("connection dropped")
+            raise gu.errors.ModelError("connection dropped")
 
     args = {"rows": [{"id": i} for i in range(300)]}
     model = Failing([ScriptedCall("plot", args)], chunk_size=4)

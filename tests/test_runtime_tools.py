@@ -123,7 +123,7 @@ async def test_two_parallel_calls_one_needs_approval() -> None:
         "d": "dropped t",
     }
     assert_valid(model)
-    with pytest.raises(gu.DecisionError, match="already approved"):
+    with pytest.raises(gu.errors.DecisionError, match="already approved"):
         rt.approve("d")
     assert RAN.count(("drop_table", {"name": "t"})) == 1
 
@@ -152,7 +152,7 @@ async def test_human_tool_waits_until_answered() -> None:
     final = await run
     assert final.text == "Blue it is."
     assert tool_messages(model.requests[1]) == {"h": "blue"}
-    with pytest.raises(gu.DecisionError, match="already has a result"):
+    with pytest.raises(gu.errors.DecisionError, match="already has a result"):
         rt.add_tool_result("h", "red")
 
 
@@ -225,7 +225,7 @@ async def test_identical_call_limit_stops_the_run() -> None:
 async def test_approve_with_edited_args_is_validated_again() -> None:
     rt, model = runtime([call("drop_table", {"name": "prod"}, id="d"), "Done."])
     message = await rt.send("drop")
-    with pytest.raises(gu.DecisionError, match="edited arguments rejected"):
+    with pytest.raises(gu.errors.DecisionError, match="edited arguments rejected"):
         rt.approve("d", args={"name": 42, "extra": 1})
     part = message.tool_call("d")
     assert part is not None and part.approval.status == "pending" and part.args == {"name": "prod"}  # type: ignore[union-attr]
@@ -287,19 +287,19 @@ async def test_bad_decisions_raise_and_change_nothing() -> None:
     )
     message = await rt.send("go")
     before = message.model_dump()
-    with pytest.raises(gu.DecisionError, match="no tool call"):
+    with pytest.raises(gu.errors.DecisionError, match="no tool call"):
         rt.approve("missing")
-    with pytest.raises(gu.DecisionError, match="needs no approval"):
+    with pytest.raises(gu.errors.DecisionError, match="needs no approval"):
         rt.approve("w")
-    with pytest.raises(gu.DecisionError, match="no tool call"):
+    with pytest.raises(gu.errors.DecisionError, match="no tool call"):
         rt.reject("missing")
-    with pytest.raises(gu.DecisionError, match="already has a result"):
+    with pytest.raises(gu.errors.DecisionError, match="already has a result"):
         rt.add_tool_result("w", 1)
     assert message.model_dump() == before
     await rt.reject("d")  # type: ignore[misc]
-    with pytest.raises(gu.DecisionError, match="already rejected"):
+    with pytest.raises(gu.errors.DecisionError, match="already rejected"):
         rt.reject("d")
-    with pytest.raises(gu.DecisionError, match="already rejected"):
+    with pytest.raises(gu.errors.DecisionError, match="already rejected"):
         rt.approve("d")
     assert RAN == [("get_weather", {"city": "A"})]
 
@@ -313,7 +313,7 @@ async def test_sending_while_calls_wait_answers_them_so_history_stays_valid() ->
     assert part is not None and part.is_error and part.approval.status == "rejected"  # type: ignore[union-attr]
     assert_valid(model)
     assert RAN == []
-    with pytest.raises(gu.DecisionError):
+    with pytest.raises(gu.errors.DecisionError):
         rt.approve("d")
 
 

@@ -6,8 +6,10 @@ import ipygenui as gu
 from ipygenui.messages import Approval, Complete, Incomplete, Message, RequiresAction, Running
 
 
-def call(name: str = "t", *, result: bool = False, approval: str | None = None) -> gu.ToolCallPart:
-    return gu.ToolCallPart(
+def call(
+    name: str = "t", *, result: bool = False, approval: str | None = None
+) -> gu.messages.ToolCallPart:
+    return gu.messages.ToolCallPart(
         tool_call_id=f"c_{name}_{approval}_{result}",
         tool_name=name,
         has_result=result,
@@ -16,7 +18,7 @@ def call(name: str = "t", *, result: bool = False, approval: str | None = None) 
     )
 
 
-def msg(*parts: gu.ToolCallPart, status: object = None) -> Message:
+def msg(*parts: gu.messages.ToolCallPart, status: object = None) -> Message:
     return Message(role="assistant", parts=list(parts), status=status or RequiresAction())
 
 

@@ -81,7 +81,9 @@ async def test_final_state_lands_in_the_message_models(wire: list[Any]) -> None:
 
 
 async def test_a_boundary_costs_the_message_not_the_thread(wire: list[Any]) -> None:
-    history = [gu.Message(role="user", parts=[gu.TextPart(text="old " * 2000)]) for _ in range(30)]
+    history = [
+        gu.Message(role="user", parts=[gu.messages.TextPart(text="old " * 2000)]) for _ in range(30)
+    ]
     chat = Chat(model=ScriptedModel(["short"]), thread=gu.Thread(messages=history))
     wire.clear()
     await chat.send("hi")

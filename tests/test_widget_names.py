@@ -150,14 +150,14 @@ def test_the_old_agent_state_names_warn_and_still_work(wire: Wire) -> None:
 def test_the_old_event_name_warns_and_is_the_new_class() -> None:
     import ipygenui.events as events
 
-    with deprecated("AgentStateChanged") as caught:
+    with deprecated("gu.StateChanged is renamed ipygenui.events.AgentStateChanged") as caught:
         old = gu.StateChanged  # type: ignore[attr-defined]
     assert_points_here(caught)
     assert old is AgentStateChanged
     with deprecated("AgentStateChanged") as caught:
         assert events.StateChanged is AgentStateChanged
     assert_points_here(caught)
-    assert "StateChanged" not in gu.__all__ and "AgentStateChanged" in gu.__all__
+    assert "StateChanged" not in gu.__all__ and "AgentStateChanged" in events.__all__
 
 
 def test_the_old_grant_names_warn_and_still_work(tmp_path: Path, wire: Wire) -> None:

@@ -60,7 +60,7 @@ def test_a_models_own_examples_come_first_then_generated_then_edge_cases() -> No
 
 def test_invalid_props_show_the_runtimes_own_error_text() -> None:
     tool = WEATHER.as_tool()
-    with pytest.raises(gu.ToolArgumentsError) as raised:
+    with pytest.raises(gu.errors.ToolArgumentsError) as raised:
         tool.validate({"city": ""})
     assert check_props(WEATHER, {"city": ""}) == str(raised.value)
     assert check_props(WEATHER, {"city": "Oslo", "temps": [1]}) is None

@@ -1,14 +1,35 @@
 """ipygenui: generative-UI agents inside Jupyter notebooks.
 
-Public names load lazily so ``import ipygenui`` stays fast and the headless
-runtime never pulls in widget code unless ``Chat`` is used.
+The top level holds what a notebook user types: the chat and its runtime,
+tools, components, models, data references and the workbench (``_API``,
+group -> module -> names, at most 40). Everything else lives in its public
+module, which lists it in its ``__all__``:
 
-The names come in groups, listed once in ``_API`` (group -> module -> names):
-``__all__`` and the lazy loader are derived from it, and the ``TYPE_CHECKING``
-block below imports the same names for static checkers
-(``tests/test_public_api.py`` holds the two equal). Each name is listed
-under the public module that defines it. Test doubles live in
-``ipygenui.testing``, every error class in ``ipygenui.errors``.
+- ``ipygenui.events``: what the runtime tells a listener (``MessageAdded``,
+  ``RunEnded``, ``ThreadsChanged``, ...) and ``ThreadSummary``;
+- ``ipygenui.errors``: every error class (``ToolError`` is also here at the
+  top, since tools raise it);
+- ``ipygenui.messages``: parts, statuses, ``Approval``, ``Feedback``, ``Usage``;
+- ``ipygenui.models``: the model and agent protocols (``Model``,
+  ``ModelRequest``, ``Agent``, ``AgentRequest``) and the deltas a model
+  streams (``TextDelta``, ``ToolCallDelta``, ...; ``messages`` sits below
+  ``models``, so the deltas are not in ``messages``);
+- ``ipygenui.tools`` (``ApprovalRule``), ``ipygenui.components``
+  (``Registry``, ``ShownComponent``), ``ipygenui.data`` (``ToolResult``,
+  ``summarize``), ``ipygenui.agui`` (``AGUIApp``), ``ipygenui.mcp``;
+- ``ipygenui.testing``: test doubles (``ScriptedModel``).
+
+Every submodule also resolves as an attribute on first use, so
+``gu.events.MessageAdded`` works after ``import ipygenui as gu`` alone.
+A name that moved off the top level (``_MOVED``) is still served for one
+release, with a ``DeprecationWarning`` that names its new home.
+
+Names load lazily so ``import ipygenui`` stays fast and the headless
+runtime never pulls in widget code unless ``Chat`` is used. ``__all__`` and
+the lazy loader are derived from ``_API``, and the ``TYPE_CHECKING`` block
+below imports the same names for static checkers (``tests/test_public_api.py``
+holds the two equal). Each name is listed under the public module that
+defines it.
 
 ``gu.Markdown`` and ``gu.Image`` share their names with ``IPython.display``'s:
 use them through the module (``gu.Markdown(...)``), as with ``widgets.Image``
@@ -30,109 +51,37 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "runtime.run": ("Run",),
         "runtime.continuation": ("should_continue",),
         "widget.chat": ("Chat",),
-        "workbench.widget": ("Workbench",),
-    },
-    "thread and messages": {
-        "messages": (
-            "Thread",
-            "Message",
-            "Part",
-            "TextPart",
-            "ReasoningPart",
-            "ToolCallPart",
-            "AttachmentPart",
-            "Approval",
-            "Feedback",
-            "Usage",
-            "MessageStatus",
-            "Running",
-            "RequiresAction",
-            "Complete",
-            "Incomplete",
-        ),
-        "events": ("ThreadSummary",),
+        "messages": ("Thread", "Message"),
     },
     "tools": {
-        "tools.base": ("tool", "Tool", "ApprovalRule"),
+        "tools.base": ("tool", "Tool"),
+        "errors": ("ToolError",),  # raised by tools, so typed in them (also in errors)
         "tools.code": ("python_tool",),
         "tools.data": ("data_tools",),
         "mcp.tools": ("MCPTools",),
-        "workbench.cost": ("registry_cost",),
-        "workbench.export": ("tool_schemas",),
-        "workbench.gallery": ("gallery_html",),
     },
     "components": {
         "components.component": ("Component",),
         "components.python_component": ("component",),
-        "components.registry": ("Registry",),
-        "components.shown": ("ShownComponent",),
         "components.builtins": ("Markdown", "Table", "Metric", "Chart", "Image", "Form"),
         "a2ui.component": ("A2UI",),
     },
-    "models": {
-        "models.base": (
-            "Model",
-            "ModelRequest",
-            "ModelDelta",
-            "TextDelta",
-            "ReasoningDelta",
-            "ToolCallDelta",
-            "UsageDelta",
-            "FinishDelta",
-            "FinishReason",
-        ),
-        "models.demo": ("DemoModel",),
+    "models and agents": {
+        "models.select": ("model",),
         "models.openai": ("OpenAIModel",),
         "models.providers": ("ProviderModel",),
-        "models.select": ("model",),
-        "workbench.evaluate": ("evaluate", "evaluate_sync"),
-    },
-    "events": {
-        "events": (
-            "ThreadEvent",
-            "ThreadListener",
-            "MessageAdded",
-            "MessagePatched",
-            "MessageReplaced",
-            "RunStarted",
-            "RunEnded",
-            "RunChanged",
-            "RunPhase",
-            "AgentStateChanged",
-            "AlwaysAllowedChanged",
-            "SuggestionsChanged",
-            "SaveStatusChanged",
-            "ActivePathChanged",
-            "FeedbackChanged",
-            "ThreadsChanged",
-            "ModelChanged",
-            "AgentCustomEvent",
-        ),
-    },
-    "errors": {
-        "errors": (
-            "ToolError",
-            "ToolArgumentsError",
-            "ToolDefinitionError",
-            "ModelError",
-            "DecisionError",
-            "BranchError",
-            "PersistenceConflictError",
-            "ThreadFileError",
-            "UnknownThreadError",
-            "AttachmentError",
-            "ModelChoiceError",
-            "UnknownReference",
-            "MCPConnectionError",
-        ),
+        "models.demo": ("DemoModel",),
+        "agui.client": ("AGUIAgent",),
     },
     "data": {
-        "data": ("DataStore", "DataRef", "ToolResult", "summarize"),
+        "data": ("DataRef", "DataStore"),
     },
-    "agents and servers": {
-        "models.agent": ("Agent", "AgentRequest"),
-        "agui.client": ("AGUIAgent",),
-        "agui.server": ("AGUIApp",),
+    "workbench": {
+        "workbench.widget": ("Workbench",),
+        "workbench.evaluate": ("evaluate", "evaluate_sync"),
+        "workbench.cost": ("registry_cost",),
+        "workbench.export": ("tool_schemas",),
+        "workbench.gallery": ("gallery_html",),
     },
 }
 
@@ -141,12 +90,80 @@ _EXPORTS: dict[str, str] = {
     name: module for modules in _API.values() for module, names in modules.items() for name in names
 }
 
-# old public name -> the module it moved to (still served, with a warning)
-_MOVED: dict[str, str] = {
-    "ScriptedModel": "testing",
-    "ScriptedReply": "testing",
-    "ScriptedCall": "testing",
+# module -> old top-level names now imported from it (still served, with a warning)
+_MOVED_TO: dict[str, tuple[str, ...]] = {
+    "events": (
+        "ThreadEvent",
+        "ThreadListener",
+        "ThreadSummary",
+        "MessageAdded",
+        "MessagePatched",
+        "MessageReplaced",
+        "RunStarted",
+        "RunEnded",
+        "RunChanged",
+        "RunPhase",
+        "AgentStateChanged",
+        "AlwaysAllowedChanged",
+        "SuggestionsChanged",
+        "SaveStatusChanged",
+        "ActivePathChanged",
+        "FeedbackChanged",
+        "ThreadsChanged",
+        "ModelChanged",
+        "AgentCustomEvent",
+    ),
+    "errors": (
+        "ToolArgumentsError",
+        "ToolDefinitionError",
+        "ModelError",
+        "DecisionError",
+        "BranchError",
+        "PersistenceConflictError",
+        "ThreadFileError",
+        "UnknownThreadError",
+        "AttachmentError",
+        "ModelChoiceError",
+        "UnknownReference",
+        "MCPConnectionError",
+    ),
+    "messages": (
+        "Part",
+        "TextPart",
+        "ReasoningPart",
+        "ToolCallPart",
+        "AttachmentPart",
+        "Approval",
+        "Feedback",
+        "Usage",
+        "MessageStatus",
+        "Running",
+        "RequiresAction",
+        "Complete",
+        "Incomplete",
+    ),
+    "models": (
+        "Model",
+        "ModelRequest",
+        "ModelDelta",
+        "TextDelta",
+        "ReasoningDelta",
+        "ToolCallDelta",
+        "UsageDelta",
+        "FinishDelta",
+        "FinishReason",
+        "Agent",
+        "AgentRequest",
+    ),
+    "tools": ("ApprovalRule",),
+    "components": ("Registry", "ShownComponent"),
+    "data": ("ToolResult", "summarize"),
+    "agui": ("AGUIApp",),
+    "testing": ("ScriptedModel", "ScriptedReply", "ScriptedCall"),
 }
+
+# old public name -> the module it moved to
+_MOVED: dict[str, str] = {name: module for module, names in _MOVED_TO.items() for name in names}
 
 # old public name -> the module that serves it under its new name, with a warning
 _RENAMED: dict[str, str] = {"StateChanged": "events"}
@@ -157,22 +174,29 @@ __all__ += list(_EXPORTS)  # derived: the names are listed once, in _API
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
-    if module is None and name in _RENAMED:
-        renamed = importlib.import_module(f"{__name__}.{_RENAMED[name]}").renamed
-        return renamed(name, "gu")
-    if module is None:
-        moved = _MOVED.get(name)
-        if moved is None:
-            raise AttributeError(f"module 'ipygenui' has no attribute {name!r}")
+    if module is not None:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    if name in _RENAMED:
+        home = f"{__name__}.{_RENAMED[name]}"
+        return importlib.import_module(home).renamed(name, "gu", new_where=home)
+    moved = _MOVED.get(name)
+    if moved is not None:
         warnings.warn(
-            f"gu.{name} moved: use 'from ipygenui.{moved} import {name}'",
+            f"gu.{name} moved: use 'from ipygenui.{moved} import {name}'"
+            " (the top-level name goes in a later release)",
             DeprecationWarning,
             stacklevel=2,
         )
         return getattr(importlib.import_module(f"{__name__}.{moved}"), name)
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+    if not name.startswith("_"):  # a public submodule: gu.events, gu.testing, ...
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise  # the submodule exists but needs a missing package
+    raise AttributeError(f"module 'ipygenui' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
@@ -182,7 +206,6 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .a2ui.component import A2UI as A2UI
     from .agui.client import AGUIAgent as AGUIAgent
-    from .agui.server import AGUIApp as AGUIApp
     from .components.builtins import Chart as Chart
     from .components.builtins import Form as Form
     from .components.builtins import Image as Image
@@ -191,71 +214,12 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .components.builtins import Table as Table
     from .components.component import Component as Component
     from .components.python_component import component as component
-    from .components.registry import Registry as Registry
-    from .components.shown import ShownComponent as ShownComponent
     from .data import DataRef as DataRef
     from .data import DataStore as DataStore
-    from .data import ToolResult as ToolResult
-    from .data import summarize as summarize
-    from .errors import AttachmentError as AttachmentError
-    from .errors import BranchError as BranchError
-    from .errors import DecisionError as DecisionError
-    from .errors import MCPConnectionError as MCPConnectionError
-    from .errors import ModelChoiceError as ModelChoiceError
-    from .errors import ModelError as ModelError
-    from .errors import PersistenceConflictError as PersistenceConflictError
-    from .errors import ThreadFileError as ThreadFileError
-    from .errors import ToolArgumentsError as ToolArgumentsError
-    from .errors import ToolDefinitionError as ToolDefinitionError
     from .errors import ToolError as ToolError
-    from .errors import UnknownReference as UnknownReference
-    from .errors import UnknownThreadError as UnknownThreadError
-    from .events import ActivePathChanged as ActivePathChanged
-    from .events import AgentCustomEvent as AgentCustomEvent
-    from .events import AgentStateChanged as AgentStateChanged
-    from .events import AlwaysAllowedChanged as AlwaysAllowedChanged
-    from .events import FeedbackChanged as FeedbackChanged
-    from .events import MessageAdded as MessageAdded
-    from .events import MessagePatched as MessagePatched
-    from .events import MessageReplaced as MessageReplaced
-    from .events import ModelChanged as ModelChanged
-    from .events import RunChanged as RunChanged
-    from .events import RunEnded as RunEnded
-    from .events import RunPhase as RunPhase
-    from .events import RunStarted as RunStarted
-    from .events import SaveStatusChanged as SaveStatusChanged
-    from .events import SuggestionsChanged as SuggestionsChanged
-    from .events import ThreadEvent as ThreadEvent
-    from .events import ThreadListener as ThreadListener
-    from .events import ThreadsChanged as ThreadsChanged
-    from .events import ThreadSummary as ThreadSummary
     from .mcp.tools import MCPTools as MCPTools
-    from .messages import Approval as Approval
-    from .messages import AttachmentPart as AttachmentPart
-    from .messages import Complete as Complete
-    from .messages import Feedback as Feedback
-    from .messages import Incomplete as Incomplete
     from .messages import Message as Message
-    from .messages import MessageStatus as MessageStatus
-    from .messages import Part as Part
-    from .messages import ReasoningPart as ReasoningPart
-    from .messages import RequiresAction as RequiresAction
-    from .messages import Running as Running
-    from .messages import TextPart as TextPart
     from .messages import Thread as Thread
-    from .messages import ToolCallPart as ToolCallPart
-    from .messages import Usage as Usage
-    from .models.agent import Agent as Agent
-    from .models.agent import AgentRequest as AgentRequest
-    from .models.base import FinishDelta as FinishDelta
-    from .models.base import FinishReason as FinishReason
-    from .models.base import Model as Model
-    from .models.base import ModelDelta as ModelDelta
-    from .models.base import ModelRequest as ModelRequest
-    from .models.base import ReasoningDelta as ReasoningDelta
-    from .models.base import TextDelta as TextDelta
-    from .models.base import ToolCallDelta as ToolCallDelta
-    from .models.base import UsageDelta as UsageDelta
     from .models.demo import DemoModel as DemoModel
     from .models.openai import OpenAIModel as OpenAIModel
     from .models.providers import ProviderModel as ProviderModel
@@ -263,7 +227,6 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .runtime import Runtime as Runtime
     from .runtime.continuation import should_continue as should_continue
     from .runtime.run import Run as Run
-    from .tools.base import ApprovalRule as ApprovalRule
     from .tools.base import Tool as Tool
     from .tools.base import tool as tool
     from .tools.code import python_tool as python_tool

@@ -3,6 +3,18 @@
 Streaming changes are small patch ops (``_internal/patch_ops.py``: append, set,
 add_part) so a view can forward them cheaply; a step's end replaces the
 whole message so views converge on the truth.
+
+    from ipygenui.events import MessageAdded
+
+    def on_event(event):
+        if isinstance(event, MessageAdded):
+            print(event.message.role)
+
+    rt.subscribe(on_event)
+
+Every event class is here (``gu.events.MessageAdded`` after
+``import ipygenui as gu``), with ``ThreadEvent`` (their union),
+``ThreadListener`` and ``ThreadSummary`` (one saved thread, in ``ThreadsChanged``).
 """
 
 from __future__ import annotations
@@ -14,6 +26,28 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._internal.patch_ops import PatchOp
 from .messages import Feedback, Message
+
+__all__ = [
+    "ActivePathChanged",
+    "AgentCustomEvent",
+    "AgentStateChanged",
+    "AlwaysAllowedChanged",
+    "FeedbackChanged",
+    "MessageAdded",
+    "MessagePatched",
+    "MessageReplaced",
+    "ModelChanged",
+    "RunChanged",
+    "RunEnded",
+    "RunPhase",
+    "RunStarted",
+    "SaveStatusChanged",
+    "SuggestionsChanged",
+    "ThreadEvent",
+    "ThreadListener",
+    "ThreadSummary",
+    "ThreadsChanged",
+]
 
 RunPhase = Literal["idle", "thinking", "running-tool", "waiting"]
 
@@ -176,12 +210,14 @@ RENAMED = {"StateChanged": "AgentStateChanged"}
 """Old event name -> new: still importable for one release, with a DeprecationWarning."""
 
 
-def renamed(name: str, where: str, *, stacklevel: int = 3) -> Any:
+def renamed(name: str, where: str, *, new_where: str | None = None, stacklevel: int = 3) -> Any:
     """The event an old name of ``RENAMED`` stands for, warned as ``where.name``
-    (``stacklevel``: the line that read it)."""
+    (``new_where``: where the new name lives, if not there; ``stacklevel``: the
+    line that read it)."""
     new = RENAMED[name]
     warnings.warn(
-        f"{where}.{name} is renamed {where}.{new}; the old name goes in a later release",
+        f"{where}.{name} is renamed {new_where or where}.{new};"
+        " the old name goes in a later release",
         DeprecationWarning,
         stacklevel=stacklevel,
     )

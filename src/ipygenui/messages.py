@@ -2,6 +2,11 @@
 
 Everything here is plain pydantic so a thread round-trips through JSON with
 nothing lost, and the widget, the runtime and a saved file share one shape.
+
+``Thread`` and ``Message`` are also at the top level (``gu.Thread``); the
+parts, statuses, ``Approval``, ``Feedback`` and ``Usage`` are imported from
+here (``from ipygenui.messages import TextPart``). The deltas a model streams
+are the model protocol's: ``ipygenui.models`` (this module sits below it).
 """
 
 from __future__ import annotations
@@ -18,6 +23,26 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ._internal.sanitize import json_safe
 from .errors import BranchError
+
+__all__ = [
+    "Approval",
+    "AttachmentPart",
+    "BranchPosition",
+    "Complete",
+    "Feedback",
+    "Fork",
+    "Incomplete",
+    "Message",
+    "MessageStatus",
+    "Part",
+    "ReasoningPart",
+    "RequiresAction",
+    "Running",
+    "TextPart",
+    "Thread",
+    "ToolCallPart",
+    "Usage",
+]
 
 
 def new_id(prefix: str) -> str:

@@ -253,7 +253,7 @@ async def test_a_new_message_while_the_agents_approval_waits(gated_url: str) -> 
     assert DELETED == []  # moving on decides nothing: the agent's tool never ran
     # the interrupt was resumed as cancelled: pydantic-ai told its model so, in its words
     assert second.text == "The agent read: Cancelled by user.."
-    with pytest.raises(gu.DecisionError):
+    with pytest.raises(gu.errors.DecisionError):
         rt.approve("x1")  # too late: nothing to resume
 
 

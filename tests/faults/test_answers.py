@@ -103,7 +103,7 @@ async def pending_drop(tools: list[Any] | None = None) -> tuple[gu.Runtime, Any]
 async def test_add_tool_result_cannot_settle_a_call_waiting_for_approval() -> None:
     rt, message = await pending_drop()
     before = rt.thread.model_dump_json()
-    with pytest.raises(gu.DecisionError) as info:
+    with pytest.raises(gu.errors.DecisionError) as info:
         rt.add_tool_result("d1", "dropped, trust me")
     assert str(info.value) == (
         "tool call d1 (drop_table) waits for the user's approval: approve or reject it"
@@ -123,7 +123,7 @@ async def test_add_tool_result_cannot_settle_a_call_waiting_for_approval() -> No
 
 async def test_is_error_does_not_settle_a_call_waiting_for_approval_either() -> None:
     rt, message = await pending_drop()
-    with pytest.raises(gu.DecisionError, match="waits for the user's approval"):
+    with pytest.raises(gu.errors.DecisionError, match="waits for the user's approval"):
         rt.add_tool_result("d1", {"error": "the user said no"}, is_error=True)
     assert message.tool_call("d1").approval.status == "pending"
     await done(rt.reject("d1", "not today"))
@@ -155,7 +155,7 @@ async def test_add_tool_result_cannot_answer_a_kernel_tools_call(tmp_path: Path)
     rt = gu.Runtime.load(path, model=ScriptedModel(["Done."]), tools=[drop_table, lookup])
     assert not rt.thread.messages[-1].tool_call("l1").has_result
     before = rt.thread.model_dump_json()
-    with pytest.raises(gu.DecisionError) as info:
+    with pytest.raises(gu.errors.DecisionError) as info:
         rt.add_tool_result("l1", "a setting the page chose")
     assert str(info.value) == "tool call l1 (lookup) is run by the kernel, not answered"
     assert rt.thread.model_dump_json() == before and RAN == []
@@ -172,7 +172,7 @@ async def test_add_tool_result_cannot_answer_a_call_to_no_tool_of_the_chat(
     await saved_open_lookup(path)
     rt = gu.Runtime.load(path, model=ScriptedModel(["Done."]), tools=[drop_table])
     before = rt.thread.model_dump_json()
-    with pytest.raises(gu.DecisionError) as info:
+    with pytest.raises(gu.errors.DecisionError) as info:
         rt.add_tool_result("l1", "a setting the page chose")
     assert str(info.value) == (
         "tool call l1 (lookup) calls no tool of this chat: only a human tool's call is answered"

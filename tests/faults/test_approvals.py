@@ -111,7 +111,7 @@ async def test_the_rule_sees_defaults_the_function_gets() -> None:
 async def test_edited_arguments_are_validated_stored_validated_and_run() -> None:
     rt, model = _runtime([call("deploy", {"env": "prod", "dry_run": "off"}, id="d"), "ok"])
     message = await rt.send("deploy")
-    with pytest.raises(gu.DecisionError, match="edited arguments rejected"):
+    with pytest.raises(gu.errors.DecisionError, match="edited arguments rejected"):
         rt.approve("d", args={"env": "prod", "dry_run": "maybe"})
     part = message.tool_call("d")
     assert part is not None and part.approval is not None

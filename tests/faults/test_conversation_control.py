@@ -142,7 +142,10 @@ async def test_a_stashed_version_left_running_or_waiting_loads_ended(tmp_path: P
     thread = rt.thread.model_copy(deep=True)
     # by hand: the waiting reply stashed as a version, a new one shown instead
     question = thread.messages[0]
-    thread.messages[:] = [question, gu.Message(role="assistant", parts=[gu.TextPart(text="b")])]
+    thread.messages[:] = [
+        question,
+        gu.Message(role="assistant", parts=[gu.messages.TextPart(text="b")]),
+    ]
     stashed_wait = waiting.model_copy(deep=True)
     stashed_run = waiting.model_copy(deep=True, update={"id": "msg_running"})
     stashed_done = waiting.model_copy(deep=True, update={"id": "msg_done"})

@@ -117,8 +117,8 @@ async def test_an_attachment_id_from_a_file_never_writes_outside_its_folder(
 
 
 async def test_an_attachment_id_made_in_memory_is_never_a_path(tmp_path: Path) -> None:
-    def owned() -> gu.AttachmentPart:
-        return gu.AttachmentPart(
+    def owned() -> gu.messages.AttachmentPart:
+        return gu.messages.AttachmentPart(
             id="../../escaped/owned", name="a.png", kind="image", mime="image/png", data=PNG
         )
 
@@ -128,7 +128,9 @@ async def test_an_attachment_id_made_in_memory_is_never_a_path(tmp_path: Path) -
         rt.send("see", attachments=[owned()])
     assert rt.thread.messages == []
 
-    given = gu.Thread(messages=[gu.Message(role="user", parts=[gu.TextPart(text="x"), owned()])])
+    given = gu.Thread(
+        messages=[gu.Message(role="user", parts=[gu.messages.TextPart(text="x"), owned()])]
+    )
     other = tmp_path / "chats" / "u.json"
     rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=other, thread=given)
     await done(rt.send("and now?"))

@@ -235,11 +235,11 @@ def test_the_missing_sdk_names_the_extra(monkeypatch) -> None:
 
 
 def test_an_unusable_schema_is_refused() -> None:
-    with pytest.raises(gu.ToolDefinitionError, match="must describe an object"):
+    with pytest.raises(gu.errors.ToolDefinitionError, match="must describe an object"):
         gu.Tool.from_json_schema("t", {"type": "string"}, lambda args: args)
-    with pytest.raises(gu.ToolDefinitionError, match="invalid JSON schema"):
+    with pytest.raises(gu.errors.ToolDefinitionError, match="invalid JSON schema"):
         gu.Tool.from_json_schema("t", {"type": "object", "required": "x"}, lambda args: args)
-    with pytest.raises(gu.ToolDefinitionError, match="not JSON"):
+    with pytest.raises(gu.errors.ToolDefinitionError, match="not JSON"):
         gu.Tool.from_json_schema("t", {"type": "object", "default": float("nan")}, print)
 
 
@@ -260,7 +260,7 @@ def test_schema_arguments_are_checked_with_or_without_jsonschema(
     tool = gu.Tool.from_json_schema("t", SCHEMA, lambda args: args)
     assert tool.validate({"n": 3, "tags": []}).model_dump() == {"n": 3, "tags": []}
     for bad, where in (({}, "n"), ({"n": "3"}, "n"), ({"n": 1, "x": 2}, "x"), ({"n": True}, "n")):
-        with pytest.raises(gu.ToolArgumentsError) as caught:
+        with pytest.raises(gu.errors.ToolArgumentsError) as caught:
             tool.validate(bad)
         assert where in str(caught.value)
     assert json_schema_check is not None
@@ -695,15 +695,15 @@ async def test_a_decision_for_a_request_that_is_not_open_changes_nothing(asking)
     runtime = gu.Runtime(model=model, tools=[asking()])
     run = runtime.send("go")
     request = await card(runtime)
-    with pytest.raises(gu.DecisionError, match="waits for approval"):
+    with pytest.raises(gu.errors.DecisionError, match="waits for approval"):
         runtime.add_tool_result(request.tool_call_id, {"text": "faked answer"})
     runtime.approve(request.tool_call_id)
-    with pytest.raises(gu.DecisionError, match="being answered by the model"):
+    with pytest.raises(gu.errors.DecisionError, match="being answered by the model"):
         runtime.approve(request.tool_call_id)  # a double click while the model answers
     await until(lambda: "reply" in request.args, "the model's answer on the card")
     runtime.approve(request.tool_call_id)
     message = await run
     assert text_of(message.tool_calls[0]).endswith("said: ok [endTurn]")
-    with pytest.raises(gu.DecisionError, match="already answered"):
+    with pytest.raises(gu.errors.DecisionError, match="already answered"):
         runtime.reject(request.tool_call_id)
     runtime.close()

@@ -237,7 +237,7 @@ async def test_an_open_call_in_an_earlier_reply_of_the_file_never_runs(tmp_path:
     first = loaded.thread.messages[1]
     assert first.tool_call("d1").has_result  # type: ignore[union-attr]
     assert isinstance(first.status, Incomplete | Complete)
-    with pytest.raises(gu.DecisionError):
+    with pytest.raises(gu.errors.DecisionError):
         loaded.approve("d1")
     await done(loaded.send("more"))
     assert ran == []

@@ -166,7 +166,7 @@ def _models(owner: str, value: Any) -> list[Any] | None:
 def _listed(owner: str, name: str, value: Any) -> list[Any]:
     if isinstance(value, Registry):
         raise TypeError(
-            f"{owner}({name}=...) takes a list, got a gu.Registry: "
+            f"{owner}({name}=...) takes a list, got a Registry: "
             "pass tools=registry.tools(), components=registry.components()"
         )
     if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
