@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 import ipygenui as gu
-from ipygenui.components import builtins
+from ipygenui.components import Registry, builtins
 from ipygenui.components.component import load_esm
 from ipygenui.tools import ToolArgumentsError
 
@@ -131,7 +131,7 @@ def test_registry_groups_tools_and_components() -> None:
         return "sunny"
 
     weather = gu.Component("Weather", props=WeatherProps, esm=ESM)
-    reg = gu.components.Registry(tools=[get_weather], components=[weather, gu.Table])
+    reg = Registry(tools=[get_weather], components=[weather, gu.Table])
     assert [t.name for t in reg.tools()] == ["get_weather"]
     assert reg.components() == [weather, gu.Table]
     assert reg.component("Table") is gu.Table

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import ipygenui as gu
-from ipygenui.messages import Approval, Complete, Incomplete, Message, RequiresAction, Running
+from ipygenui.messages import (
+    Approval,
+    Complete,
+    Incomplete,
+    Message,
+    RequiresAction,
+    Running,
+    ToolCallPart,
+)
 
 
-def call(
-    name: str = "t", *, result: bool = False, approval: str | None = None
-) -> gu.messages.ToolCallPart:
-    return gu.messages.ToolCallPart(
+def call(name: str = "t", *, result: bool = False, approval: str | None = None) -> ToolCallPart:
+    return ToolCallPart(
         tool_call_id=f"c_{name}_{approval}_{result}",
         tool_name=name,
         has_result=result,
@@ -18,7 +24,7 @@ def call(
     )
 
 
-def msg(*parts: gu.messages.ToolCallPart, status: object = None) -> Message:
+def msg(*parts: ToolCallPart, status: object = None) -> Message:
     return Message(role="assistant", parts=list(parts), status=status or RequiresAction())
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui.messages import Complete, Incomplete
+from ipygenui.messages import Complete, Incomplete, TextPart
 from ipygenui.models.history import check_openai_history, to_openai_messages
 from ipygenui.persistence import ThreadFileError, encode_thread
 from ipygenui.testing import ScriptedModel
@@ -144,7 +144,7 @@ async def test_a_stashed_version_left_running_or_waiting_loads_ended(tmp_path: P
     question = thread.messages[0]
     thread.messages[:] = [
         question,
-        gu.Message(role="assistant", parts=[gu.messages.TextPart(text="b")]),
+        gu.Message(role="assistant", parts=[TextPart(text="b")]),
     ]
     stashed_wait = waiting.model_copy(deep=True)
     stashed_run = waiting.model_copy(deep=True, update={"id": "msg_running"})

@@ -42,7 +42,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.data.attachments import AttachmentError
-from ipygenui.messages import Complete, RequiresAction
+from ipygenui.messages import AttachmentPart, Complete, RequiresAction, TextPart
 from ipygenui.persistence import ThreadFileError, load_thread
 from ipygenui.testing import ScriptedModel
 from runtime_helpers import assert_valid, call, tool_messages
@@ -117,8 +117,8 @@ async def test_an_attachment_id_from_a_file_never_writes_outside_its_folder(
 
 
 async def test_an_attachment_id_made_in_memory_is_never_a_path(tmp_path: Path) -> None:
-    def owned() -> gu.messages.AttachmentPart:
-        return gu.messages.AttachmentPart(
+    def owned() -> AttachmentPart:
+        return AttachmentPart(
             id="../../escaped/owned", name="a.png", kind="image", mime="image/png", data=PNG
         )
 
@@ -128,9 +128,7 @@ async def test_an_attachment_id_made_in_memory_is_never_a_path(tmp_path: Path) -
         rt.send("see", attachments=[owned()])
     assert rt.thread.messages == []
 
-    given = gu.Thread(
-        messages=[gu.Message(role="user", parts=[gu.messages.TextPart(text="x"), owned()])]
-    )
+    given = gu.Thread(messages=[gu.Message(role="user", parts=[TextPart(text="x"), owned()])])
     other = tmp_path / "chats" / "u.json"
     rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=other, thread=given)
     await done(rt.send("and now?"))
