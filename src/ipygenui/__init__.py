@@ -7,8 +7,8 @@ module, which lists it in its ``__all__``:
 
 - ``ipygenui.events``: what the runtime tells a listener (``MessageAdded``,
   ``RunEnded``, ``ThreadsChanged``, ...) and ``ThreadSummary``;
-- ``ipygenui.errors``: every error class (``ToolError`` is also here at the
-  top, since tools raise it);
+- ``ipygenui.errors``: every error class (``ToolError``, which a tool raises
+  to answer with an error, is at the top level too);
 - ``ipygenui.messages``: parts, statuses, ``Approval``, ``Feedback``, ``Usage``;
 - ``ipygenui.models``: the model and agent protocols (``Model``,
   ``ModelRequest``, ``Agent``, ``AgentRequest``) and the deltas a model
