@@ -6,7 +6,7 @@ runtime never pulls in widget code unless ``Chat`` is used.
 The names come in groups, listed once in ``_API`` (group -> module -> names):
 ``__all__`` and the lazy loader are derived from it, and the ``TYPE_CHECKING``
 block below imports the same names for static checkers
-(``tests/test_public_api.py`` holds the two equal). Each name is listed
+(``tests/project/test_public_api.py`` holds the two equal). Each name is listed
 under the public module that defines it. Test doubles live in
 ``ipygenui.testing``, every error class in ``ipygenui.errors``.
 
