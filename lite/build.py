@@ -50,7 +50,7 @@ PYODIDE_VERSION = "314.0.6"
 PYODIDE_CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full"
 
 # ipygenui's dependencies the browser does without: the demo model needs no
-# HTTP client (gu.Chat() never imports openai; see tests/test_lite_site.py).
+# HTTP client (gu.Chat() never imports openai; see tests/project/test_lite_site.py).
 BROWSER_OPTIONAL = {"openai"}
 # ipywidgets' Python dependencies that only carry the classic frontends; the
 # site has the labextension itself.

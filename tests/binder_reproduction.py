@@ -16,7 +16,7 @@ root, and starts Jupyter with no API key. Here, with no conda:
    --execute`` from the venv, with no ``OPENAI_API_KEY``; any error fails.
 
 Run it with ``python tests/binder_reproduction.py`` (``--keep`` keeps the
-temporary directory); ``tests/test_binder.py`` runs it under ``make packaging``.
+temporary directory); ``tests/project/test_binder.py`` runs it under ``make packaging``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The fault matrix, counted from the test collection.
 
 ``tests/faults/README.md`` (the matrix) and ``README.md`` (the security
-section's figures) carry a generated block each; ``tests/test_fault_matrix.py``
+section's figures) carry a generated block each; ``tests/project/test_fault_matrix.py``
 fails when either is stale, and ``python tests/fault_matrix.py`` rewrites both
 from ``pytest --collect-only``. So no figure is ever typed by hand.
 

@@ -1,6 +1,8 @@
 """Shared helpers for the MCP tests: the test server (tests/mcp_server.py) run
 over stdio by ``gu.MCPTools``, with its side files in a temporary folder; the
-hostile server (tests/mcp_hostile_server.py) listing the tools a test writes."""
+hostile server (tests/mcp_hostile_server.py) listing the tools a test writes;
+the MCP reference server (``@modelcontextprotocol/server-everything``,
+installed in tests/peers)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,19 @@ from ipygenui.testing import ScriptedModel
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 HOSTILE_SERVER = str(Path(__file__).with_name("mcp_hostile_server.py"))
+
+EVERYTHING = (
+    Path(__file__).parent
+    / "peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+)
+
+SAMPLING_AND_ELICITATION = {
+    "trigger-sampling-request",
+    "trigger-elicitation-request",
+    "trigger-url-elicitation",
+}
+"""The reference server's tools listed once the client advertises sampling /
+elicitation (tests/mcp/test_mcp_everything_requests.py calls them)."""
 
 
 @dataclass

@@ -1,5 +1,5 @@
 // The wire contract, replayed from tests/fixtures/wire.json (so does
-// tests/test_widget_wire.py): the browser applies the kernel's ops and
+// tests/widget/test_widget_wire.py): the browser applies the kernel's ops and
 // frames and must reach the kernel's message, reads every kernel message the
 // fixture holds, and builds every browser message exactly as the kernel
 // accepts it.

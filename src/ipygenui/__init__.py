@@ -27,9 +27,9 @@ release, with a ``DeprecationWarning`` that names its new home.
 Names load lazily so ``import ipygenui`` stays fast and the headless
 runtime never pulls in widget code unless ``Chat`` is used. ``__all__`` and
 the lazy loader are derived from ``_API``, and the ``TYPE_CHECKING`` block
-below imports the same names for static checkers (``tests/test_public_api.py``
-holds the two equal). Each name is listed under the public module that
-defines it.
+below imports the same names for static checkers
+(``tests/project/test_public_api.py`` holds the two equal). Each name is
+listed under the public module that defines it.
 
 ``gu.Markdown`` and ``gu.Image`` share their names with ``IPython.display``'s:
 use them through the module (``gu.Markdown(...)``), as with ``widgets.Image``

@@ -301,12 +301,12 @@ def test_a_chat_that_never_uses_agui_does_not_import_it() -> None:
 
 
 REPLAYED = [
-    "test_runtime_basic.py",
-    "test_runtime_lifecycle.py",
-    "test_runtime_parts.py",
-    "test_runtime_tools.py",
-    "test_should_continue.py",
-    "test_components_runtime.py",
+    "runtime/test_runtime_basic.py",
+    "runtime/test_runtime_lifecycle.py",
+    "runtime/test_runtime_parts.py",
+    "runtime/test_runtime_tools.py",
+    "runtime/test_should_continue.py",
+    "components/test_components_runtime.py",
     "faults/test_approvals.py",
     "faults/test_loop_seams.py",
     "faults/test_tool_execution.py",

@@ -10,13 +10,13 @@ import json
 from ag_ui.core import UserMessage
 
 import ipygenui as gu
+from agui_helpers import parse_sse, post, run_input
 from comm_helpers import click, settle
 from ipygenui.messages import Approval
 from ipygenui.persistence import load_thread
 from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
 from runtime_helpers import call
-from test_agui_server import parse_sse, post, run_input
 
 
 @gu.tool(requires_approval=True)

@@ -48,7 +48,7 @@ from ipygenui.widget._protocol import (
 )
 from ipygenui.widget._sync import FrameCoalescer
 
-FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "wire.json"
+FIXTURE = pathlib.Path(__file__).parents[1] / "fixtures" / "wire.json"
 WIRE: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
 
 

@@ -10,57 +10,19 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
+from a2ui_helpers import form_messages
 from comm_helpers import Wire, click, customs, settle
 from ipygenui.a2ui import A2UIError, check_message, check_messages, thread_surfaces
 from ipygenui.a2ui._surfaces import normalize_component
 from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 
-FIXTURES = Path(__file__).parent / "fixtures" / "a2ui"
-BASIC = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "a2ui"
 
 
 def v09_contact_form() -> list[dict[str, Any]]:
     lines = (FIXTURES / "v0_9_contact_form.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
-
-
-def form_messages(surface: str = "s1") -> list[dict[str, Any]]:
-    """A small v0.9 form: a name field bound to /name and a button sending it."""
-    return [
-        {"version": "v0.9", "createSurface": {"surfaceId": surface, "catalogId": BASIC}},
-        {
-            "version": "v0.9",
-            "updateComponents": {
-                "surfaceId": surface,
-                "components": [
-                    {"id": "root", "component": "Column", "children": ["name", "go"]},
-                    {
-                        "id": "name",
-                        "component": "TextField",
-                        "label": "Name",
-                        "value": {"path": "/name"},
-                    },
-                    {"id": "go_label", "component": "Text", "text": "Send"},
-                    {
-                        "id": "go",
-                        "component": "Button",
-                        "child": "go_label",
-                        "action": {
-                            "event": {
-                                "name": "greet",
-                                "context": {"who": {"path": "/name"}, "n": 1},
-                            }
-                        },
-                    },
-                ],
-            },
-        },
-        {
-            "version": "v0.9",
-            "updateDataModel": {"surfaceId": surface, "path": "/", "value": {"name": "Ada"}},
-        },
-    ]
 
 
 @pytest.mark.parametrize("sample", ["v0_8_login_form.json", "v0_8_coffee_order.json"])

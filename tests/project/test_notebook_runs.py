@@ -20,7 +20,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.messages import RequiresAction
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 AGENTS = next(p for p in NOTEBOOKS if p.name == "04_agents.ipynb")
 # Notebooks whose chats keep a server running for what the text asks you to click.
 SERVING = [p for p in NOTEBOOKS if p.name in ("04_agents.ipynb", "05_standards.ipynb")]

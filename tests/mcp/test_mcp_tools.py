@@ -26,7 +26,7 @@ from mcp_asking import card, until
 from mcp_helpers import SERVER, alive, mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
 
-DEMO_SERVER = Path(__file__).parents[1] / "notebooks" / "mcp_demo_server.py"
+DEMO_SERVER = Path(__file__).parents[2] / "notebooks" / "mcp_demo_server.py"
 
 
 async def test_the_servers_tools_are_chat_tools_with_their_schemas_as_given(files) -> None:

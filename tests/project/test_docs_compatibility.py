@@ -13,7 +13,7 @@ import re
 from fnmatch import fnmatch
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "docs" / "compatibility.md"
 STATUSES = {"supported", "partial", "not supported"}
 SECTIONS = (
@@ -24,14 +24,14 @@ SECTIONS = (
     "### A2UI renderer",
 )
 REAL_PEERS = (
-    "tests/test_agui_official_client*.py",  # the official @ag-ui/client
-    "tests/test_agui_agent.py",  # a pydantic-ai agent behind its own AG-UI adapter
-    "tests/test_mcp_*.py",  # server-everything and servers written with the mcp SDK
+    "tests/agui/test_agui_official_client*.py",  # the official @ag-ui/client
+    "tests/agui/test_agui_agent.py",  # a pydantic-ai agent behind its own AG-UI adapter
+    "tests/mcp/test_mcp_*.py",  # server-everything and servers written with the mcp SDK
     "tests/faults/test_mcp.py",
     "tests/e2e/test_mcp_apps.py",  # JupyterLab and Chromium with an mcp-SDK server's ui:// apps
     "tests/e2e/test_a2ui.py",  # A2UI surfaces drawn by JupyterLab and Chromium
     "tests/e2e/test_a2ui_samples.py",  # the spec's own samples drawn by JupyterLab and Chromium
-    "tests/test_a2ui_official_client.py",  # the official @ag-ui/client reads our A2UI activity
+    "tests/a2ui/test_a2ui_official_client.py",  # the official @ag-ui/client reads our A2UI activity
 )
 CITED = re.compile(r"`(tests/[\w/.-]+\.py)`")
 

@@ -25,7 +25,7 @@ from ipygenui.mcp._server_name import server_hash
 from mcp_helpers import mcp_runtime
 from runtime_helpers import call
 
-SERVER = str(Path(__file__).parent / "mcp_apps_server.py")
+SERVER = str(Path(__file__).parents[1] / "mcp_apps_server.py")
 
 
 def test_a_server_hash_is_the_middlewares_for_a_url() -> None:

@@ -17,7 +17,7 @@ import pytest
 from ipygenui.a2ui import A2UIError, check_message
 from ipygenui.a2ui._validate import _load, _passes_by_parts, _validators
 
-SPEC = Path(__file__).parent / "fixtures" / "a2ui" / "spec" / "v0_9"
+SPEC = Path(__file__).parents[1] / "fixtures" / "a2ui" / "spec" / "v0_9"
 SAMPLES = 5
 """The smallest samples are varied: the full check is slow on many variants."""
 

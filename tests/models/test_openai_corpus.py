@@ -31,7 +31,7 @@ from ipygenui.runtime._loop.accumulator import Accumulator
 from openai_helpers import HI, ModelFactory
 from openai_server import OpenAIServer, Reply
 
-CORPUS = Path(__file__).with_name("openai_corpus")
+CORPUS = Path(__file__).parents[1] / "openai_corpus"
 STREAMS = sorted(CORPUS.glob("*.sse"))
 PIECES = (None, 1, 7, 64)
 """Bytes per write: the whole body at once, then ever smaller pieces."""

@@ -21,7 +21,7 @@ from ipygenui.widget._protocol import parse_client_message
 from mcp_helpers import mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
 
-SERVER = str(Path(__file__).parent / "mcp_apps_server.py")
+SERVER = str(Path(__file__).parents[1] / "mcp_apps_server.py")
 
 
 @pytest.fixture
@@ -221,7 +221,7 @@ async def test_an_apps_requests_from_the_browser_reach_only_its_calls_server(
 
 
 async def test_the_offline_demo_model_opens_the_demo_servers_app() -> None:
-    demo_server = Path(__file__).parent.parent / "notebooks" / "mcp_demo_server.py"
+    demo_server = Path(__file__).parents[2] / "notebooks" / "mcp_demo_server.py"
     tools = gu.MCPTools.stdio(sys.executable, [str(demo_server)], trust_annotations=True)
     runtime = gu.Runtime(model=gu.model("demo", delay=0), tools=[tools])
     message = await runtime.send("Show me the weather dashboard for Oslo")

@@ -274,7 +274,7 @@ def test_openai_usage_details_are_read(usage: dict[str, Any], typed: bool) -> No
     assert delta == UsageDelta(**ALL)
 
 
-CORPUS = Path(__file__).with_name("openai_corpus")
+CORPUS = Path(__file__).parents[1] / "openai_corpus"
 
 
 @pytest.mark.parametrize("typed", [False, True])

@@ -12,7 +12,7 @@ from pathlib import Path
 import ipygenui as gu
 from ipygenui.components import ShownApp
 
-DEMO_SERVER = Path(__file__).parent.parent / "notebooks" / "mcp_demo_server.py"
+DEMO_SERVER = Path(__file__).parents[2] / "notebooks" / "mcp_demo_server.py"
 
 
 async def test_apps_reads_each_apps_call_result_and_context(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ allowed).
 
 The server lists some tools only for a client that advertises a capability:
 ``get-roots-list`` for roots (``roots=``); the sampling and elicitation ones
-for sampling and elicitation (``SAMPLING_AND_ELICITATION`` below: answered
-in tests/test_mcp_everything_requests.py); the ``-async`` ones for MCP tasks,
+for sampling and elicitation (``SAMPLING_AND_ELICITATION`` in tests/mcp_helpers.py: answered
+in tests/mcp/test_mcp_everything_requests.py); the ``-async`` ones for MCP tasks,
 which this client does not run, as it does not run ``simulate-research-query``
 (a task-only tool: left out, with a warning).
 """
@@ -26,12 +26,8 @@ import ipygenui as gu
 from ipygenui.mcp._results import USER_ONLY_NOTE
 from ipygenui.messages import Complete
 from ipygenui.testing import ScriptedModel
+from mcp_helpers import EVERYTHING, SAMPLING_AND_ELICITATION
 from runtime_helpers import assert_valid, call, tool_messages
-
-EVERYTHING = (
-    Path(__file__).parent
-    / "peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not EVERYTHING.exists(),
@@ -39,13 +35,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 GZIPPED = "data:text/plain;base64,aGVsbG8gZnJvbSB0aGUgdGVzdHM="  # "hello from the tests"
-
-SAMPLING_AND_ELICITATION = {
-    "trigger-sampling-request",
-    "trigger-elicitation-request",
-    "trigger-url-elicitation",
-}
-"""Listed once the client advertises sampling / elicitation (their own tests)."""
 
 
 def text_of(result: Any) -> str:

@@ -14,7 +14,7 @@ import pytest
 from ipygenui.a2ui import check_messages
 from ipygenui.a2ui._surfaces import Surface, apply_messages
 
-SPEC = Path(__file__).parent / "fixtures" / "a2ui" / "spec"
+SPEC = Path(__file__).parents[1] / "fixtures" / "a2ui" / "spec"
 SAMPLES = sorted(SPEC.glob("v0_*/*.json"))
 
 

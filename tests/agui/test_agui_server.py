@@ -19,46 +19,16 @@ from typing import Any
 import httpx
 from ag_ui.core import (
     EventType,
-    RunAgentInput,
     ToolMessage,
     UserMessage,
 )
-from pydantic import TypeAdapter
 
 import ipygenui as gu
+from agui_helpers import client_headers, parse_sse, post, run_input
 from ipygenui.agui._sequence import check_sequence
 from ipygenui.messages import Incomplete
 from ipygenui.testing import ScriptedModel
 from runtime_helpers import call
-
-
-def parse_sse(body: str) -> list[Any]:
-    from ag_ui.core import Event
-
-    adapter = TypeAdapter(Event)
-    return [
-        adapter.validate_json(line[len("data: ") :])
-        for line in body.splitlines()
-        if line.startswith("data: ")
-    ]
-
-
-def run_input(*messages: Any, thread_id: str = "t1") -> dict[str, Any]:
-    data = RunAgentInput(
-        thread_id=thread_id, run_id="client-run", messages=list(messages), tools=[], context=[]
-    )
-    return data.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
-def client_headers(app: Any) -> dict[str, str]:
-    """What a real client sends: the app's token as a bearer token."""
-    return {"accept": "text/event-stream", "authorization": f"Bearer {app.token}"}
-
-
-async def post(app: Any, body: Any) -> httpx.Response:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
-        return await client.post("/", json=body, headers=client_headers(app))
 
 
 @gu.tool

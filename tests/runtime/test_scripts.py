@@ -31,7 +31,7 @@ from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
 from runtime_helpers import assert_valid, call
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 SCRIPT = textwrap.dedent(
     """

@@ -22,6 +22,7 @@ import pytest
 from ag_ui.core import EventType, RunAgentInput, Tool, ToolMessage, UserMessage
 
 import ipygenui as gu
+from agui_helpers import parse_sse
 from comm_helpers import settle
 from ipygenui.messages import RequiresAction
 from ipygenui.persistence import load_thread
@@ -29,7 +30,6 @@ from ipygenui.runtime import DecisionError
 from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
 from runtime_helpers import call
-from test_agui_server import parse_sse
 
 CONFIRM = Tool(
     name="browser_confirm",

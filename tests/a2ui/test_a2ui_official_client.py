@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 import ipygenui as gu
+from a2ui_helpers import form_messages
 from agui_agents import serve
 from agui_peer import drive, official_client_available
 from ipygenui.testing import ScriptedCall, ScriptedModel
-from test_a2ui import form_messages
 
 
 @pytest.fixture(autouse=True)

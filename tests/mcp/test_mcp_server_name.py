@@ -2,7 +2,7 @@
 the short form of how it was started, never the venv's absolute path; the
 full command (a URL without its query) for the card's details, bounded.
 A real server's own name is tested in tests/faults/test_mcp.py and
-tests/test_mcp_requests.py."""
+tests/mcp/test_mcp_requests.py."""
 
 from __future__ import annotations
 

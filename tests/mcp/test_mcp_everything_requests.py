@@ -3,7 +3,7 @@
 sampling and elicitation), through ``gu.MCPTools.stdio``: its sampling
 request answered by the chat's model after the user's two approvals, its
 form accepted and declined, its URL elicitation accepted. The rest of its
-tools: tests/test_mcp_everything.py."""
+tools: tests/mcp/test_mcp_everything.py."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import ipygenui as gu
 from ipygenui.messages import Complete
 from ipygenui.testing import ScriptedModel
 from mcp_asking import card, until
+from mcp_helpers import EVERYTHING, SAMPLING_AND_ELICITATION
 from runtime_helpers import call
-from test_mcp_everything import EVERYTHING, SAMPLING_AND_ELICITATION
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not EVERYTHING.exists(),

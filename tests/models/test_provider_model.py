@@ -4,7 +4,7 @@ The event mapping is driven by pydantic-ai's own ``FunctionModel`` (real
 pydantic-ai streaming, its parts manager and events, no network) through a
 real ``gu.Runtime`` tool loop; the history conversion both ways is checked on
 pydantic-ai's message types. The real wire formats (Anthropic, Gemini,
-Responses) are tried in ``tests/test_native_providers.py`` against the local
+Responses) are tried in ``tests/models/test_native_providers.py`` against the local
 servers in ``tests/provider_servers/``.
 """
 
