@@ -110,7 +110,6 @@ from ._suggesting import Suggesting
 from ._thread_list import ThreadList
 from ._transcript import thread_to_markdown
 from .arguments import check_model, check_runtime_arguments, take_renamed, warn_renamed
-from .continuation import should_continue
 from .run import PendingRun, Run, loop_or_none
 from .usage import UsageRow, UsageTotal, usage_rows, usage_total
 
@@ -1026,7 +1025,7 @@ class Runtime:
             return self._run  # the active loop picks the decision up
         if self._pending is not None:
             return self._pending.run  # so does the run about to start
-        if should_continue(message, self.human_tool_names):
+        if self._run_loop.resumes(message):  # the loop's own rule (continuation.goes_on)
             return self._launch(message)
         return None
 

@@ -1,13 +1,14 @@
-"""The loop of one run: ``do { roundtrip } while should_continue(message)``.
+"""The loop of one run: ``do { roundtrip } while goes_on(message)``.
 
 A roundtrip is one model step streamed into the assistant message (recorded
 in ``metadata["steps"]``), then the tool phase that runs the step's ready
-calls. After it the message requires action for its calls, and
-``should_continue`` (assistant-ui's rule) decides whether the loop answers
-that itself or a call waits for the user. The limits are stops of their own:
-``max_steps``, the identical-call limit (tool phase), and a step the model
-ends by length or content filter. A run resumed after the user decided
-starts with the tool phase it stopped in.
+calls. After it the message requires action for its calls, and ``goes_on``
+(``continuation``: ``should_continue``, assistant-ui's rule, and no call
+left open) decides whether the loop answers that itself or a call waits for
+the user; the runtime asks the loop the same after a decision (``resumes``).
+The limits are stops of their own: ``max_steps``, the identical-call limit
+(tool phase), and a step the model ends by length or content filter. A run
+resumed after the user decided starts with the tool phase it stopped in.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ from ...models.agent import Agent, AgentRequest
 from ...models.base import Model, ModelDelta, ModelError, ModelRequest, delta_batches
 from ...models.history import CATALOGUE_KEY, assistant_messages, to_openai_messages
 from ...tools import Tool
-from ..continuation import should_continue
+from ..continuation import goes_on
 from ..prompts import system_prompt
 from ..usage import load_prices, record_step
 from .accumulator import Accumulator
-from .agent_interrupts import abandoned, ask_user, decisions, resumed_by_agent, settle
+from .agent_interrupts import abandoned, ask_user, decisions, settle
 from .decisions import may_answer
 from .run_events import RunEvents
 from .tool_runner import ToolRunner
@@ -151,7 +152,7 @@ class RunLoop:
         resumed = bool(message.tool_calls)
         if resumed:
             self._toolset = self.step_toolset()
-        while True:  # do { roundtrip } while should_continue(message)
+        while True:  # do { roundtrip } while goes_on(message)
             if not resumed and await self._model_step(message, cancel, run_model):
                 return  # answered in text, or ended by an error or a finish limit
             resumed = False
@@ -160,7 +161,7 @@ class RunLoop:
                 self._events.end(message, Incomplete(reason="other", error=limit))
                 return
             message.status = RequiresAction()  # the step's calls, answered or waiting
-            if not self._should_continue(message):
+            if not goes_on(message, self._human_tools, self._toolset):
                 return  # a call waits for the user
             if self._answered_in_text(message):
                 message.status = Complete(reason="unknown")
@@ -169,15 +170,10 @@ class RunLoop:
                 return
             message.status = Running()
 
-    def _should_continue(self, message: Message) -> bool:
-        """``should_continue``, and no call left open: the tool phase has run
-        every call it could, and a human tool's call with an approval decision
-        (which the rule lets through) still waits for its answer. An approved
-        call of an agent's own is answered by the agent's next run."""
-        tools = self._toolset.all()
-        return should_continue(message, self._human_tools) and all(
-            part.has_result or resumed_by_agent(message, part, tools) for part in message.tool_calls
-        )
+    def resumes(self, message: Message) -> bool:
+        """Whether a decision on ``message`` (between runs) resumes it: the loop's
+        own ``goes_on``, with the tools a step would be offered now."""
+        return goes_on(message, self._human_tools, self.step_toolset())
 
     @staticmethod
     def _answered_in_text(message: Message) -> bool:
