@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._internal.sanitize import clean_text
-from ..events import ThreadEvent, ThreadsChanged, ThreadSummary
+from ..events import ThreadsChanged, ThreadSummary
 from ..messages import Thread
 from ..persistence.store import ThreadStore
+from ._host import Host
 
 __all__ = ["ThreadList"]
 
@@ -27,16 +28,15 @@ class ThreadList:
     def __init__(
         self,
         store: ThreadStore,
-        shown: Callable[[], Thread],
+        host: Host,
         show: Callable[[Thread], None],
         save: Callable[[Thread], None],
-        emit: Callable[[ThreadEvent], None],
     ) -> None:
         self._store = store
-        self._shown = shown
+        self._shown = host.thread
+        self._emit = host.events.emit
         self._show = show
         self._save = save
-        self._emit = emit
 
     def summaries(self) -> list[ThreadSummary]:
         return list(self._store.summaries())
