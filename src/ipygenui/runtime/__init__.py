@@ -32,20 +32,18 @@ call, ``Host.commit`` (``_host``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._internal.loop_clients import close_owned
-from .._internal.sanitize import clean_text, json_safe
+from .._internal.sanitize import json_safe
 from ..components.component import Component
 from ..components.interactive import apply_app_context, apply_component_state
 from ..components.shown import ShownComponent, shown_components
 from ..components.shown_apps import ShownApp, shown_apps
 from ..data import DataStore, ToolResult, conversation_data, tool_results
-from ..data.attachments import make_attachment_parts
 from ..events import (
     ActivePathChanged,
     AgentStateChanged,
@@ -87,7 +85,7 @@ from ._suggesting import Suggesting
 from ._thread_list import ThreadList
 from ._transcript import thread_to_markdown
 from .arguments import check_runtime_arguments, take_renamed, warn_renamed
-from .run import Run, loop_or_none
+from .run import Run
 from .usage import UsageRow, UsageTotal, usage_rows, usage_total
 
 if TYPE_CHECKING:
@@ -122,8 +120,7 @@ class Runtime:
     and a failed save never stops a run. A thread read from a file grants
     nothing: calls it left approved but not run ask again, and its "always
     allow" grants are restored only with ``restore_always_allowed=True``
-    (``restore_approvals=`` is its old name, taken for one release with a
-    ``DeprecationWarning``).
+    (``restore_approvals=``: its old name, deprecated for one release).
 
     ``tool_choice`` applies to the first model step of each run; later steps
     use ``"auto"`` so a forced tool cannot loop. A tool result longer than
@@ -136,13 +133,10 @@ class Runtime:
 
     Where no event loop runs (a plain script), ``send``, ``retry`` and the
     decisions return a Run that starts when awaited
-    (``asyncio.run(rt.send("hi"))``), and ``run_sync`` runs one reply.
-    ``edit`` and ``regenerate`` start a new branch (``switch_branch``),
-    ``feedback`` rates a reply, ``new_thread`` and ``switch_thread`` keep
-    several threads (with ``persist=`` a folder, one file each), ``model``
-    and ``models=`` choose the model. Each verb's details are in the part
-    that does it (``help(ipygenui.runtime)`` names them): ``_run_lifecycle``,
-    ``_deciding``, ``_branching``, ``_replies``, ``_model_slot``.
+    (``asyncio.run(rt.send("hi"))``), and ``run_sync`` runs one reply. With
+    ``persist=`` a folder, each thread (``new_thread``) has a file of its own.
+    Each verb's details are in the module of the part that does it
+    (``help(ipygenui.runtime)`` names them).
     """
 
     def __init__(
@@ -201,12 +195,8 @@ class Runtime:
         """Every named object the conversation can reference (tool results kept by reference)."""
         # the parts with one job each; they reach the runtime only through what is handed in
         self._persisting = Persisting(self._store, host.thread, events.emit)
-        self._thread_list = ThreadList(
-            self._store, host, self._show_thread, self._persisting.save_thread
-        )
-        loop = self._run_loop = RunLoop(
-            self, self._tools, events, host.commit, lambda: self.always_allowed, first_step
-        )
+        self._thread_list = ThreadList(self._store, host, self._show_thread, self._persisting)
+        loop = self._run_loop = RunLoop(self, self._tools, events, host.commit, first_step)
         self._suggesting = Suggesting(self, host)
         runs = self._runs = RunLifecycle(host, loop, self._suggesting, requests)
         self._decisions = Decisions(host, self._tools, loop, runs, requests)
@@ -218,9 +208,8 @@ class Runtime:
 
     @property
     def model(self) -> Model:
-        """The model the next reply uses; set it to a model or a
-        ``"provider:model"`` name (checked as ``model=`` is). A run in
-        progress keeps the model it started with."""
+        """The model the next reply uses; set it to a model or a ``"provider:model"``
+        name (checked as ``model=`` is). A run in progress keeps its own."""
         return self._models.current
 
     @model.setter
@@ -242,7 +231,7 @@ class Runtime:
         """``{id, name, provider}`` per listed model: what a picker shows."""
         return self._models.entries()
 
-    # --- public state -----------------------------------------------------
+    # --- state and listeners ----------------------------------------------
 
     @property
     def thread(self) -> Thread:
@@ -292,10 +281,8 @@ class Runtime:
     def starters(self) -> list[str]:
         """Prompts an empty thread offers (``starters=``, else the model's own
         and the prompts of tool sources such as an MCP server's)."""
-        if self._starters is not None:
-            return list(self._starters)
-        offered = [*getattr(self.model, "starters", ()), *self._tools.starters()]
-        return list(dict.fromkeys(clean_text(s) for s in offered if isinstance(s, str)))
+        given = self._starters
+        return list(given) if given is not None else self._tools.starters(self.model)
 
     @property
     def threads(self) -> list[ThreadSummary]:
@@ -303,16 +290,13 @@ class Runtime:
         read from a folder oldest first, then those made since."""
         return self._thread_list.summaries()
 
-    # --- listeners --------------------------------------------------------
-
     def subscribe(self, listener: ThreadListener) -> Callable[[], None]:
         """Call ``listener`` with every thread event; returns the unsubscribe function."""
         return self._events.subscribe(listener)
 
     def subscribe_agui(self, listener: AGUIListener) -> Callable[[], None]:
-        """Call ``listener`` with every AG-UI event (``ag_ui.core`` models) of
-        the runs from now on; returns the unsubscribe function. The stream
-        ends with a RUN_ERROR, as the protocol says: subscribe again after one."""
+        """Call ``listener`` with every AG-UI event (``ag_ui.core`` models) from now on;
+        returns the unsubscribe function. A RUN_ERROR ends it: subscribe again then."""
         from ..agui.runtime_link import subscribe_agui
 
         return subscribe_agui(self, listener)
@@ -331,19 +315,21 @@ class Runtime:
         max_body_bytes: int | None = None,
         max_depth: int | None = None,
     ) -> AGUIApp:
-        """An ASGI app (Starlette; the ``agui`` extra) serving this runtime to any
-        AG-UI client: POST a ``RunAgentInput``, read the run's events as
-        server-sent events. Every request sends the app's ``token``
-        (``app.token``) as ``Authorization: Bearer`` or ``?token=``; the other
-        guards (hosts, origins, body size and depth) are
-        ``ipygenui.agui.runtime_link.serve``'s. See ``docs/agui-server.md``."""
+        """An ASGI app (Starlette; the ``agui`` extra) serving this runtime to any AG-UI
+        client: POST a ``RunAgentInput``, read the run's events as server-sent events.
+        Every request sends the app's ``token`` (``app.token``) as ``Authorization:
+        Bearer`` or ``?token=`` (401 without, 403 wrong); ``Host`` must be loopback
+        unless in ``allow_hosts``, a page of another origin is refused unless in
+        ``allow_origins``; a body is JSON of at most ``max_body_bytes`` (None: 1 MB)
+        nested at most ``max_depth`` (None: 64). A client answers only a human tool's
+        calls (approvals: the notebook or its ``resume``); one that disconnects
+        cancels its run. The whole of it: ``agui/runtime_link.serve``, docs/agui-server.md."""
         from ..agui.runtime_link import serve
 
         return serve(self, token, allow_origins, allow_hosts, max_body_bytes, max_depth)
 
     def _serve_client_tools(self, tools: Mapping[str, Tool]) -> None:
-        """Offer an AG-UI client's declared tools (checked by ``agui/_client_tools.py``)
-        to the model while the client is served; ``{}`` withdraws them."""
+        """Offer an AG-UI client's declared tools to the model while it is served."""
         self._run_loop.client_tools = dict(tools)
 
     @property
@@ -351,8 +337,7 @@ class Runtime:
         return frozenset(self._run_loop.client_tools)
 
     def _add_client_result(self, tool_call_id: str, result: Any) -> Run | None:
-        """An AG-UI client's tool message: as ``add_tool_result``, and it may
-        also answer a call to one of the tools the client declared."""
+        """An AG-UI client's tool message: may also answer a tool it declared."""
         return self._decisions.answer(tool_call_id, result, False, self._client_tool_names)
 
     def set_agent_state(self, state: dict[str, Any]) -> None:
@@ -380,15 +365,9 @@ class Runtime:
     # --- the loop's verbs -------------------------------------------------------
 
     def send(self, text: str, attachments: Sequence[Any] | None = None) -> Run:
-        """Add a user message and start a run answering it. ``attachments``:
-        DataFrames, images, CSV and text files (``ipygenui.data.attachments``;
-        an unsupported one raises before anything is sent)."""
-        if not isinstance(text, str) or not (text.strip() or attachments):
-            raise ValueError("send() needs a non-empty text (or attachments)")
-        text = clean_text(text)  # a lone surrogate would make the thread unsavable
-        attached = make_attachment_parts(attachments, self.data) if attachments else []
-        self._runs.settle("The user sent a new message.")
-        return self._replies.user_turn([TextPart(text=text), *attached] if text else [*attached])
+        """Add a user message and start a run answering it. ``attachments``: DataFrames,
+        images, CSV and text files (``_replies``; one unsupported raises, nothing sent)."""
+        return self._replies.send(text, attachments, self.data)
 
     def retry(self) -> Run:
         """Answer the last user message again, replacing the last assistant reply."""
@@ -398,13 +377,7 @@ class Runtime:
         """``send(text)`` and wait for the run's end, on a private event loop: for
         plain scripts (in a notebook or async code, ``await`` the Run of ``send``).
         Returns the final assistant message, after the suggestions the run asked for."""
-        if loop_or_none() is not None:
-            raise RuntimeError(
-                "run_sync() cannot run while an event loop runs in this thread (a notebook "
-                "cell or async code): use `await rt.send(...)` there, "
-                "`await chat.send(...)` in a notebook"
-            )
-        return asyncio.run(self._suggesting.settled(self.send(text)))
+        return self._runs.run_to_end(lambda: self.send(text))
 
     def cancel(self) -> None:
         """Stop the model stream and running tools now; keep what streamed.
@@ -420,10 +393,9 @@ class Runtime:
         *,
         by: DecidedBy = "code",
     ) -> Run | None:
-        """Approve a pending call, optionally with edited arguments; ``always=True``
-        trusts its tool for the rest of the chat, ``by`` says who decided
-        (``_deciding``). Returns the run that continues, or None while other
-        calls still wait for the user."""
+        """Approve a pending call, optionally with edited arguments; ``always=True`` trusts
+        its tool for the rest of the chat, ``by`` says who decided (``_deciding``).
+        Returns the run that continues, or None while other calls wait for the user."""
         return self._decisions.approve(tool_call_id, args, always, by)
 
     def reject(
@@ -434,27 +406,21 @@ class Runtime:
         return self._decisions.reject(tool_call_id, reason, by)
 
     def add_tool_result(self, tool_call_id: str, result: Any, is_error: bool = False) -> Run | None:
-        """Answer a human tool's call (or a tool server's form) with ``result``;
-        resumes the loop when it can. Any other call raises ``DecisionError``
-        (``_deciding``)."""
-        if self._server_requests.owns(tool_call_id):
-            self._server_requests.answer(tool_call_id, result)
-            return self._runs.run
-        return self._decisions.answer(tool_call_id, result, is_error)
+        """Answer a human tool's call (or a tool server's form) with ``result``; resumes
+        the loop when it can. Any other call raises ``DecisionError`` (``_deciding``)."""
+        return self._decisions.add_tool_result(tool_call_id, result, is_error)
 
     def revoke_always(self, tool_name: str) -> None:
         """Stop trusting ``tool_name``: its next calls need approval again."""
         self._decisions.revoke_always(tool_name)
 
     def close(self) -> None:
-        """Cancel a run in progress, close the tool sources of ``tools=``
-        (an MCP server's connection ends) and the HTTP clients the model and
-        the agent made (their ``close()``). Idempotent."""
+        """Cancel a run in progress, close the tool sources of ``tools=`` (an MCP server's
+        connection ends) and the HTTP clients the models and the agent made. Idempotent."""
         if self._runs.busy:
             self.cancel()
         self._tools.close()
-        for model in self._models.used:
-            close_owned(model)
+        self._models.close()
         if self.agent is not None:
             close_owned(self.agent)
 
@@ -469,8 +435,8 @@ class Runtime:
         return self._replies.user_turn([TextPart(text=text)])
 
     def regenerate(self, message_id: str | None = None) -> Run:
-        """Answer again in place of the assistant reply ``message_id`` (default:
-        the last one), as a new branch (``_branching``)."""
+        """Answer again in place of the assistant reply ``message_id`` (default: the last
+        one), as a new branch; ``BranchError`` for any other message (``_branching``)."""
         self._branching.regenerate(message_id)
         return self._replies.answer()
 
@@ -485,16 +451,14 @@ class Runtime:
         self._branching.feedback(message_id, rating, comment)
 
     def new_thread(self) -> str:
-        """Start a new, empty thread and show it; returns its id. The one shown
-        so far is kept (``threads``, ``switch_thread``): a run streaming in it
-        is cancelled first, a reply waiting for the user keeps waiting. With
-        ``persist=`` a single file, ``ValueError``: give a folder to keep several."""
+        """Start a new, empty thread and show it; returns its id. The one shown so far
+        is kept (``threads``, ``switch_thread``): a run streaming in it is cancelled,
+        a reply waiting keeps waiting. ``persist=`` one file: ``ValueError``."""
         return self._thread_list.new_thread()
 
     def switch_thread(self, thread_id: str) -> None:
-        """Show the thread ``thread_id`` (one of ``threads``); a run streaming
-        in the one shown so far is cancelled first. ``UnknownThreadError`` (a
-        ``KeyError``) names the chat's threads when there is no such thread."""
+        """Show the thread ``thread_id`` (one of ``threads``; a run streaming is cancelled
+        first). No such thread: ``UnknownThreadError`` (a ``KeyError``) names them."""
         self._thread_list.switch_thread(thread_id)
 
     def rename_thread(self, thread_id: str, title: str | None) -> None:
@@ -511,12 +475,11 @@ class Runtime:
         self._runs.waiting_phase()
         self._thread_list.changed()
 
-    # --- reads --------------------------------------------------------------------
+    # --- reads and files ------------------------------------------------------------
 
     def usage(self) -> list[UsageRow]:
-        """One row per reply of the thread shown: its model, tokens, cost in USD
-        (None when not priced), context used and seconds (``ipygenui.runtime.usage``);
-        ``pandas.DataFrame(rt.usage())`` takes the rows."""
+        """One row per reply of the thread shown: model, tokens, cost in USD (None: not
+        priced), context used, seconds (``ipygenui.runtime.usage``); a DataFrame takes them."""
         return usage_rows(self.thread.messages)
 
     def usage_total(self) -> UsageTotal:
@@ -537,9 +500,8 @@ class Runtime:
         return shown_components(self.thread, self._components(), data=self.data)
 
     def surfaces(self) -> list[dict[str, Any]]:
-        """The A2UI surfaces shown so far (``ipygenui.a2ui``): each one's
-        ``surface_id``, ``components`` and ``data`` model, with what the user
-        entered in the browser."""
+        """The A2UI surfaces shown so far (``ipygenui.a2ui``): each one's ``surface_id``,
+        ``components`` and ``data`` model, with what the user entered in the browser."""
         from ..a2ui import thread_surfaces  # only chats that show A2UI load it
 
         return thread_surfaces(self.thread)
@@ -550,31 +512,25 @@ class Runtime:
         return shown_apps(self.thread)
 
     def results(self) -> list[ToolResult]:
-        """Every answered tool call, oldest first: tool name, call id, the
-        reference its object is kept under (or None) and ``value``, the object
-        the tool returned (None in a thread loaded from a file)."""
+        """Every answered tool call, oldest first: tool name, call id, the reference its
+        object is kept under (or None), ``value`` (None in a thread loaded from a file)."""
         return tool_results(self.thread, self.data)
 
     def set_app_context(self, tool_call_id: str, context: Any) -> None:
-        """An MCP app's ``ui/update-model-context`` for the call that shows it:
-        the last one before the next turn reaches the model (``ValueError``
-        for a call that shows no app)."""
+        """An MCP app's ``ui/update-model-context`` for its call: the last one before
+        the next turn reaches the model (``ValueError`` for a call that shows no app)."""
         self._host.commit(apply_app_context(self.thread, tool_call_id, json_safe(context)))
 
     def set_component_state(self, tool_call_id: str, state: Any) -> None:
-        """Store the user's state for an interactable component (validated
-        against its state model); the model reads it on its next turn.
-        Raises ``ValueError`` (nothing changes) for an unknown call or bad state."""
+        """Store the user's state for an interactable component (checked by its state model)
+        for the model's next turn; ``ValueError``, nothing changed: unknown call, bad state."""
         state = json_safe(state)
         message, _, _ = apply_component_state(self.thread, self._components(), tool_call_id, state)
         self._host.commit(message)
 
-    # --- files ------------------------------------------------------------------
-
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the thread to ``path`` (atomically). To the ``persist`` path this
-        is an autosave that raises: ``PersistenceConflictError`` when another
-        chat took the path over."""
+        """Write the thread to ``path`` (atomically). To the ``persist`` path: an autosave
+        that raises (``PersistenceConflictError`` when another chat took it over)."""
         self._persisting.save_as(path)
 
     @classmethod

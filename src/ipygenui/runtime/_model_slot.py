@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
+from .._internal.loop_clients import close_owned
 from ..events import ModelChanged
 from ..messages import Thread
 from ..models.agent import Agent
@@ -105,6 +106,11 @@ class ModelSlot:
         self.current = model
         if all(used is not model for used in self.used):
             self.used.append(model)
+
+    def close(self) -> None:
+        """Close the HTTP clients the models used made (their ``close()``)."""
+        for model in self.used:
+            close_owned(model)
 
     def restore(self, thread: Thread, *, announce: bool = True) -> None:
         """Use the listed model ``thread`` saved, when there is one (``announce``:

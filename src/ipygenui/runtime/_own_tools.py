@@ -16,6 +16,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._internal.sanitize import clean_text
+from ..models.base import Model
 from ..tools import Tool, as_tool, expand_tools
 from ..tools.server_requests import RequestAnswerer
 
@@ -52,9 +54,13 @@ class OwnTools(dict[str, Tool]):
     def human_names(self) -> list[str]:
         return [t.name for t in self.values() if t.human]
 
-    def starters(self) -> list[Any]:
-        """The prompts the tool sources offer (an MCP server's)."""
-        return [starter for source in self.sources for starter in getattr(source, "starters", ())]
+    def starters(self, model: Model) -> list[str]:
+        """The prompts an empty thread offers when ``starters=`` names none: the
+        model's own, then the tool sources' (an MCP server's prompts), each once."""
+        offered = [*getattr(model, "starters", ())]
+        for source in self.sources:
+            offered.extend(getattr(source, "starters", ()))
+        return list(dict.fromkeys(clean_text(s) for s in offered if isinstance(s, str)))
 
     def close(self) -> None:
         for source in self.sources:

@@ -2,7 +2,14 @@
 
 A user turn (``send``, ``edit``) adds the user's message, announces the thread
 list (its length changed, and the first user message names the thread) and
-answers it. The component states the user changed since the model last saw
+answers it. ``send`` first checks the text (empty only with attachments),
+turns the attachments into parts (``ipygenui.data.attachments``: DataFrames,
+whose summary the model reads and whose object is kept in ``data``; images
+as PNG/JPEG bytes, PIL images, matplotlib figures or image files, sent as
+image content parts; CSV files, loaded as DataFrames; text files, inlined up
+to a budget; an unsupported one raises before anything is sent), then
+settles the thread (a streaming run cancelled, a reply waiting for the user
+ended, its calls answered as such). The component states the user changed since the model last saw
 them ride on that message (rendered as ``<component_state>`` by the history),
 so the model reads each change once, in order, and the system prompt stays
 the same from turn to turn.
@@ -20,11 +27,14 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._internal.sanitize import clean_text
 from ..components.interactive import unreported_states
-from ..messages import Message, Part, Running
+from ..data import DataStore
+from ..data.attachments import make_attachment_parts
+from ..messages import Message, Part, Running, TextPart
 from ._host import Host
 from ._model_slot import ModelSlot
 from ._run_lifecycle import RunLifecycle
@@ -46,6 +56,15 @@ class Replies:
         self._models = models
         self._runs = runs
         self._listed = listed
+
+    def send(self, text: str, attachments: Sequence[Any] | None, data: DataStore) -> Run:
+        """``Runtime.send``: ``attachments`` become parts (objects kept in ``data``)."""
+        if not isinstance(text, str) or not (text.strip() or attachments):
+            raise ValueError("send() needs a non-empty text (or attachments)")
+        text = clean_text(text)  # a lone surrogate would make the thread unsavable
+        attached = make_attachment_parts(attachments, data) if attachments else []
+        self._runs.settle("The user sent a new message.")
+        return self.user_turn([TextPart(text=text), *attached] if text else [*attached])
 
     def user_turn(self, parts: list[Part]) -> Run:
         """Add a user message of ``parts`` and start a run answering it."""

@@ -19,11 +19,17 @@ streamed: the reply becomes incomplete/cancelled and every unanswered call
 gets a cancelled error result. It also ends a reply waiting for the user
 (``end_waiting``), and does nothing when there is nothing to cancel.
 ``settle`` is what every new user action does first.
+
+``run_to_end`` is ``run_sync``: one run on a private event loop, for plain
+scripts, waited for with the suggestions it asked for (the loop closes
+next). Where a loop runs already (a notebook cell, async code) it raises:
+``await`` the Run there.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import time
@@ -95,6 +101,24 @@ class RunLifecycle:
         prepare()
         self._start(message, run, loop)
         return run
+
+    def run_to_end(self, start: Callable[[], Run]) -> Message:
+        """``start()`` a run on a private event loop and wait for its end."""
+        if loop_or_none() is not None:
+            raise RuntimeError(
+                "run_sync() cannot run while an event loop runs in this thread (a notebook "
+                "cell or async code): use `await rt.send(...)` there, "
+                "`await chat.send(...)` in a notebook"
+            )
+        return asyncio.run(self._to_end(start))
+
+    async def _to_end(self, start: Callable[[], Run]) -> Message:
+        message = await start()
+        suggesting = self._suggesting.task
+        if suggesting is not None:  # the private loop closes next: let them arrive
+            with contextlib.suppress(asyncio.CancelledError):
+                await suggesting
+        return message
 
     def _start_pending(self, run: Run) -> None:
         """Start a waiting run on the loop that awaits it, unless it ended meanwhile."""

@@ -9,16 +9,13 @@ metadata (saved with it) and go out as ``SuggestionsChanged``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Protocol
 
 from .._internal.sanitize import clean_text
 from ..events import SuggestionsChanged
-from ..messages import Message
 from ..models.base import Model
 from ._host import Host
 from ._loop.suggestions import ask_for_suggestions
-from .run import Run
 
 __all__ = ["Suggesting"]
 
@@ -59,15 +56,6 @@ class Suggesting:
         if thread.metadata.get("suggestions"):
             thread.metadata["suggestions"] = []
             self._emit(SuggestionsChanged([]))
-
-    async def settled(self, run: Run) -> Message:
-        """The reply of ``run``, once the suggestions it asked for arrived
-        (``run_sync``: its private loop closes next)."""
-        message = await run
-        if self.task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
-        return message
 
     async def _suggest(self) -> None:
         settings = self._settings

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from ...data import DataStore
@@ -74,6 +74,11 @@ class RunSettings(Protocol):
     @property
     def thread(self) -> Thread: ...
 
+    @property
+    def always_allowed(self) -> frozenset[str]:
+        """The tools the user allowed for the whole chat."""
+        ...
+
 
 class RunLoop:
     """Drives a run's message through roundtrips; the runtime owns the task around it.
@@ -81,9 +86,8 @@ class RunLoop:
     ``tools`` are the runtime's own; before each model step the loop adds the
     shown components' update tools (``step_toolset``) and hands that toolset
     to the step's request, its accumulator and its tool phase. ``commit``
-    publishes and saves a changed message; ``always_allowed`` gives the
-    tools the user allowed for the whole chat. ``tool_choice`` applies to the first
-    step of a run only, so a forced tool cannot loop.
+    publishes and saves a changed message. ``tool_choice`` applies to the
+    first step of a run only, so a forced tool cannot loop.
     """
 
     def __init__(
@@ -92,19 +96,18 @@ class RunLoop:
         tools: Mapping[str, Tool],
         events: RunEvents,
         commit: Callable[[Message], None],
-        always_allowed: Callable[[], Collection[str]],
         tool_choice: str | dict[str, Any],
     ) -> None:
         self._settings = settings
         self._own_tools = tools
         self._human_tools = [t.name for t in tools.values() if t.human]
+        self._always_allowed = lambda: settings.always_allowed
         self._tool_runner = ToolRunner(
-            events, commit, always_allowed, data=lambda: getattr(settings, "data", None)
+            events, commit, self._always_allowed, data=lambda: getattr(settings, "data", None)
         )
         self._events = events
         self._commit = commit
         self._tool_choice = tool_choice
-        self._always_allowed = always_allowed
         self._schemas = [t.openai_schema(standard_parameters=True) for t in tools.values()]
         self._component_names = [t.component for t in tools.values() if t.component]
         self._toolset = Toolset(tools)
