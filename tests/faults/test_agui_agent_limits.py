@@ -362,7 +362,7 @@ async def test_stop_hangs_up_even_when_the_cleanup_is_cancelled(agents: Agents) 
     rt.subscribe(lambda e: streamed.set() if isinstance(e, MessagePatched) else None)
     run = rt.send("hello")
     await asyncio.wait_for(streamed.wait(), 30)
-    task = rt._task
+    task = rt._runs.task
     assert task is not None
     rt.cancel()
     await asyncio.sleep(0)  # the run's task starts cleaning up ...

@@ -3,7 +3,12 @@ single "end a waiting reply" and "replace then save" paths.
 
 Faults tried: a human tool's call that carries an approval decision (a thread
 built by hand or edited), which ``should_continue`` lets through, sending the
-model a history with an unanswered call; a send or cancel while a reply waits
+model a history with an unanswered call; the runtime deciding by
+``should_continue`` alone after a decision while the loop also wants no call
+left open (one rule decides both: ``continuation.goes_on``), so a rejection
+beside such a call started a run the loop ended at once, nothing run; the
+rule letting an AG-UI client's call through, or stopping for a call the tool
+phase runs next; a send or cancel while a reply waits
 for the user leaving that reply waiting, its calls unanswered, or the change
 unsaved; an update tool of a component shown after a step started being
 offered to the model.
@@ -17,10 +22,13 @@ from pathlib import Path
 import pydantic
 
 import ipygenui as gu
+from ipygenui.events import RunEnded, RunStarted
 from ipygenui.messages import Approval, Incomplete, Message, RequiresAction, TextPart, ToolCallPart
 from ipygenui.models.base import ModelRequest
 from ipygenui.models.demo import demo_reply
 from ipygenui.runtime._loop.ending import CANCELLED
+from ipygenui.runtime._loop.toolset import Toolset
+from ipygenui.runtime.continuation import goes_on
 from ipygenui.testing import ScriptedModel
 
 from ..runtime_helpers import assert_valid, call
@@ -83,6 +91,75 @@ async def test_a_human_call_with_an_approval_still_waits_for_its_answer() -> Non
     message = await rt.add_tool_result("h1", "because")  # type: ignore[misc]
     assert message.parts[-1].text == "Done."  # type: ignore[union-attr]
     assert_valid(model)
+
+
+async def test_a_decision_resumes_only_when_the_loop_would_go_on() -> None:
+    # the loop stopped on h1 (above, d1 answered by its run); a decision that
+    # leaves the same state (d1 answered by a rejection) starts no run either
+    model = ScriptedModel(["Done."])
+    rt = gu.Runtime(model=model, tools=[ask, delete], thread=waiting_thread("approved"))
+    runs: list[object] = []
+    rt.subscribe(lambda e: runs.append(e) if isinstance(e, RunStarted | RunEnded) else None)
+    assert rt.reject("d1", "not that one") is None
+    assert runs == [] and not rt.running and list(model.requests) == []
+    run = rt.add_tool_result("h1", "because")  # no call left open: it resumes
+    assert run is not None
+    assert (await run).parts[-1].text == "Done."  # type: ignore[union-attr]
+    assert [type(e) for e in runs] == [RunStarted, RunEnded]
+    assert_valid(model)
+
+
+@gu.tool(human=True)
+def pick(option: str) -> str:
+    """A tool an AG-UI client declares (the client answers its calls)."""
+    return option
+
+
+def _call(
+    call_id: str, tool: str, approval: str | None = None, answered: bool = False
+) -> ToolCallPart:
+    part = ToolCallPart(
+        tool_call_id=call_id,
+        tool_name=tool,
+        args_complete=True,
+        approval=Approval(status=approval) if approval else None,  # type: ignore[arg-type]
+    )
+    part.result, part.has_result = ("ok", True) if answered else (None, False)
+    return part
+
+
+def _reply(*parts: ToolCallPart) -> Message:
+    return Message(role="assistant", parts=list(parts), status=RequiresAction())
+
+
+def test_goes_on_case_by_case() -> None:
+    tools, human = Toolset({"ask": ask, "delete": delete}), ["ask"]
+    # a call the tool phase takes next: go on (it runs or asks, then the loop decides again)
+    assert goes_on(_reply(_call("d1", "delete", "approved")), human, tools)
+    assert goes_on(_reply(_call("d1", "delete")), human, tools)
+    # ... even while a human call with a decision waits for its answer
+    assert goes_on(
+        _reply(_call("h1", "ask", "approved"), _call("d1", "delete", "approved")), human, tools
+    )
+    # that human call, nothing else to do: wait; every call answered: the next step
+    assert not goes_on(
+        _reply(_call("h1", "ask", "approved"), _call("d1", "delete", answered=True)), human, tools
+    )
+    assert goes_on(_reply(_call("h1", "ask", answered=True)), human, tools)
+    assert not goes_on(_reply(_call("h1", "ask")), human, tools)
+    # a call of no tool is answered "unknown tool" by the tool phase: go on
+    assert goes_on(_reply(_call("x1", "gone")), human, tools)
+    # an AG-UI client's tool: the client answers it, the loop waits
+    client = Toolset(tools.own, client={"pick": pick})
+    assert not goes_on(
+        _reply(_call("p1", "pick"), _call("d1", "delete", answered=True)), human, client
+    )
+    # an agent's own call, approved: its next run answers it; pending: wait
+    agent_call = _reply(_call("a1", "agent_tool", "approved"))
+    agent_call.metadata["agent_interrupts"] = {"a1": "interrupt-1"}
+    assert goes_on(agent_call, human, tools)
+    agent_call.parts[0].approval = Approval(status="pending")  # type: ignore[union-attr]
+    assert not goes_on(agent_call, human, tools)
 
 
 async def test_send_ends_a_waiting_reply_and_saves_it(tmp_path: Path) -> None:

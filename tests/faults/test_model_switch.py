@@ -36,7 +36,7 @@ async def test_a_forged_choice_is_refused_and_nothing_is_made(
     monkeypatch.setenv("OPENAI_API_KEY", "k")  # would make an OpenAIModel if it were let through
     made: list[Any] = []
     monkeypatch.setattr("ipygenui.runtime._model_choices.resolve_model", lambda x: made.append(x))
-    monkeypatch.setattr("ipygenui.runtime.resolve_model", lambda x: made.append(x))
+    monkeypatch.setattr("ipygenui.runtime._model_slot.resolve_model", lambda x: made.append(x))
     alpha = ScriptedModel(default="a", name="alpha")
     chat = gu.Chat(models=[alpha, "demo"])
     await choose(chat, {"type": "choose_model", "model": forged})

@@ -318,7 +318,7 @@ async def test_stop_ends_a_waiting_run_at_once(
     openai_server.script(reply)
     rt = gu.Runtime(model=own_model(openai_server, silence_notice=0.1))
     run = rt.send("hello")
-    task = rt._task
+    task = rt._runs.task
     assert task is not None
     await _first_status(rt, pattern)
     rt.cancel()

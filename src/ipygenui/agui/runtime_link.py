@@ -76,7 +76,20 @@ def serve(
     max_body_bytes: int | None,
     max_depth: int | None,
 ) -> AGUIApp:
-    """``Runtime.ag_ui_app``: a limit left None is the guard's default (``_http_guard.py``)."""
+    """``Runtime.ag_ui_app``: a limit left None is the guard's default (``_http_guard.py``).
+
+    As Jupyter Server does, every request must send the app's ``token``
+    (``app.token``, made per app unless ``token=`` sets it) as
+    ``Authorization: Bearer <token>`` or ``?token=<token>`` (``app.url(base)``):
+    401 without it, 403 when wrong. ``Host`` must be a loopback name unless
+    ``allow_hosts`` lists more; a web page of another origin is refused unless
+    ``allow_origins`` lists it (those get CORS headers and a preflight answer);
+    bodies only as ``application/json`` (415), at most ``max_body_bytes`` (413;
+    None: 1 MB) and nested at most ``max_depth`` (400; None: 64 levels). A client
+    may answer only a human tool's calls; a call waiting for approval is decided
+    in the notebook or by the client's AG-UI ``resume`` (approve, edit, reject).
+    A client that disconnects cancels its run. See ``docs/agui-server.md``.
+    """
     limits = {"max_body_bytes": max_body_bytes, "max_depth": max_depth}
     given = {name: value for name, value in limits.items() if value is not None}
     return _ag_ui_app(runtime, token, allow_origins, allow_hosts, **given)

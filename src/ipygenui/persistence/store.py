@@ -21,7 +21,7 @@ from pathlib import Path
 from ..errors import UnknownThreadError
 from ..events import ThreadSummary
 from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread
-from . import ThreadFile, ThreadFileError
+from . import ThreadFile, ThreadFileError, load_thread
 
 __all__ = [
     "NEW_THREAD_TITLE",
@@ -29,6 +29,7 @@ __all__ = [
     "UnknownThreadError",
     "end_interrupted",
     "is_folder",
+    "load_thread_file",
     "summary",
     "title_of",
 ]
@@ -47,6 +48,16 @@ def is_folder(persist: str | os.PathLike[str]) -> bool:
     """Whether ``persist`` names a folder of threads rather than one thread file."""
     text = os.fspath(persist)
     return Path(text).is_dir() or text.endswith(("/", os.sep))
+
+
+def load_thread_file(path: str | os.PathLike[str]) -> Thread:
+    """The one thread saved at ``path`` (``Runtime.load``): a folder of threads
+    is opened with ``persist=`` instead, as ``ThreadFileError`` says."""
+    if is_folder(path):
+        raise ThreadFileError(
+            f"{path} is a folder of threads: open them with persist={os.fspath(path)!r}"
+        )
+    return load_thread(path)
 
 
 def title_of(thread: Thread) -> str:

@@ -1,38 +1,41 @@
 """Follow-up suggestions (``suggestions=True``): the runtime's suggestion adapter.
 
-After a complete reply the runtime ``start``s a request for the prompts the
-user may send next; a new user action ``stop``s it and clears those shown.
-They live in the thread's metadata (saved with it) and go out as
-``SuggestionsChanged``.
+After a complete reply the run lifecycle ``start``s a request for the prompts
+the user may send next, when the chat wants them (``wanted``); a new user
+action ``stop``s it and clears those shown. They live in the thread's
+metadata (saved with it) and go out as ``SuggestionsChanged``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Protocol
 
 from .._internal.sanitize import clean_text
-from ..events import SuggestionsChanged, ThreadEvent
-from ..messages import Thread
+from ..events import SuggestionsChanged
+from ..models.base import Model
+from ._host import Host
+from ._loop.suggestions import ask_for_suggestions
 
 __all__ = ["Suggesting"]
+
+
+class SuggestionSettings(Protocol):
+    """What the request reads from its runtime each time (users may change them)."""
+
+    model: Model
+    instructions: str | None
+    suggestions: bool
 
 
 class Suggesting:
     """The suggestions of the thread shown, and the request for new ones."""
 
-    def __init__(
-        self,
-        ask: Callable[[], Coroutine[Any, Any, list[str] | None]],
-        thread: Callable[[], Thread],
-        emit: Callable[[ThreadEvent], None],
-        save: Callable[[], None],
-    ) -> None:
-        self._ask = ask
-        self._thread = thread
-        self._emit = emit
-        self._save = save
+    def __init__(self, settings: SuggestionSettings, host: Host) -> None:
+        self._settings = settings
+        self._thread = host.thread
+        self._emit = host.events.emit
+        self._save = host.save
         self.task: asyncio.Task[None] | None = None
         """The request in flight, if any."""
 
@@ -40,7 +43,9 @@ class Suggesting:
         return list(self._thread().metadata.get("suggestions", ()))
 
     def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._suggest())
+        """Ask for suggestions, when the chat wants them."""
+        if self._settings.suggestions:
+            self.task = asyncio.get_running_loop().create_task(self._suggest())
 
     def stop(self) -> None:
         """Cancel the request in flight and clear the suggestions shown."""
@@ -53,7 +58,8 @@ class Suggesting:
             self._emit(SuggestionsChanged([]))
 
     async def _suggest(self) -> None:
-        items = await self._ask()
+        settings = self._settings
+        items = await ask_for_suggestions(settings.model, self._thread(), settings.instructions)
         if items is None:
             return
         items = [clean_text(item) for item in items]

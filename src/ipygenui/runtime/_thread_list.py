@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._internal.sanitize import clean_text
-from ..events import ThreadEvent, ThreadsChanged, ThreadSummary
+from ..events import ThreadsChanged, ThreadSummary
 from ..messages import Thread
+from ..persistence.autosave import Persisting
 from ..persistence.store import ThreadStore
+from ._host import Host
 
 __all__ = ["ThreadList"]
 
@@ -27,16 +29,15 @@ class ThreadList:
     def __init__(
         self,
         store: ThreadStore,
-        shown: Callable[[], Thread],
+        host: Host,
         show: Callable[[Thread], None],
-        save: Callable[[Thread], None],
-        emit: Callable[[ThreadEvent], None],
+        persisting: Persisting,
     ) -> None:
         self._store = store
-        self._shown = shown
+        self._shown = host.thread
+        self._emit = host.events.emit
         self._show = show
-        self._save = save
-        self._emit = emit
+        self._persisting = persisting
 
     def summaries(self) -> list[ThreadSummary]:
         return list(self._store.summaries())
@@ -63,7 +64,7 @@ class ThreadList:
             raise TypeError(f"a title is a str or None, got {type(title).__name__}")
         thread.title = " ".join(clean_text(title).split()) or None if title else None
         self.changed()
-        self._save(thread)
+        self._persisting.save_thread(thread)
 
     def changed(self) -> None:
         """Announce the list: a thread's length or title changed, or another is shown."""

@@ -74,7 +74,7 @@ class AppBridge:
 
     def _server_of(self, tool_name: str) -> Any:
         """The MCP server whose tool the call was (an app reaches no other)."""
-        for source in getattr(self.runtime, "_tool_sources", []):
+        for source in self.runtime._tools.sources:
             if callable(getattr(source, "app_request", None)) and any(
                 tool.name == tool_name for tool in source.as_tools()
             ):

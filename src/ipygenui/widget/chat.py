@@ -915,7 +915,7 @@ class _NoTimer:
 def _mcp_apps(runtime: Runtime) -> dict[str, Any]:
     """The apps of the chat's MCP tools, by tool name (none when a server cannot say)."""
     apps: dict[str, Any] = {}
-    for source in getattr(runtime, "_tool_sources", []):
+    for source in runtime._tools.sources:  # the tool sources of tools= (MCP servers)
         specs = getattr(source, "app_specs", None)
         if callable(specs):
             try:

@@ -1,7 +1,7 @@
 """The run loop and what only it uses (internal: no stable API).
 
-A run is driven by ``run_loop`` (roundtrips until ``should_continue`` says
-stop, ``ipygenui.runtime.continuation``), which chooses each step's
+A run is driven by ``run_loop`` (roundtrips until ``goes_on`` says stop,
+``ipygenui.runtime.continuation``), which chooses each step's
 ``toolset`` and runs its tool phase with ``tool_runner``; ``decisions``
 applies the user's approve / reject / answer, ``ending`` gives a message its
 final status, ``run_events`` tells the views, ``accumulator`` turns model

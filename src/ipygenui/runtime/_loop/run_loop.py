@@ -1,13 +1,14 @@
-"""The loop of one run: ``do { roundtrip } while should_continue(message)``.
+"""The loop of one run: ``do { roundtrip } while goes_on(message)``.
 
 A roundtrip is one model step streamed into the assistant message (recorded
 in ``metadata["steps"]``), then the tool phase that runs the step's ready
-calls. After it the message requires action for its calls, and
-``should_continue`` (assistant-ui's rule) decides whether the loop answers
-that itself or a call waits for the user. The limits are stops of their own:
-``max_steps``, the identical-call limit (tool phase), and a step the model
-ends by length or content filter. A run resumed after the user decided
-starts with the tool phase it stopped in.
+calls. After it the message requires action for its calls, and ``goes_on``
+(``continuation``: ``should_continue``, assistant-ui's rule, and no call
+left open) decides whether the loop answers that itself or a call waits for
+the user; the runtime asks the loop the same after a decision (``resumes``).
+The limits are stops of their own: ``max_steps``, the identical-call limit
+(tool phase), and a step the model ends by length or content filter. A run
+resumed after the user decided starts with the tool phase it stopped in.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from ...data import DataStore
@@ -34,11 +35,11 @@ from ...models.agent import Agent, AgentRequest
 from ...models.base import Model, ModelDelta, ModelError, ModelRequest, delta_batches
 from ...models.history import CATALOGUE_KEY, assistant_messages, to_openai_messages
 from ...tools import Tool
-from ..continuation import should_continue
+from ..continuation import goes_on
 from ..prompts import system_prompt
 from ..usage import load_prices, record_step
 from .accumulator import Accumulator
-from .agent_interrupts import abandoned, ask_user, decisions, resumed_by_agent, settle
+from .agent_interrupts import abandoned, ask_user, decisions, settle
 from .decisions import may_answer
 from .run_events import RunEvents
 from .tool_runner import ToolRunner
@@ -73,6 +74,11 @@ class RunSettings(Protocol):
     @property
     def thread(self) -> Thread: ...
 
+    @property
+    def always_allowed(self) -> frozenset[str]:
+        """The tools the user allowed for the whole chat."""
+        ...
+
 
 class RunLoop:
     """Drives a run's message through roundtrips; the runtime owns the task around it.
@@ -80,9 +86,8 @@ class RunLoop:
     ``tools`` are the runtime's own; before each model step the loop adds the
     shown components' update tools (``step_toolset``) and hands that toolset
     to the step's request, its accumulator and its tool phase. ``commit``
-    publishes and saves a changed message; ``always_allowed`` gives the
-    tools the user allowed for the whole chat. ``tool_choice`` applies to the first
-    step of a run only, so a forced tool cannot loop.
+    publishes and saves a changed message. ``tool_choice`` applies to the
+    first step of a run only, so a forced tool cannot loop.
     """
 
     def __init__(
@@ -91,19 +96,18 @@ class RunLoop:
         tools: Mapping[str, Tool],
         events: RunEvents,
         commit: Callable[[Message], None],
-        always_allowed: Callable[[], Collection[str]],
         tool_choice: str | dict[str, Any],
     ) -> None:
         self._settings = settings
         self._own_tools = tools
         self._human_tools = [t.name for t in tools.values() if t.human]
+        self._always_allowed = lambda: settings.always_allowed
         self._tool_runner = ToolRunner(
-            events, commit, always_allowed, data=lambda: getattr(settings, "data", None)
+            events, commit, self._always_allowed, data=lambda: getattr(settings, "data", None)
         )
         self._events = events
         self._commit = commit
         self._tool_choice = tool_choice
-        self._always_allowed = always_allowed
         self._schemas = [t.openai_schema(standard_parameters=True) for t in tools.values()]
         self._component_names = [t.component for t in tools.values() if t.component]
         self._toolset = Toolset(tools)
@@ -151,7 +155,7 @@ class RunLoop:
         resumed = bool(message.tool_calls)
         if resumed:
             self._toolset = self.step_toolset()
-        while True:  # do { roundtrip } while should_continue(message)
+        while True:  # do { roundtrip } while goes_on(message)
             if not resumed and await self._model_step(message, cancel, run_model):
                 return  # answered in text, or ended by an error or a finish limit
             resumed = False
@@ -160,7 +164,7 @@ class RunLoop:
                 self._events.end(message, Incomplete(reason="other", error=limit))
                 return
             message.status = RequiresAction()  # the step's calls, answered or waiting
-            if not self._should_continue(message):
+            if not goes_on(message, self._human_tools, self._toolset):
                 return  # a call waits for the user
             if self._answered_in_text(message):
                 message.status = Complete(reason="unknown")
@@ -169,15 +173,10 @@ class RunLoop:
                 return
             message.status = Running()
 
-    def _should_continue(self, message: Message) -> bool:
-        """``should_continue``, and no call left open: the tool phase has run
-        every call it could, and a human tool's call with an approval decision
-        (which the rule lets through) still waits for its answer. An approved
-        call of an agent's own is answered by the agent's next run."""
-        tools = self._toolset.all()
-        return should_continue(message, self._human_tools) and all(
-            part.has_result or resumed_by_agent(message, part, tools) for part in message.tool_calls
-        )
+    def resumes(self, message: Message) -> bool:
+        """Whether a decision on ``message`` (between runs) resumes it: the loop's
+        own ``goes_on``, with the tools a step would be offered now."""
+        return goes_on(message, self._human_tools, self.step_toolset())
 
     @staticmethod
     def _answered_in_text(message: Message) -> bool:

@@ -1,0 +1,70 @@
+"""The runtime's own tools: those of ``tools=`` and ``components=``, by name,
+and the tool sources they came from.
+
+They are fixed when the runtime is built (each model step adds the update
+tools of the components shown and an AG-UI client's tools: ``_loop/toolset.py``).
+A tool source (``gu.MCPTools``: anything with ``as_tools()``) gives several
+tools; before it connects it is handed what answers its server's requests
+(``_server_requests``: MCP sampling and elicitation), its prompts are offered
+as starters, and it is closed with the runtime. Building fails on two tools
+of one name, and a failure closes the sources opened so far.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._internal.sanitize import clean_text
+from ..models.base import Model
+from ..tools import Tool, as_tool, expand_tools
+from ..tools.server_requests import RequestAnswerer
+
+__all__ = ["OwnTools"]
+
+logger = logging.getLogger("ipygenui")
+
+
+class OwnTools(dict[str, Tool]):
+    """The runtime's tools by name, and their sources (``sources``)."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool | Callable[..., Any]],
+        components: Sequence[Any],
+        requests: RequestAnswerer,
+    ) -> None:
+        super().__init__()
+        self.sources: list[Any] = [t for t in tools if callable(getattr(t, "as_tools", None))]
+        """Tool sources (``gu.MCPTools``) whose connection ends with ``close()``."""
+        for source in self.sources:  # before connecting: what the client advertises
+            answer_with = getattr(source, "answer_requests_with", None)
+            if callable(answer_with):
+                answer_with(requests)
+        try:
+            for tool in [*expand_tools(tools), *map(as_tool, components)]:
+                if tool.name in self:
+                    raise ValueError(f"two tools are named {tool.name!r}")
+                self[tool.name] = tool
+        except BaseException:  # no runtime to close later: end what was opened
+            self.close()
+            raise
+
+    def human_names(self) -> list[str]:
+        return [t.name for t in self.values() if t.human]
+
+    def starters(self, model: Model) -> list[str]:
+        """The prompts an empty thread offers when ``starters=`` names none: the
+        model's own, then the tool sources' (an MCP server's prompts), each once."""
+        offered = [*getattr(model, "starters", ())]
+        for source in self.sources:
+            offered.extend(getattr(source, "starters", ()))
+        return list(dict.fromkeys(clean_text(s) for s in offered if isinstance(s, str)))
+
+    def close(self) -> None:
+        for source in self.sources:
+            try:
+                source.close()
+            except Exception:  # one failing must not keep the others open
+                logger.exception("closing %r failed", source)
