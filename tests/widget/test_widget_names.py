@@ -205,3 +205,25 @@ async def test_the_always_allowed_trait_is_the_shown_thread_s(wire: Wire) -> Non
     chat.switch_thread(first)
     assert chat.always_allowed == ["drop_table"]
     chat.close()
+
+
+def test_a_browser_update_of_a_kernel_trait_changes_nothing_and_is_not_echoed(wire: Wire) -> None:
+    chat = Chat(model=ScriptedModel(["ok"]))
+    before = chat.get_state()
+    sent = len(wire)
+    # what a buggy or hostile view could write: nothing of it may land or raise
+    browser_update(
+        chat,
+        {
+            "messages": ["IPY_MODEL_nope"],
+            "phase": "running",
+            "always_allowed": ["drop_table"],
+            "mcp_apps": {"x": {"html": "<script>alert(1)</script>"}},
+            "limits": {"max_upload_bytes": 10**12},
+        },
+    )
+    assert chat.get_state() == before
+    assert chat.runtime.always_allowed == frozenset()
+    echoes = [d for t, _, d in wire[sent:] if d.get("method") == "echo_update"]
+    assert echoes == []
+    chat.close()

@@ -876,6 +876,35 @@ class Chat(anywidget.AnyWidget):
         return loop.call_later(delay, fn)
 
 
+BROWSER_WRITABLE = frozenset({"height"})
+"""Chat's synced traits a browser ``update`` may change (a ``jslink``, a view's
+own resize): the rest are the kernel's picture of the run and the thread."""
+
+
+def _keep_kernel_value(name: str) -> Callable[[Any, Any], Any]:
+    """A trait's ``from_json`` that reads an update from the browser as the
+    kernel's own value: ipywidgets' ``set_state`` then changes nothing."""
+
+    def keep(_value: Any, chat: Any) -> Any:
+        return getattr(chat, name)
+
+    return keep
+
+
+def _ignore_browser_writes(cls: type[anywidget.AnyWidget]) -> None:
+    """Tag the traits ``cls`` defines, but for ``BROWSER_WRITABLE``, so that a
+    browser ``update`` of one (a buggy or hostile view) is dropped, not echoed
+    to other views and never raises in the comm handler, as every frontend
+    message is. ipywidgets reads ``from_json`` and ``echo_update`` per trait."""
+    for name, trait in cls.class_traits(sync=True).items():
+        if name in vars(cls) and name not in BROWSER_WRITABLE:
+            trait.metadata["from_json"] = _keep_kernel_value(name)
+            trait.metadata["echo_update"] = False
+
+
+_ignore_browser_writes(Chat)
+
+
 def _data_names(runtime: Runtime) -> list[str]:
     """The chat's data names, then the notebook's tables (``_notebook_data``)."""
     return notebook_data.data_names(runtime.data)
