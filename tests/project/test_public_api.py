@@ -235,8 +235,11 @@ def test_headless_runtime_imports_no_widget_code():
 def test_our_mcp_package_does_not_shadow_the_sdk():
     # ipygenui/mcp/ imports the SDK as ``mcp``: absolute imports never mean a sibling
     code = (
-        "import ipygenui.mcp._connection, ipygenui.mcp._results, mcp, mcp.types;"
-        "print(mcp.__name__, hasattr(mcp, 'ClientSession'), 'ipygenui' in mcp.__file__)"
+        "import pathlib, ipygenui, ipygenui.mcp._connection, ipygenui.mcp._results, mcp, mcp.types;"
+        "ours = pathlib.Path(ipygenui.__file__).resolve().parent;"
+        "sdk = pathlib.Path(mcp.__file__).resolve();"
+        # inside our package or not: the clone's own folder may well be named ipygenui
+        "print(mcp.__name__, hasattr(mcp, 'ClientSession'), sdk.is_relative_to(ours))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["mcp", "True", "False"]
