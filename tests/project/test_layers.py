@@ -11,7 +11,7 @@ prompt); a shared internal helper importing the loop, the runtime or the widget
 packages importing the loop, the runtime or the widget; AG-UI importing the
 widget; the core (the runtime and its parts) importing a transport (AG-UI's
 emitter kept on the runtime), MCP or the widget; a module importing another
-package's private module (``agui`` reading ``runtime/_loop/history.py``); a
+package's private module (``agui`` reading a module of ``runtime/_loop/``); a
 loop between packages (``data`` importing ``tools`` for ``to_jsonable`` while
 ``tools/data.py`` imports ``data``). The layer rules hold over every module a
 module reaches (the transitive closure), not only what it imports itself.
