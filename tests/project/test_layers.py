@@ -132,7 +132,7 @@ def _offenders(prefixes: tuple[str, ...], above: tuple[str, ...]) -> dict[str, l
 
 def private_owner(module: str) -> str | None:
     """The package a private module belongs to (``ipygenui.tools`` for
-    ``ipygenui.tools._ui``, ``ipygenui`` for ``ipygenui._internal.sanitize``),
+    ``ipygenui.tools._signature``, ``ipygenui`` for ``ipygenui._internal.sanitize``),
     None for a public one."""
     parts = module.split(".")
     for i, part in enumerate(parts):
