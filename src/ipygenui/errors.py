@@ -1,9 +1,9 @@
 """Every error a user of ipygenui can meet, in one module.
 
-``except ipygenui.errors.ToolError`` works wherever the error is raised; the
-modules that raise them import them from here (and their old import paths,
-``ipygenui.tools.ToolError`` and the rest, keep working). This module imports
-nothing of the package, so any layer may import it.
+``except ipygenui.errors.ToolError`` works wherever the error is raised: each
+class is defined here once, and its old import paths (``ipygenui.tools.ToolError``
+and the rest) import it from here and keep working. This module imports nothing
+of the package, so any layer may import it.
 """
 
 from __future__ import annotations

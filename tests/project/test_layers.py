@@ -11,7 +11,7 @@ prompt); a shared internal helper importing the loop, the runtime or the widget
 packages importing the loop, the runtime or the widget; AG-UI importing the
 widget; the core (the runtime and its parts) importing a transport (AG-UI's
 emitter kept on the runtime), MCP or the widget; a module importing another
-package's private module (``agui`` reading ``runtime/_loop/history.py``); a
+package's private module (``agui`` reading a module of ``runtime/_loop/``); a
 loop between packages (``data`` importing ``tools`` for ``to_jsonable`` while
 ``tools/data.py`` imports ``data``). The layer rules hold over every module a
 module reaches (the transitive closure), not only what it imports itself.
@@ -132,7 +132,7 @@ def _offenders(prefixes: tuple[str, ...], above: tuple[str, ...]) -> dict[str, l
 
 def private_owner(module: str) -> str | None:
     """The package a private module belongs to (``ipygenui.tools`` for
-    ``ipygenui.tools._ui``, ``ipygenui`` for ``ipygenui._internal.sanitize``),
+    ``ipygenui.tools._signature``, ``ipygenui`` for ``ipygenui._internal.sanitize``),
     None for a public one."""
     parts = module.split(".")
     for i, part in enumerate(parts):

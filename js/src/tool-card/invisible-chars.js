@@ -127,11 +127,6 @@ export function findInvisible(text) {
   return found;
 }
 
-/** Whether `text` holds any character `findInvisible` reports. */
-export function hasInvisible(text) {
-  return findInvisible(text).length > 0;
-}
-
 /**
  * JSON text with each invisible character written as its `\uXXXX` escape:
  * what the arguments editor holds, so they show and `JSON.parse` gives them

@@ -12,7 +12,8 @@ arguments: the loop, the workbench), ``user_view`` (a result's ``for_user``
 entry: the history, AG-UI, MCP), ``worker_threads`` (sync calls in threads
 of their own: tools, the loop, components, the widget), ``figure_style``
 (tools, components), ``decision_text`` and ``message_display`` (how
-``messages`` and the transcript show a thread). They import nothing of the
+``messages`` and the transcript show a thread), ``wire_codegen`` (the
+generated wire protocols: the widget, the workbench). They import nothing of the
 package (``tests/project/test_layers.py``), so every layer may import them. A helper
 with one user lives beside it (``tools/_signature.py``, ``mcp/_connection.py``).
 """

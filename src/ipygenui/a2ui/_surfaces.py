@@ -5,7 +5,7 @@ object ``{"id", "component": "<Name>", ...props}``, a literal is a plain value
 and a binding ``{"path": "/a/b"}``. v0.8's wrappers (``literalString``,
 ``explicitList``, ``usageHint``, a Button's ``context`` list...) become their
 v0.9 names, so the rest of the package and the browser
-(``js/src/a2ui/normalize.js``, the same rules) handle one shape.
+(``js/src/a2ui/surfaces.js``, the same rules) handle one shape.
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def _prepare(item: Any, max_text_chars: int) -> AttachmentPart | _Data:
         if mime is None:
             raise TypeError(
                 "cannot attach bytes that are not a PNG, JPEG, GIF or WebP image: for another "
-                "file, attach its path or gu.FileAttachment(name, data)"
+                "file, attach its path or ipygenui.data.attachments.FileAttachment(name, data)"
             )
         return _image_part("image", data, mime)
     if isinstance(item, str | os.PathLike):

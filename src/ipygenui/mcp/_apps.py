@@ -11,7 +11,7 @@
 - ``visibility``: a tool without ``"model"`` is left out of the model's
   tools; an app's ``tools/call`` of a tool without ``"app"`` is refused.
 - An app's requests (``tools/call``, ``resources/read``) come from the
-  browser and are checked here (``check_app_request``) before they reach its
+  browser and are checked here (``app_request``) before they reach its
   server; a tool that asks first is called only with the user's approval
   (``approved``), which the browser gives only on a click outside the app.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from .base import ModelError
+from ..errors import ModelError
 from .waits import StatusCallback, backoff, countdown, retryable, seconds_text
 
 Plan = tuple[float, str]

@@ -16,7 +16,8 @@ This module is the façade: ``Runtime`` keeps the loop's verbs and hands the
 rest to parts with one job each, beside it in this package: ``run`` (the
 ``Run`` handle), ``_run_lifecycle`` (start, finish, cancel), ``_deciding``
 (approve, reject, answer, grants), ``_model_slot`` (the model, ``models=``),
-``_own_tools`` (``tools=`` and their sources), ``_branching`` (edit,
+``_own_tools`` (``tools=`` and their sources), ``_replies`` (user turns and
+replies), ``_branching`` (edit,
 regenerate, switch_branch, feedback), ``_thread_list`` (many threads, one
 shown), ``_suggesting`` (follow-up suggestions), ``_server_requests`` (a tool
 server's requests as cards); ``persistence.autosave`` keeps the autosave and

@@ -9,19 +9,18 @@
 - ``component_names``: the ``show_component_<Name>`` / ``update_component_<id>`` name rules
   and props schemas, shared by the components, the loop and the widget.
 
-``code`` and ``data`` import ``ipygenui.data``, which imports this package, so
-they are not imported here: ``gu.python_tool`` and ``gu.data_tools`` load them.
+``code`` and ``data`` import ``ipygenui.data``; they are not imported here, so
+this package does not load it: ``gu.python_tool`` and ``gu.data_tools`` load them.
 """
 
 from __future__ import annotations
 
+from ..errors import ToolArgumentsError, ToolError
 from ._signature import ToolDefinitionError
 from .base import (
     ApprovalRule,
     JSONSchemaTool,
     Tool,
-    ToolArgumentsError,
-    ToolError,
     as_tool,
     expand_tools,
     parse_docstring,

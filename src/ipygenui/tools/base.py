@@ -17,12 +17,10 @@ from typing import Any, overload
 import pydantic
 from pydantic import BaseModel, ConfigDict
 
-from .._internal.jsonable import Keep as Keep  # re-exported: its old import path
 from .._internal.jsonable import to_jsonable as to_jsonable
 from .._internal.standard_params import with_standard_parameters
 from .._internal.worker_threads import call_in_thread
 from ..errors import ToolArgumentsError
-from ..errors import ToolError as ToolError  # re-exported: its old import path
 from ._json_schema import SchemaProblem, schema_checker
 from ._signature import ToolDefinitionError, arguments_model
 from .component_names import UI_TOOL_PREFIX, UPDATE_PREFIX

@@ -6,6 +6,9 @@
   the validation error the model would get.
 - ``_replay``: the partial states of props streamed in chunks, from the
   kernel's own partial-JSON parser.
+- ``export`` (``gu.tool_schemas``, the gallery's thread), ``gallery``
+  (``gu.gallery_html``), ``cost`` (``gu.registry_cost``), ``evaluate``
+  (``gu.evaluate``): imported from where they live.
 """
 
 from __future__ import annotations

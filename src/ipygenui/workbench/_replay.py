@@ -10,13 +10,12 @@ are still streaming.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from .._internal.partial_json import PartialJSONParser
 
-__all__ = ["ReplayState", "chunk_text", "props_text", "replay_states"]
+__all__ = ["ReplayState", "chunk_text", "replay_states"]
 
 MAX_STATES = 2_000
 """States a replay keeps (a longer text is cut into larger chunks)."""
@@ -40,11 +39,6 @@ class ReplayState:
             "fields": self.fields,
             "complete": self.complete,
         }
-
-
-def props_text(props: Any) -> str:
-    """The arguments' text as a model writes it (``json.dumps`` spacing)."""
-    return json.dumps(props, ensure_ascii=False)
 
 
 def chunk_text(text: str, chunk_chars: int | None) -> list[str]:

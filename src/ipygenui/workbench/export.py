@@ -1,4 +1,4 @@
-"""Export a registry: its tool schemas as JSON, and a static HTML gallery of its components.
+"""Export a registry: its tool schemas as JSON, and the thread its static HTML gallery shows.
 
 The schemas are the ones a request carries (``_schemas.py``), in OpenAI's
 chat-completions shape (``{"type": "function", "function": {...}}``) or
@@ -8,7 +8,7 @@ The gallery's thread (``gallery_thread``) has one reply per component, each
 showing the component from its sample props (``_preview.samples_for``:
 examples, defaults, generated props and edge cases); samples that fail
 validation are listed with the error the model would get. The chat widget
-renders it into a static page (``workbench/gallery.py``: the widget layer).
+renders it into a static page (``gallery.py``, which imports the chat widget).
 """
 
 from __future__ import annotations

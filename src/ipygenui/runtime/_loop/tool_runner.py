@@ -4,8 +4,9 @@ Each call is checked in order (known tool, JSON object arguments that
 validate, the identical-call limit), then gated (human tools and calls that
 need approval wait for the user), and the calls that may run now run in
 parallel: async tools on the event loop, sync tools each in a thread of its
-own (``tool_threads``). Whatever a tool raises, ``SystemExit`` included, is
-an error result the model reads; only a real cancel of the run cancels.
+own (``_internal/worker_threads.py``). Whatever a tool raises, ``SystemExit``
+included, is an error result the model reads; only a real cancel of the run
+cancels.
 
 The arguments checked are the call's one parse (``ToolCallPart.parsed_args``,
 recorded by the accumulator as the call streamed): never parsed again here.
