@@ -105,7 +105,7 @@ async def run_once(chat: Chat, text: str = "show the table") -> RunStats:
     WIRE.reset()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     message = await chat.send(text)
-    while chat._coalescer.pending:  # the last frame's timer (sleeping costs no CPU)
+    while chat._sync._coalescer.pending:  # the last frame's timer (sleeping costs no CPU)
         await asyncio.sleep(0.002)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     final = len(json.dumps(message.model_dump(mode="json"), separators=(",", ":")))

@@ -71,7 +71,7 @@ async def _turns(case: str, traced: bool) -> dict[str, Any]:
         if message.status.type != "complete":
             raise RuntimeError(f"turn {n} did not complete: {message.status!r}")
         if chat is not None:
-            while chat._coalescer.pending:  # the last frame's timer
+            while chat._sync._coalescer.pending:  # the last frame's timer
                 await asyncio.sleep(0.002)
             WIRE.reset()  # the recording comm's own log is not the chat's memory
 

@@ -62,7 +62,7 @@ def nbytes(obj: Any) -> int:
 
 def click(chat: Chat, content: Any) -> None:
     """What the comm does with a message from the browser."""
-    chat._on_comm_msg(chat, content, [])
+    chat._handlers.on_comm_msg(chat, content, [])
 
 
 async def settle(chat: Chat) -> None:

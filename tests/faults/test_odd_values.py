@@ -391,7 +391,7 @@ async def test_widget_sync_survives_odd_values(
     for message in synced:
         assert_wire_safe(message)
     assert_file_ok(path)
-    chat._on_comm_msg(chat, {"type": "send", "text": f"typed {surrogate}"}, [])
+    chat._handlers.on_comm_msg(chat, {"type": "send", "text": f"typed {surrogate}"}, [])
     await settle(chat)
     assert chat.thread.messages[-2].text == "typed \ufffd"
     assert chat.thread.messages[-1].text == "again"
@@ -405,7 +405,7 @@ async def test_widget_sync_survives_a_value_behind_the_runtimes_back(wire: list[
     message = chat.thread.messages[-1]
     message.metadata["odd"] = ["\ud83d", HUGE, float("inf")]
     chat.runtime._events.replace(message)  # what a step's end does
-    chat._catch_up()  # what the catch-up timer does
+    chat._sync._catch_up()  # what the catch-up timer does
     synced = chat.messages[-1].message
     assert synced["metadata"]["odd"][0] == "\ufffd"
     assert_wire_safe(synced)
@@ -420,8 +420,8 @@ async def test_a_frame_with_an_odd_value_is_sent_cleaned(wire: list[Any]) -> Non
     chat = Chat(model=ScriptedModel([]))
     wire.clear()
     frame = {"type": "frame", "seq": 1, "patches": [{"id": "m", "ops": [{"value": "\ud83d"}]}]}
-    chat._send_frame(frame)
-    chat._error("bad \ud83d request", {"type": "send"})
+    chat._sync._send_frame(frame)
+    chat._handlers._error("bad \ud83d request", {"type": "send"})
     sent = [d["content"] for t, d in wire if t == "comm_msg" and d.get("method") == "custom"]
     assert sent[0]["patches"][0]["ops"][0]["value"] == "\ufffd"
     assert sent[1]["message"] == "bad \ufffd request"

@@ -257,8 +257,8 @@ def test_a_click_on_a_chat_with_no_loop_is_refused_not_left_pending(
 ) -> None:
     chat = Chat(model=ScriptedModel(["ok"]))
     errors: list[str] = []
-    monkeypatch.setattr(chat, "_error", lambda text, content: errors.append(text))
-    chat._on_comm_msg(chat, {"type": "send", "text": "hi"}, None)
+    monkeypatch.setattr(chat._handlers, "_error", lambda text, content: errors.append(text))
+    chat._handlers.on_comm_msg(chat, {"type": "send", "text": "hi"}, None)
     assert errors and "event loop" in errors[0]
     assert chat.thread.messages == []
     chat.close()

@@ -74,13 +74,15 @@ async def test_component_state_from_the_browser_is_validated(wire: list[dict[str
     model = ScriptedModel([ScriptedCall("show_component_Form", form, id="f1"), "ok"])
     chat = Chat(model=model, components=[gu.Form])
     await chat.send("form")
-    chat._dispatch({"type": "component_state", "tool_call_id": "f1", "state": {"submitted": 3}})
+    chat._handlers._dispatch(
+        {"type": "component_state", "tool_call_id": "f1", "state": {"submitted": 3}}
+    )
     assert customs(wire, "error")[-1]["request"] == "component_state"
     assert chat.thread.messages[-1].tool_calls[0].component_state is None
     state = {"values": {"city": "Lima"}, "submitted": True}
-    chat._dispatch({"type": "component_state", "tool_call_id": "f1", "state": state})
+    chat._handlers._dispatch({"type": "component_state", "tool_call_id": "f1", "state": state})
     assert chat.thread.messages[-1].tool_calls[0].component_state == state
-    chat._dispatch({"type": "component_state", "tool_call_id": "f1"})
+    chat._handlers._dispatch({"type": "component_state", "tool_call_id": "f1"})
     assert customs(wire, "error")[-1]["message"].startswith("invalid 'component_state' message")
     assert chat.thread.messages[-1].tool_calls[0].component_state == state
     chat.close()

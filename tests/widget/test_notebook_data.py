@@ -54,7 +54,7 @@ async def test_the_menu_lists_the_notebooks_tables_and_a_pick_keeps_it_by_refere
     shell.run_cell(prices=np.arange(3))  # a cell run later: the menu follows
     assert chat.data_names == ["orders", "prices"]
     send = {"type": "send", "text": "what is in it?", "ref": "v-1"}
-    chat._dispatch({**send, "attachments": [{"kind": "data", "name": "orders"}]})
+    chat._handlers._dispatch({**send, "attachments": [{"kind": "data", "name": "orders"}]})
     await settle(chat)
     assert customs(wire, "error") == []
     part = chat.thread.messages[0].attachments[0]
@@ -69,7 +69,7 @@ async def test_the_menu_lists_the_notebooks_tables_and_a_pick_keeps_it_by_refere
 def test_outside_a_kernel_only_the_chats_data_is_listed() -> None:
     chat = Chat(model=ScriptedModel(["x"]))
     chat.runtime.data["sales"] = pd.DataFrame({"x": [1]})
-    chat._refresh_data_names()
+    chat._sync.refresh_data_names()
     assert chat.data_names == ["sales"]
     assert _notebook_data.notebook_tables({}) == {}
     chat.close()

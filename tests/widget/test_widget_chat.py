@@ -44,7 +44,7 @@ async def test_stream_is_coalesced_into_few_frames_and_few_bytes(wire: list[Any]
     await settle(chat)
     frames = customs(wire, "frame")
     chunks = len(text) / 8
-    assert 1 <= len(frames) <= elapsed / chat._coalescer.interval + 2
+    assert 1 <= len(frames) <= elapsed / chat._sync._coalescer.interval + 2
     assert len(frames) < chunks / 10
     final = nbytes(message.model_dump(mode="json"))
     assert sum(nbytes(f) for f in frames) <= 2 * final + 300 * len(frames)
@@ -121,7 +121,7 @@ async def test_hello_answers_with_the_live_message_mid_stream(wire: list[Any]) -
     [live] = snapshot["messages"]
     assert live["message"]["parts"][0]["text"] == "Hello"
     assert live["message"]["status"]["type"] == "running"
-    assert live["rev"] == snapshot["seq"] == chat._coalescer.seq
+    assert live["rev"] == snapshot["seq"] == chat._sync._coalescer.seq
     # a view keeps the newest snapshot (this reply or the trait) and replays newer frames
     release.set()
     final = await run

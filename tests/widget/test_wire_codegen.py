@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ipygenui.widget import _wire_codegen as chat_codegen
+from ipygenui.widget._handlers import ClientHandlers
 from ipygenui.widget._protocol import CLIENT_MESSAGES, SERVER_MESSAGES, WIRE_LIMITS, message_type
-from ipygenui.widget.chat import Chat
 from ipygenui.workbench import _protocol as workbench_protocol
 from ipygenui.workbench import _wire_codegen as workbench_codegen
 
@@ -35,7 +35,7 @@ def test_the_generated_js_is_fresh(output: Path, render: Callable[[], str]) -> N
 
 
 def test_every_browser_message_has_a_handler_in_the_chat() -> None:
-    assert set(Chat._HANDLERS) == set(CLIENT_MESSAGES)
+    assert set(ClientHandlers._HANDLERS) == set(CLIENT_MESSAGES)
     assert len(set(map(message_type, CLIENT_MESSAGES))) == len(CLIENT_MESSAGES)
 
 

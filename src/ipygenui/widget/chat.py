@@ -1,55 +1,28 @@
 """``gu.Chat``: the notebook widget around a :class:`~ipygenui.runtime.Runtime`.
 
-Kernel side of the sync (the browser side is ``js/src/sync.js``; see
-docs/architecture.md):
-- durable state in traits: one :class:`MessageModel` per message, updated at
-  message boundaries (added, replaced) and whenever the run changes phase;
-  messages and ops go out in their wire form (:mod:`._protocol`);
-- while a reply streams, patch ops are coalesced into ``frame`` custom
-  messages (at most ~30 a second, see :mod:`._sync`);
-- a view that opens mid-stream sends ``hello`` and gets a ``snapshot`` of the
-  messages whose traits are behind.
-
-Clicks arrive as custom messages: validated (:mod:`._protocol`), hopped onto
-the kernel's event loop (comm handlers may run on another thread with
-JupyterLab ≥ 4.4 and ipykernel ≥ 7), then applied to the runtime. A message
-that changes nothing is answered with ``{"type": "error"}``, never raised.
+The facade: the synced traits, the runtime's members (``chat.approve`` is
+``chat.runtime.approve``), ``load`` and ``close``. What keeps the views in step
+with the runtime is :class:`._sync.ViewSync` (events -> traits and frames);
+what a view sends is handled by :class:`._handlers.ClientHandlers`. See
+docs/architecture.md.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import re
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 import anywidget
 from ipywidgets import widget_serialization
-from pydantic import BaseModel
 from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
-from .._internal.sanitize import json_safe
 from ..data import DataStore
-from ..data.attachments import data_attachment
-from ..events import (
-    ActivePathChanged,
-    AlwaysAllowedChanged,
-    FeedbackChanged,
-    MessageAdded,
-    MessagePatched,
-    MessageReplaced,
-    ModelChanged,
-    RunChanged,
-    SaveStatusChanged,
-    SuggestionsChanged,
-    ThreadEvent,
-    ThreadsChanged,
-    ThreadSummary,
-)
-from ..messages import Message, Thread
+from ..events import ThreadSummary
+from ..messages import Thread
 from ..models.base import Model
 from ..runtime import Run, Runtime
 from ..runtime.arguments import (
@@ -61,68 +34,15 @@ from ..runtime.arguments import (
 )
 from . import _notebook_data as notebook_data
 from ._bundle import Bundle, shared_bundle
+from ._handlers import ClientHandlers
 from ._mcp_apps import AppBridge
-from ._protocol import (
-    STANDARD_PARAM_NAMES,
-    WIRE_LIMITS,
-    A2UIActionMsg,
-    AlwaysMsg,
-    ApproveMsg,
-    CancelMsg,
-    ChooseModelMsg,
-    ComponentStateMsg,
-    DataPick,
-    DataWindowMsg,
-    EditMsg,
-    FeedbackMsg,
-    HelloMsg,
-    LoadModuleMsg,
-    McpAppMsg,
-    NewThreadMsg,
-    PatchOp,
-    ProtocolError,
-    RegenerateMsg,
-    RejectMsg,
-    RenameThreadMsg,
-    RetryMsg,
-    RevokeAlwaysMsg,
-    SendMsg,
-    SnapshotItem,
-    SuggestionMsg,
-    SwitchBranchMsg,
-    SwitchThreadMsg,
-    ToolResultMsg,
-    TranscriptMsg,
-    accepted_message,
-    error_message,
-    message_for_browser,
-    module_message,
-    ops_for_browser,
-    parse_client_message,
-    snapshot_message,
-    transcript_message,
-    uploads_for_runtime,
-)
-from ._sync import FrameCoalescer
+from ._protocol import STANDARD_PARAM_NAMES, WIRE_LIMITS
+from ._sync import ViewSync, thread_list
 from .components import ComponentBridge
 from .message_model import MessageModel
-from .static_files import LOADER, lazy_module_source
+from .static_files import LOADER
 
 log = logging.getLogger(__name__)
-
-
-CATCH_UP_INTERVAL = 0.25
-"""Mid-run boundaries (a step's end, a tool result, a phase change) write the
-traits at most this often; a run's end writes them at once. A tool round
-trip then costs one snapshot of the message, not one per event."""
-
-_SETTLED_PHASES = ("idle", "waiting")
-
-_WITHOUT_LOOP: frozenset[type[BaseModel]] = frozenset(
-    {HelloMsg, LoadModuleMsg, ComponentStateMsg, A2UIActionMsg, DataWindowMsg, McpAppMsg}
-)
-"""Browser messages handled with no event loop running: they start or resume
-no run (the bridges' own messages answer or refuse by themselves)."""
 
 _LENGTH = r"\d+(\.\d+)?(px|rem|em|vh)"
 # A length, or min()/max() of lengths ("min(640px, 80vh)"): digits and units
@@ -307,17 +227,14 @@ class Chat(anywidget.AnyWidget):
             raise TypeError("pass either runtime= or the Runtime arguments, not both")
         check_type("Chat", "runtime", runtime, Runtime, "a gu.Runtime or None")
         self._runtime = runtime
-        self._loop = _current_loop()
-        self._models: dict[str, MessageModel] = {}
-        self._dirty: set[str] = set()
-        """Messages patched or replaced since their trait was last written."""
-        self._catch_up_timer: Any = None
-        self._coalescer = FrameCoalescer(
-            self._send_frame, self._call_later, self._clock, prepare=self._ops_for_browser
-        )
+        send = super().send  # ipywidgets' custom message to the frontend
+        self._sync = ViewSync(self, runtime, send)
         # Initial values go in the comm_open message itself, not in updates after it.
         self._components = ComponentBridge(runtime)
         self._apps = AppBridge(runtime, self)
+        self._handlers = ClientHandlers(
+            self, runtime, self._sync, self._components, self._apps, send
+        )
         super().__init__(
             component_specs=self._components.specs,
             model_name=str(getattr(runtime.agent or runtime.model, "name", "") or ""),
@@ -328,23 +245,23 @@ class Chat(anywidget.AnyWidget):
             _chat_key=uuid.uuid4().hex,
             _bundle=shared_bundle(),
             suggestions=list(runtime.current_suggestions),
-            messages=[self._new_model(m) for m in runtime.thread.messages],
+            messages=[self._sync.new_model(m) for m in runtime.thread.messages],
             phase=runtime.phase,
             running=runtime.running,
             save_error=runtime.save_error or "",
             starters=runtime.starters,
-            thread_list=_thread_list(runtime.threads),
+            thread_list=thread_list(runtime.threads),
             thread_id=runtime.thread.id,
-            data_names=_data_names(runtime),
+            data_names=notebook_data.data_names(runtime.data),
             data_details=notebook_data.data_details(runtime.data),
             always_allowed=sorted(runtime.always_allowed),
             mcp_apps=_mcp_apps(runtime),
             **widget_kwargs,
         )
-        self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._on_event)
-        self.on_msg(self._on_comm_msg)
+        self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._sync.on_event)
+        self.on_msg(self._handlers.on_comm_msg)
         # the @ menu lists the notebook's tables as they are after each cell
-        self._stop_watching_cells = notebook_data.watch_cells(self._refresh_data_names)
+        self._stop_watching_cells = notebook_data.watch_cells(self._sync.refresh_data_names)
         self._components.attach(self)
         self._components.render_saved()
 
@@ -487,13 +404,8 @@ class Chat(anywidget.AnyWidget):
         if unsubscribe is not None:
             unsubscribe()
             self._unsubscribe = None
-        if hasattr(self, "_coalescer"):
-            self._coalescer.close()
-        if getattr(self, "_catch_up_timer", None) is not None:
-            self._catch_up_timer.cancel()
-            self._catch_up_timer = None
-        for model in getattr(self, "_models", {}).values():
-            model.close()
+        if hasattr(self, "_sync"):
+            self._sync.close()
         if hasattr(self, "_runtime"):  # its tool servers' connections end with the chat
             self._runtime.close()
         super().close()
@@ -501,379 +413,6 @@ class Chat(anywidget.AnyWidget):
     def __repr__(self) -> str:
         n = len(self._runtime.thread.messages) if hasattr(self, "_runtime") else 0
         return f"Chat(model={self.model_name!r}, messages={n})"
-
-    # --- runtime events -> traits and frames -----------------------------------
-
-    def _on_event(self, event: ThreadEvent) -> None:
-        try:
-            self._apply_event(event)
-        except Exception:  # a view problem must never break the run
-            log.exception("ipygenui widget failed to apply %r", type(event).__name__)
-
-    def _apply_event(self, event: ThreadEvent) -> None:
-        if isinstance(event, MessagePatched):
-            self._dirty.add(event.message_id)
-            self._coalescer.add(event.message_id, event.ops)
-        elif isinstance(event, MessageAdded):
-            self._write(event.message)
-        elif isinstance(event, MessageReplaced):
-            self._dirty.add(event.message.id)
-            self._schedule_catch_up()
-        elif isinstance(event, RunChanged):
-            self._on_run_changed(event.phase, event.detail)
-        elif isinstance(event, SuggestionsChanged):
-            self.suggestions = list(event.suggestions)
-        elif isinstance(event, SaveStatusChanged):
-            self.save_error = event.error or ""
-        elif isinstance(event, ActivePathChanged):
-            self._show_path(event)
-        elif isinstance(event, AlwaysAllowedChanged):
-            self.always_allowed = list(event.tools)
-        elif isinstance(event, FeedbackChanged):
-            # A thumb pressed shows at once, not at the next catch-up.
-            rated = self._runtime.thread.message(event.message_id)
-            if rated is not None and rated.id in self._models:
-                self._write(rated)
-        elif isinstance(event, ThreadsChanged):
-            with self.hold_sync():
-                self.thread_list = _thread_list(event.threads)
-                self.thread_id = event.active
-        elif isinstance(event, ModelChanged):
-            with self.hold_sync():
-                self.model_name = event.name
-                self.offline = event.offline
-                self.model_choice = event.choice or ""
-        if not isinstance(event, MessagePatched):  # patches never start or end a run
-            self.running = self._runtime.running
-
-    def _write(self, message: Message) -> None:
-        """Write a message's full state to its trait (a boundary)."""
-        # Pending ops for it are inside this snapshot: drop them, stamp the seq.
-        self._coalescer.drop(message.id)
-        self._dirty.discard(message.id)
-        model = self._models.get(message.id)
-        if model is None:
-            self.messages = [*self.messages, self._new_model(message)]
-        else:
-            seq = self._coalescer.seq
-            _send_safely(lambda data: model.set_snapshot(data, seq), self._wire(message))
-
-    def _new_model(self, message: Message) -> MessageModel:
-        seq = self._coalescer.seq
-        model: MessageModel = _send_safely(
-            lambda data: MessageModel(message=data, rev=seq), self._wire(message)
-        )
-        self._models[message.id] = model
-        return model
-
-    def _wire(self, message: Message) -> dict[str, Any]:
-        """The message as synced, with its place among its versions when it
-        has several: ``branch: {index, count}`` (what a branch picker shows)."""
-        data = message_for_browser(message)
-        thread = self._runtime.thread
-        if thread.forks and thread.message(message.id) is message:
-            where = thread.branch_position(message.id)
-            if where.count > 1:
-                data["branch"] = {"index": where.index, "count": where.count}
-        return data
-
-    def _show_path(self, event: ActivePathChanged) -> None:
-        """Show another branch (or thread) from ``event.start`` on: messages
-        kept keep their models (written again: their branch position may have
-        changed); another thread's models are closed."""
-        self._refresh_always_allowed()  # grants are the thread's own
-        shown = {m.id for m in event.messages}
-        for message in event.messages[event.start :]:
-            if message.id in self._models:
-                self._write(message)
-        models = [self._models.get(m.id) or self._new_model(m) for m in event.messages]
-        self.messages = models
-        if event.thread_id != self.thread_id:
-            for message_id in [i for i in self._models if i not in shown]:
-                self._coalescer.drop(message_id)
-                self._dirty.discard(message_id)
-                self._models.pop(message_id).close()
-
-    def _on_run_changed(self, phase: str, detail: str | None) -> None:
-        # When the run settles the traits catch up at once, so the final state
-        # is durable whatever events came before; mid-run they catch up soon.
-        if phase in _SETTLED_PHASES:
-            self._catch_up()
-            self._refresh_data_names()  # a tool result or attachment may have named one
-        else:
-            self._schedule_catch_up()
-        with self.hold_sync():
-            self.phase_detail = detail or ""
-            self.phase = phase
-
-    def _schedule_catch_up(self) -> None:
-        if self._catch_up_timer is None and self._dirty:
-            timer = self._call_later(CATCH_UP_INTERVAL, self._catch_up)
-            if self._dirty:  # not caught up already (with no loop it runs at once)
-                self._catch_up_timer = timer
-
-    def _catch_up(self) -> None:
-        """Write every message patched or replaced since its last write."""
-        if self._catch_up_timer is not None:
-            self._catch_up_timer.cancel()
-            self._catch_up_timer = None
-        for message_id in list(self._dirty):
-            message = self._runtime.thread.message(message_id)
-            if message is None:
-                self._dirty.discard(message_id)
-                continue
-            try:
-                self._write(message)
-            except Exception:  # one message that cannot be sent must not hold up the rest
-                log.exception("ipygenui widget could not sync message %s", message_id)
-
-    def _ops_for_browser(self, message_id: str, ops: list[PatchOp]) -> list[PatchOp]:
-        return ops_for_browser(ops, self._runtime.thread.message(message_id))
-
-    def _send_frame(self, frame: dict[str, Any]) -> None:
-        _send_safely(super().send, frame)
-
-    # --- frontend messages -------------------------------------------------------
-
-    def _on_comm_msg(self, _widget: Any, content: Any, buffers: Any) -> None:
-        """Comm handler: may run on a subshell thread; never raises."""
-        try:
-            buffers = list(buffers or [])  # a send's attached files
-            loop = self._loop
-            if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(self._dispatch, content, buffers)
-            else:
-                self._dispatch(content, buffers)
-        except Exception:
-            log.exception("ipygenui widget could not schedule a frontend message")
-
-    def _dispatch(self, content: Any, buffers: list[Any] | None = None) -> None:
-        """Apply one frontend message on the kernel loop; answer errors.
-
-        One validation for every message (``parse_client_message``: the whole
-        message against its model), then its handler from ``_HANDLERS``."""
-        if isinstance(content, dict) and content.get("kind") == "anywidget-command":
-            return  # anywidget's own RPC, answered by its handler
-        # A lone surrogate ("\ud83d" in the browser's JSON) would fail validation
-        # and lose what the user typed: it becomes U+FFFD, as everywhere else.
-        content = json_safe(content)
-        try:
-            msg = parse_client_message(content)
-            if type(msg) not in _WITHOUT_LOOP and _current_loop() is None:
-                # the runtime would keep the run until an await that never comes
-                raise ProtocolError(
-                    "no event loop runs for this chat: it cannot start or resume a run"
-                )
-            self._HANDLERS[type(msg)](self, msg, buffers or [])
-        except (
-            ProtocolError,
-            ValueError,
-            KeyError,
-            TypeError,
-            RuntimeError,
-            OSError,
-            ImportError,
-        ) as exc:
-            self._error(str(exc) or type(exc).__name__, content)
-        except Exception as exc:
-            log.exception("ipygenui widget failed on a frontend message")
-            self._error(f"{type(exc).__name__}: {exc}", content)
-
-    # One handler per browser message (``_HANDLERS`` maps each model to its
-    # handler); each takes the parsed message and the comm's binary buffers.
-
-    def _on_hello(self, msg: HelloMsg, buffers: list[Any]) -> None:
-        self._snapshot()
-
-    def _on_load_module(self, msg: LoadModuleMsg, buffers: list[Any]) -> None:
-        try:
-            super().send(module_message(msg.name, lazy_module_source(msg.name)))
-        except OSError as exc:  # the view keeps showing code plain
-            super().send(module_message(msg.name, error=str(exc)))
-
-    def _on_send(self, msg: SendMsg, buffers: list[Any]) -> None:
-        self._start(msg.text, self._attachments(msg, buffers))
-        # The view clears its box only now: a refused send keeps the text.
-        super().send(accepted_message(msg.ref))
-
-    def _on_suggestion(self, msg: SuggestionMsg, buffers: list[Any]) -> None:
-        if msg.text not in self.suggestions:
-            raise ProtocolError("that suggestion is no longer offered")
-        self._start(msg.text)
-
-    def _on_approve(self, msg: ApproveMsg | AlwaysMsg, buffers: list[Any]) -> None:
-        always = msg.type == "always"
-        self._runtime.approve(msg.tool_call_id, args=msg.args, always=always, by="user")
-
-    def _on_reject(self, msg: RejectMsg, buffers: list[Any]) -> None:
-        self._runtime.reject(msg.tool_call_id, reason=msg.reason, by="user")
-
-    def _on_revoke_always(self, msg: RevokeAlwaysMsg, buffers: list[Any]) -> None:
-        if msg.tool_name not in self._runtime.always_allowed:
-            raise ProtocolError(f"{msg.tool_name} is not always allowed in this chat")
-        self._runtime.revoke_always(msg.tool_name)
-
-    def _on_tool_result(self, msg: ToolResultMsg, buffers: list[Any]) -> None:
-        self._runtime.add_tool_result(msg.tool_call_id, msg.result)
-
-    def _on_cancel(self, msg: CancelMsg, buffers: list[Any]) -> None:
-        if not self._runtime.running and self._runtime.phase != "waiting":
-            raise ProtocolError("nothing to stop: no run is streaming")
-        self._runtime.cancel()
-
-    def _on_retry(self, msg: RetryMsg, buffers: list[Any]) -> None:
-        if self._runtime.running:
-            raise ProtocolError("a run is streaming: stop it before retrying")
-        self._runtime.retry()
-
-    # The conversation controls: versions of a message, ratings, threads. The
-    # runtime checks the ids (an unknown one raises a clear error, which the
-    # view shows) and stops a streaming run first where it must.
-
-    def _on_edit(self, msg: EditMsg, buffers: list[Any]) -> None:
-        self._runtime.edit(msg.message_id, msg.text)
-        # The view's editor closes only now: a refused edit keeps the text.
-        super().send(accepted_message(msg.ref, "edit"))
-
-    def _on_regenerate(self, msg: RegenerateMsg, buffers: list[Any]) -> None:
-        self._runtime.regenerate(msg.message_id)
-
-    def _on_switch_branch(self, msg: SwitchBranchMsg, buffers: list[Any]) -> None:
-        self._runtime.switch_branch(msg.message_id, msg.index)
-
-    def _on_feedback(self, msg: FeedbackMsg, buffers: list[Any]) -> None:
-        self._runtime.feedback(msg.message_id, msg.rating)
-
-    def _on_new_thread(self, msg: NewThreadMsg, buffers: list[Any]) -> None:
-        self._runtime.new_thread()
-
-    def _on_switch_thread(self, msg: SwitchThreadMsg, buffers: list[Any]) -> None:
-        self._runtime.switch_thread(msg.thread_id)
-
-    def _on_rename_thread(self, msg: RenameThreadMsg, buffers: list[Any]) -> None:
-        self._runtime.rename_thread(msg.thread_id, msg.title)
-
-    def _on_choose_model(self, msg: ChooseModelMsg, buffers: list[Any]) -> None:
-        # untrusted: only a model this chat lists, made now (its error is shown)
-        if msg.model not in self._runtime.models:
-            raise ProtocolError(f"the model {msg.model[:80]!r} is not offered in this chat")
-        self._runtime.model = msg.model
-
-    def _on_transcript(self, msg: TranscriptMsg, buffers: list[Any]) -> None:
-        rt = self._runtime
-        _send_safely(
-            super().send, transcript_message(rt.to_markdown(), _transcript_name(rt.thread))
-        )
-
-    # What a shown component or MCP app sends goes to its bridge.
-
-    def _on_component_state(self, msg: ComponentStateMsg, buffers: list[Any]) -> None:
-        self._components.set_state(msg)
-
-    def _on_a2ui_action(self, msg: A2UIActionMsg, buffers: list[Any]) -> None:
-        self._components.a2ui_action(msg)
-
-    def _on_data_window(self, msg: DataWindowMsg, buffers: list[Any]) -> None:
-        self._components.answer_window(msg)
-
-    def _on_mcp_app(self, msg: McpAppMsg, buffers: list[Any]) -> None:
-        self._apps.answer(msg)
-
-    _HANDLERS: ClassVar[dict[type[BaseModel], Callable[[Chat, Any, list[Any]], None]]] = {
-        HelloMsg: _on_hello,
-        LoadModuleMsg: _on_load_module,
-        SendMsg: _on_send,
-        SuggestionMsg: _on_suggestion,
-        ApproveMsg: _on_approve,
-        AlwaysMsg: _on_approve,
-        RejectMsg: _on_reject,
-        RevokeAlwaysMsg: _on_revoke_always,
-        ToolResultMsg: _on_tool_result,
-        CancelMsg: _on_cancel,
-        RetryMsg: _on_retry,
-        EditMsg: _on_edit,
-        RegenerateMsg: _on_regenerate,
-        SwitchBranchMsg: _on_switch_branch,
-        FeedbackMsg: _on_feedback,
-        NewThreadMsg: _on_new_thread,
-        SwitchThreadMsg: _on_switch_thread,
-        RenameThreadMsg: _on_rename_thread,
-        ChooseModelMsg: _on_choose_model,
-        TranscriptMsg: _on_transcript,
-        ComponentStateMsg: _on_component_state,
-        A2UIActionMsg: _on_a2ui_action,
-        DataWindowMsg: _on_data_window,
-        McpAppMsg: _on_mcp_app,
-    }
-    """The handler of each browser message (``_protocol.CLIENT_MESSAGES``; a
-    test checks that every one has its handler)."""
-
-    def _start(self, text: str, attachments: list[Any] | None = None) -> None:
-        if self._runtime.running:
-            raise ProtocolError("a run is already streaming: wait for it or stop it")
-        # a background task; its errors end up in the message (a bad attachment
-        # raises here, before anything is sent: the view keeps the text)
-        self._runtime.send(text, attachments or None)
-        self._refresh_data_names()
-
-    def _attachments(self, msg: SendMsg, buffers: list[Any]) -> list[Any]:
-        """The send's uploads as parts or files; a picked name must be in the data."""
-        out: list[Any] = []
-        for item in uploads_for_runtime(msg, buffers):
-            if isinstance(item, DataPick):
-                try:
-                    notebook_data.pick_from_notebook(self._runtime.data, item.name)
-                    out.append(data_attachment(self._runtime.data, item.name))
-                except KeyError as exc:  # UnknownReference says which names there are
-                    raise ProtocolError(str(exc)) from None
-            else:
-                out.append(item)
-        return out
-
-    def _refresh_always_allowed(self) -> None:
-        names = sorted(self._runtime.always_allowed)
-        if names != list(self.always_allowed):
-            self.always_allowed = names
-
-    def _refresh_data_names(self) -> None:
-        """The names the ``@`` menu offers: the chat's data, as it is now."""
-        names = _data_names(self._runtime)
-        if names != list(self.data_names):
-            self.data_names = names
-        details = notebook_data.data_details(self._runtime.data)
-        if details != self.data_details:  # a frame may grow under the same name
-            self.data_details = details
-
-    def _snapshot(self) -> None:
-        """Answer ``hello``: the live state of messages whose traits are behind."""
-        self._coalescer.flush()
-        seq = self._coalescer.seq
-        items: list[SnapshotItem] = []
-        for message_id in sorted(self._dirty):
-            message = self._runtime.thread.message(message_id)
-            if message is not None:
-                items.append({"message": self._wire(message), "rev": seq})
-        _send_safely(super().send, snapshot_message(seq, items))
-
-    def _error(self, text: str, content: Any) -> None:
-        try:
-            _send_safely(super().send, error_message(text, content))
-        except Exception:
-            log.exception("ipygenui widget could not send an error to the frontend")
-
-    # --- loop plumbing -------------------------------------------------------------
-
-    def _clock(self) -> float:
-        loop = self._loop or _current_loop()
-        return loop.time() if loop is not None else 0.0
-
-    def _call_later(self, delay: float, fn: Any) -> Any:
-        loop = self._loop or _current_loop()
-        if loop is None:  # no event loop (a plain script): send at once
-            fn()
-            return _NoTimer()
-        self._loop = loop
-        return loop.call_later(delay, fn)
 
 
 BROWSER_WRITABLE = frozenset({"height"})
@@ -905,42 +444,6 @@ def _ignore_browser_writes(cls: type[anywidget.AnyWidget]) -> None:
 _ignore_browser_writes(Chat)
 
 
-def _data_names(runtime: Runtime) -> list[str]:
-    """The chat's data names, then the notebook's tables (``_notebook_data``)."""
-    return notebook_data.data_names(runtime.data)
-
-
-def _send_safely(send: Callable[[Any], Any], value: Any) -> Any:
-    """``send(value)`` (a message dumped first); if the kernel's serializer
-    refuses it (a lone surrogate, a huge int, NaN that got past the runtime's
-    checks), send its JSON-safe copy: an odd value never stops the sync."""
-    data = message_for_browser(value) if isinstance(value, Message) else value
-    try:
-        return send(data)
-    except (ValueError, TypeError, RecursionError) as exc:
-        log.warning("ipygenui widget sends a cleaned copy: %s", exc)
-    return send(json_safe(data))
-
-
-def _transcript_name(thread: Thread) -> str:
-    """A file name for the thread's transcript: its title, in safe characters."""
-    title = thread.title or next((m.text for m in thread.messages if m.role == "user"), "")
-    slug = "-".join("".join(c if c.isalnum() else " " for c in title.lower()).split())[:60]
-    return f"{slug or 'chat'}.md"
-
-
-def _thread_list(threads: Any) -> list[dict[str, Any]]:
-    return [
-        {"id": t.id, "title": t.title, "messages": t.messages, "updated_at": t.updated_at}
-        for t in threads
-    ]
-
-
-class _NoTimer:
-    def cancel(self) -> None:
-        pass
-
-
 def _mcp_apps(runtime: Runtime) -> dict[str, Any]:
     """The apps of the chat's MCP tools, by tool name (none when a server cannot say)."""
     apps: dict[str, Any] = {}
@@ -952,10 +455,3 @@ def _mcp_apps(runtime: Runtime) -> dict[str, Any]:
             except Exception:  # the calls still show their app once their result is in
                 log.warning("the MCP apps of %r could not be read", source, exc_info=True)
     return apps
-
-
-def _current_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
