@@ -205,7 +205,7 @@ AREAS = (
 )
 
 _JS_AND_BROWSER_ROWS = (
-    "| XSS and URLs (JS) | `js/test/helpers/xss-corpus.js`, `js/test/shared/resources.test.js`, "
+    "| XSS and URLs (JS) | `js/test/helpers/xss-corpus.js`, `js/test/common/resources.test.js`, "
     "`js/test/markdown/fuzz.test.js` | script-injection payloads through both renderers at "
     "every streamed prefix, resource-fetching payloads through three render paths, seeded "
     "random HTML/markdown documents streamed and whole |",

@@ -4,11 +4,11 @@
 // kernel answers with the `model_choice` trait (or an error notice, and the
 // model in use stays), so the button always shows what the next reply uses.
 //
-// Keyboard: the WAI-ARIA select-only listbox of shared/listbox.js, opening on the
+// Keyboard: the WAI-ARIA select-only listbox of common/listbox.js, opening on the
 // current model.
 
-import { h, setText, show } from "./shared/dom.js";
-import { createListbox } from "./shared/listbox.js";
+import { h, setText, show } from "./common/dom.js";
+import { createListbox } from "./common/listbox.js";
 import { toKernel } from "./protocol.js";
 
 /** @typedef {{id: string, name: string, provider: string}} ModelChoice */

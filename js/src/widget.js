@@ -13,18 +13,18 @@
 // `accepted` clears the composer, `error` leaves the text in it.
 
 import { focusAfterDecision } from "./tool-card/approval.js";
-import { listenForCodeCopies } from "./shared/clipboard.js";
+import { listenForCodeCopies } from "./common/clipboard.js";
 import { createComponentContext, readableName } from "./components/slot.js";
 import { createAppsContext } from "./mcp-apps/apps-context.js";
 import { loadModule } from "./components/host.js";
 import { createComposer } from "./composer/composer.js";
-import { h, setData, setText, show } from "./shared/dom.js";
+import { h, setData, setText, show } from "./common/dom.js";
 import { createAlwaysAllowed, readAlwaysAllowed } from "./tool-card/always-allowed.js";
 import { addHighlighterLoader, onHighlighterReady } from "./markdown/highlighter.js";
 import { highlightCodeIn } from "./markdown/markdown.js";
 import { createModelPicker, readModelChoices } from "./model-picker.js";
 import { FROM_KERNEL, readLimits, readServerMessage, shownComponent, toKernel } from "./protocol.js";
-import { listenForLoads, resourcesFor } from "./shared/resources.js";
+import { listenForLoads, resourcesFor } from "./common/resources.js";
 import { createSuggestions } from "./thread/suggestions.js";
 import { MessageStore } from "./sync.js";
 import { createThreadMenu, downloadText, readThreads } from "./thread/menu.js";

@@ -3,7 +3,7 @@
 // after a decision, and the chat's own keys.
 import { describe, expect, it } from "vitest";
 import { createActionBar } from "../src/thread/action-bar.js";
-import { icon, iconNames } from "../src/shared/icons.js";
+import { icon, iconNames } from "../src/common/icons.js";
 import { ChatView } from "../src/widget.js";
 import { FakeModel } from "./helpers/fake-model.js";
 

@@ -6,8 +6,8 @@
 // fetched, only named. Bindings ({path}) read the surface's data model; what
 // the user enters is written back there (and to the kernel, debounced).
 
-import { h } from "../shared/dom.js";
-import { addPlaceholders, hold, isInline } from "../shared/resources.js";
+import { h } from "../common/dom.js";
+import { addPlaceholders, hold, isInline } from "../common/resources.js";
 import { runCall } from "./functions.js";
 import { pointerGet } from "./surfaces.js";
 

@@ -6,7 +6,7 @@
 // (the kernel reads its event and context from the surface it holds) and
 // the reply follows as the next turn.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import { renderSurface } from "../a2ui/render.js";
 import { applyMessages, pointerSet } from "../a2ui/surfaces.js";
 

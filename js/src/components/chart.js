@@ -2,7 +2,7 @@
 // whole module is a few KB, where Vega-Lite would add ~800 KB to the bundle).
 // Series stream in: points appear as values arrive.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const COLORS = ["#1976d2", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037"];

@@ -5,7 +5,7 @@
 // go with the next message, and the form says so. The form is rebuilt only
 // when its fields change, so typing never loses focus while other props stream.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 
 function fieldValue(input, type) {
   if (input instanceof HTMLInputElement && type === "checkbox") return input.checked;

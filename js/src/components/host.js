@@ -11,7 +11,7 @@
 // images wait behind a "Load image" button until the user allows them).
 // Without `update`, `render` runs again on a cleared `el` when props change.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import * as a2ui from "./a2ui.js";
 import * as chart from "./chart.js";
 import * as form from "./form.js";
@@ -75,7 +75,7 @@ function describe(err) {
  * @param {{el: HTMLElement, spec: any, props: any, status: any, state?: any,
  *          setState?: (state: any, opts?: {flush?: boolean}) => void, output?: any,
  *          importer?: (url: string) => Promise<any>,
- *          resources?: import("../shared/resources.js").Resources,
+ *          resources?: import("../common/resources.js").Resources,
  *          fetchRows?: (opts: any) => Promise<any>, sendMessage?: (text: string) => void,
  *          sendAction?: (surfaceId: string, componentId: string, data: any) => void,
  *          isRunning?: () => boolean}} opts `fetchRows`: rows of the kernel

@@ -2,10 +2,10 @@
 // the browser checks again and sets it only once the URL finished streaming,
 // so a half-written URL never triggers a request. The model chose the URL:
 // an http(s) one waits behind a "Load image from …" button until the user
-// allows it (shared/resources.js); a data: image shows at once (nothing to fetch).
+// allows it (common/resources.js); a data: image shows at once (nothing to fetch).
 
-import { h } from "../shared/dom.js";
-import { addPlaceholders, hold, isInline } from "../shared/resources.js";
+import { h } from "../common/dom.js";
+import { addPlaceholders, hold, isInline } from "../common/resources.js";
 
 const SAFE = /^(https?:\/\/\S+|data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=\s]+)$/i;
 

@@ -1,6 +1,6 @@
 // Built-in Markdown: the model's text, sanitized like every message.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import { renderMarkdown } from "../markdown/markdown.js";
 
 export function render({ props, el, resources }) {

@@ -1,6 +1,6 @@
 // Built-in Metric: KPI cards (label, value with unit, change, caption).
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 
 function card(item) {
   const el = h("div.gu-c-metric");

@@ -3,7 +3,7 @@
 // SVG become images (an <img> runs no script), HTML and markdown are
 // sanitized like model text.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import { renderMarkdown, sanitize } from "../markdown/markdown.js";
 
 function utf8Base64(text) {

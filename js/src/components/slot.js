@@ -16,7 +16,7 @@
 //   placeholder that names the component ("Preparing the table…");
 // - user state goes back to the kernel as `component_state`, debounced.
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 import { componentIdOf, readLimits, readServerMessage, shownComponent, toKernel } from "../protocol.js";
 import { argsWhole } from "../tool-card/streamed-args.js";
 import { mountComponent } from "./host.js";
@@ -26,7 +26,7 @@ export const STATE_DEBOUNCE_MS = 400;
 
 /**
  * @param {{model?: any, send: (msg: any) => void, setTimer?: Function, clearTimer?: Function,
- *          resources?: import("../shared/resources.js").Resources, sendText?: (text: string) => void}} opts
+ *          resources?: import("../common/resources.js").Resources, sendText?: (text: string) => void}} opts
  *   `resources`: the URLs the chat allowed to load (built-ins showing model images or
  *   markdown use it); `sendText`: sends a user message as the composer does (a Form's Submit)
  */

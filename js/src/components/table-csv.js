@@ -3,7 +3,7 @@
 // leading apostrophe; numbers stay numbers (their text cannot be a formula).
 // A paged table's rows come from the kernel in windows, at most MAX_CSV_ROWS.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 
 export const MAX_CSV_ROWS = 100_000;
 const CSV_WINDOW = 1_000;

@@ -6,7 +6,7 @@
 // fixed height, so the scroll position says which rows are in view (scaled
 // past MAX_SCROLL pixels: see `scrollTopFor`).
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import { BLOCK, createRowBlocks } from "./table-blocks.js";
 import { fetchAllRows } from "./table-csv.js";
 

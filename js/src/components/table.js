@@ -4,7 +4,7 @@
 // a large one is `paged`: table-paged.js shows it in windows.
 // Cells are text only: nothing the model writes becomes markup.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import { csvButton } from "./table-csv.js";
 import { mountPagedTable, shapeText, sortableHeader } from "./table-paged.js";
 

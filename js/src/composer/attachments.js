@@ -3,8 +3,8 @@
 // A file over the size limit, or one attachment too many, is refused at once
 // with a notice; what the user typed stays.
 
-import { h, show } from "../shared/dom.js";
-import { icon } from "../shared/icons.js";
+import { h, show } from "../common/dom.js";
+import { icon } from "../common/icons.js";
 import { readLimits } from "../protocol.js";
 
 /**

@@ -15,7 +15,7 @@
 import { createAttachButton, createPendingAttachments } from "./attachments.js";
 import { createMentionMenu } from "./mentions.js";
 import { createSendWarning } from "./warning.js";
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 
 export { sizeText } from "./attachments.js";
 export { mentionAt } from "./mentions.js";

@@ -3,7 +3,7 @@
 // arrows move, Enter or Tab picks (the `@word` leaves the box and the name
 // becomes an attachment), Esc closes.
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 
 /** The `@word` being typed just before the caret, or null. */
 export function mentionAt(text, caret) {

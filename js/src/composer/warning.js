@@ -2,7 +2,7 @@
 // rejected), said above the composer: "Send anyway" sends, "Cancel" goes back
 // to the box.
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 
 /** @param {{onConfirm: () => void, onCancel: () => void}} actions */
 export function createSendWarning({ onConfirm, onCancel }) {

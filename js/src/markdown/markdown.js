@@ -2,15 +2,15 @@
 // renders GitHub-flavoured markdown (tables, fenced code), highlight.js colours
 // code (loaded on first use: highlighter.js), and DOMPurify strips scripts, event handlers and javascript: URLs
 // before anything reaches the DOM. Links open in a new tab; images and other
-// resources wait behind a "Load image from …" button (see shared/resources.js).
+// resources wait behind a "Load image from …" button (see common/resources.js).
 // Rendering never throws: a block that fails shows as its escaped source.
 
 import DOMPurify from "dompurify";
 import { Marked } from "marked";
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import { highlighter, wantHighlighter } from "./highlighter.js";
 import { closedBlockSource } from "./close.js";
-import { addPlaceholders, gateAttributes } from "../shared/resources.js";
+import { addPlaceholders, gateAttributes } from "../common/resources.js";
 
 export function escapeHtml(text) {
   return String(text)
@@ -52,7 +52,7 @@ const PURIFY_CONFIG = {
   RETURN_DOM_FRAGMENT: true,
 };
 
-/** @type {import("../shared/resources.js").Resources | null} the chat's allowed URLs, during a sanitize */
+/** @type {import("../common/resources.js").Resources | null} the chat's allowed URLs, during a sanitize */
 let activeResources = null;
 /** Set by the hook when an element's source was held back (then placeholders are due). */
 let sawHeld = false;
@@ -106,7 +106,7 @@ function rawBlock(text) {
 /**
  * Sanitize untrusted HTML.
  * @param {string} html
- * @param {{resources?: import("../shared/resources.js").Resources}} [opts] the chat's
+ * @param {{resources?: import("../common/resources.js").Resources}} [opts] the chat's
  *   allowed URLs: those load directly, the rest wait behind a button
  * @returns {string}
  */
@@ -142,7 +142,7 @@ export function highlightCodeIn(root) {
 /**
  * Render untrusted markdown to sanitized HTML.
  * @param {string} text
- * @param {{resources?: import("../shared/resources.js").Resources}} [opts]
+ * @param {{resources?: import("../common/resources.js").Resources}} [opts]
  * @returns {string}
  */
 export function renderMarkdown(text, { resources } = {}) {
@@ -376,7 +376,7 @@ function withLastBlockClosed(tokens) {
  * DOM nodes of the others stay as they are. The result equals
  * `el.innerHTML = renderMarkdown(text)`.
  * @param {HTMLElement} el container this view owns
- * @param {{resources?: import("../shared/resources.js").Resources}} [opts] the
+ * @param {{resources?: import("../common/resources.js").Resources}} [opts] the
  *   chat's allowed URLs (see `sanitize`)
  */
 export function createMarkdownView(el, { resources } = {}) {

@@ -10,7 +10,7 @@
 // is that proxy page instead, on another origin, which loads the HTML it is
 // sent (the spec's double iframe).
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 import { createBridge, PROTOCOL_VERSION } from "./bridge.js";
 import { withPolicy } from "./csp.js";
 import { hostContext, styleVariables, themeOf } from "./host-context.js";

@@ -8,9 +8,9 @@
 // lands on the button last used, arrows, Home and End move between buttons,
 // and no key reaches JupyterLab's notebook shortcuts from inside it.
 
-import { copyWithConfirmation } from "../shared/clipboard.js";
-import { h, setText, show } from "../shared/dom.js";
-import { icon } from "../shared/icons.js";
+import { copyWithConfirmation } from "../common/clipboard.js";
+import { h, setText, show } from "../common/dom.js";
+import { icon } from "../common/icons.js";
 import { branchOf, feedbackOf, toKernel } from "../protocol.js";
 
 /** The markdown of a message's text parts: what "Copy" puts on the clipboard. */

@@ -3,7 +3,7 @@
 // and reuses the layout of the other chunks whole, instead of visiting every
 // message. Appending a message moves no other.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 
 const CHUNK_SIZE = 20;
 

@@ -3,7 +3,7 @@
 // render (a component mounting, an image loading); "Jump to latest" shows
 // while a reply streams and the user scrolled away.
 
-import { show } from "../shared/dom.js";
+import { show } from "../common/dom.js";
 
 const FOLLOW_SLACK_PX = 48;
 

@@ -3,7 +3,7 @@
 // (ipygenui/runtime/usage.py) and sends the numbers in the message's metadata; this
 // file only formats them.
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 
 /**
  * @typedef {object} Footer

@@ -3,9 +3,9 @@
 // thread as markdown. Reads the `thread_list` and `thread_id` traits; every
 // action is a message to the kernel, which answers with new traits.
 
-import { h, setText, show } from "../shared/dom.js";
-import { icon } from "../shared/icons.js";
-import { createListbox } from "../shared/listbox.js";
+import { h, setText, show } from "../common/dom.js";
+import { icon } from "../common/icons.js";
+import { createListbox } from "../common/listbox.js";
 import { toKernel } from "../protocol.js";
 
 /** @typedef {{id: string, title: string}} ThreadEntry */
@@ -20,7 +20,7 @@ let menus = 0;
 
 /**
  * The list of threads: a button with the current thread's title opening a
- * listbox (shared/listbox.js, as the model picker) on the current thread.
+ * listbox (common/listbox.js, as the model picker) on the current thread.
  * @param {(id: string) => void} onPick
  */
 function createThreadPicker(onPick) {

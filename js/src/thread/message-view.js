@@ -7,9 +7,9 @@
 import { createActionBar } from "./action-bar.js";
 import { sizeText } from "../composer/attachments.js";
 import { fitToText } from "../composer/composer.js";
-import { h, setData, setText, show } from "../shared/dom.js";
+import { h, setData, setText, show } from "../common/dom.js";
 import { createFooter, runFooter } from "./footer.js";
-import { icon as drawIcon } from "../shared/icons.js";
+import { icon as drawIcon } from "../common/icons.js";
 import { createMarkdownView } from "../markdown/markdown.js";
 import { toKernel } from "../protocol.js";
 import { createToolCard } from "../tool-card/tool-card.js";
@@ -95,7 +95,7 @@ export function errorText(status) {
 
 /**
  * @param {{send: (msg:any) => void, notify: (t:string) => void, isHuman: (n:string) => boolean,
- *          standardParams?: () => string[], resources?: import("../shared/resources.js").Resources,
+ *          standardParams?: () => string[], resources?: import("../common/resources.js").Resources,
  *          sendEdit?: (messageId: string, text: string) => void,
  *          apps?: {release: (el: Element) => void}}} ctx
  *   the chat's actions, the arguments every tool call carries for the UI, the URLs

@@ -1,7 +1,7 @@
 // Suggestion chips: follow-ups shown after a run, or the starters of an
 // empty thread; clicking one sends it.
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 
 /**
  * @param {(text: string) => void} onPick

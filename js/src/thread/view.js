@@ -5,8 +5,8 @@
 // while a reply streams.
 // An empty thread shows the chat's starter prompts.
 
-import { h, show } from "../shared/dom.js";
-import { icon } from "../shared/icons.js";
+import { h, show } from "../common/dom.js";
+import { icon } from "../common/icons.js";
 import { createMessageView } from "./message-view.js";
 import { createSuggestions } from "./suggestions.js";
 import { createChunkedList } from "./chunks.js";

@@ -3,7 +3,7 @@
 // row only revokes: a grant comes with the user's approval of a call.
 
 import { readableName } from "../components/slot.js";
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 
 /** The tool names of the `always_allowed` trait (anything else dropped). */
 export function readAlwaysAllowed(value) {

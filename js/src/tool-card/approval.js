@@ -4,7 +4,7 @@
 // - a human tool: an input whose text becomes the tool's result.
 // Controls are built once per pending call so typing survives re-renders.
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 import { escapeInvisibleInJson, fillMarked, findInvisible, invisibleWarning, linesOf } from "./invisible-chars.js";
 import { renderMarkdown } from "../markdown/markdown.js";
 import { toKernel } from "../protocol.js";

@@ -16,7 +16,7 @@
 // right after an emoji, or a zero-width joiner between two pictographs, is
 // how 👨‍👩‍👧 or ❤️ are written, and carries nothing hidden.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import { highlighter, onHighlighterReady } from "../markdown/highlighter.js";
 
 const FLAGGED = /(?![\t\n\r])[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Cc}\u2028\u2029\uFFF9-\uFFFB]/u;

@@ -3,7 +3,7 @@
 // notifications) and its log lines (`part.log`, kept by the kernel) in the
 // card's details. Both are the tool's text: shown as text only.
 
-import { h, setText, show } from "../shared/dom.js";
+import { h, setText, show } from "../common/dom.js";
 
 /** The bar (under the card's head) and the log block (for the details). */
 export function createToolProgress() {

@@ -6,7 +6,7 @@
 // untrusted: every piece is set as text (the code goes through the
 // sanitizing markdown renderer), and nothing of it becomes HTML.
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 import { fillMarked } from "./invisible-chars.js";
 import { renderMarkdown } from "../markdown/markdown.js";
 

@@ -3,7 +3,7 @@
 // data:image URLs pass, as for the Image component: nothing is fetched, and
 // an SVG shown as an image runs no script.
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 
 const SAFE = /^data:image\/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=\s]+$/i;
 

@@ -8,7 +8,7 @@
 // - a URL: the full address, opened only by a click on its button.
 // Every decision goes through the usual messages (approve / reject / tool_result).
 
-import { h } from "../shared/dom.js";
+import { h } from "../common/dom.js";
 import { update as renderForm } from "../components/form.js";
 import { toKernel } from "../protocol.js";
 

@@ -13,7 +13,7 @@
 // A part's parse lives in a WeakMap keyed by the part object of the view's copy of
 // the thread, so it goes when a new snapshot replaces that copy.
 
-import { PartialJsonParser } from "../shared/partial-json.js";
+import { PartialJsonParser } from "../common/partial-json.js";
 
 /**
  * @typedef {{parser: PartialJsonParser | null, value: any, whole: boolean, kernelArgsCurrent: boolean, revision: number}} ArgsParse

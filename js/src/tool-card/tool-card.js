@@ -4,7 +4,7 @@
 
 import { createApproval, createHumanInput } from "./approval.js";
 import { componentHook } from "../components/slot.js";
-import { h, setData, setText, show } from "../shared/dom.js";
+import { h, setData, setText, show } from "../common/dom.js";
 import { fillMarked } from "./invisible-chars.js";
 import { createAppFrame } from "../mcp-apps/app-frame.js";
 import { renderMarkdown } from "../markdown/markdown.js";

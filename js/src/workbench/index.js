@@ -4,10 +4,10 @@
 // chat's own component slot, a JSON editor whose text the kernel validates
 // as the runtime would, and a streaming replay (replay.js).
 
-import { h, show } from "../shared/dom.js";
+import { h, show } from "../common/dom.js";
 import { mountComponent } from "../components/host.js";
 import { createComponentContext, createComponentSlot } from "../components/slot.js";
-import { listenForLoads, resourcesFor } from "../shared/resources.js";
+import { listenForLoads, resourcesFor } from "../common/resources.js";
 import { FROM_KERNEL, readReply, toKernel } from "./protocol.js";
 import { createReplay } from "./replay.js";
 

@@ -2,7 +2,7 @@
 // component's props (workbench/_replay.py), each rendered in a chat slot as
 // the chat renders a call whose arguments stream.
 
-import { h, setText } from "../shared/dom.js";
+import { h, setText } from "../common/dom.js";
 import { createComponentSlot } from "../components/slot.js";
 
 export const DEFAULT_CHUNK = 8;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { propsStatus } from "../../src/components/status.js";
 import * as table from "../../src/components/table.js";
-import { PartialJsonParser } from "../../src/shared/partial-json.js";
+import { PartialJsonParser } from "../../src/common/partial-json.js";
 
 const rowsOf = (el) => [...el.querySelectorAll("tbody tr")].map((tr) => [...tr.cells].map((td) => td.textContent));
 

@@ -3,7 +3,7 @@
 // latest, starters and the thread menu.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { listenForCodeCopies } from "../../src/shared/clipboard.js";
+import { listenForCodeCopies } from "../../src/common/clipboard.js";
 import { createComposer } from "../../src/composer/composer.js";
 import { createMarkdownView, renderMarkdown } from "../../src/markdown/markdown.js";
 import { createMessageView } from "../../src/thread/message-view.js";

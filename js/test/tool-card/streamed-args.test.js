@@ -4,7 +4,7 @@
 
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createComponentContext } from "../../src/components/slot.js";
-import { PartialJsonParser } from "../../src/shared/partial-json.js";
+import { PartialJsonParser } from "../../src/common/partial-json.js";
 import { argsCharsRead, argsStreaming } from "../../src/tool-card/streamed-args.js";
 import { MessageStore } from "../../src/sync.js";
 import { createToolCard, displayArgs } from "../../src/tool-card/tool-card.js";

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as image from "../../src/components/image.js";
 import { createMarkdownView, renderMarkdown, sanitize } from "../../src/markdown/markdown.js";
-import { createResources, listenForLoads, resourcesFor } from "../../src/shared/resources.js";
+import { createResources, listenForLoads, resourcesFor } from "../../src/common/resources.js";
 
 const REMOTE = "http://127.0.0.1:9/pixel.png?secret=abc";
 const PNG = "data:image/png;base64,iVBORw0KGgo=";

@@ -2,8 +2,8 @@
 // opens, moves and chooses; the active option is the list's
 // aria-activedescendant; focus comes back to the button; no key leaks out.
 import { afterEach, describe, expect, it } from "vitest";
-import { h } from "../../src/shared/dom.js";
-import { createListbox } from "../../src/shared/listbox.js";
+import { h } from "../../src/common/dom.js";
+import { createListbox } from "../../src/common/listbox.js";
 
 const made = [];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PartialJsonParser, parsePartialJson } from "../../src/shared/partial-json.js";
+import { PartialJsonParser, parsePartialJson } from "../../src/common/partial-json.js";
 
 describe("parsePartialJson", () => {
   it("parses complete JSON like JSON.parse", () => {
