@@ -1,0 +1,77 @@
+"""Check a built site: its API reference names every public name, and list its external links.
+
+Run by ``make docs`` after ``mkdocs build --strict`` (which already fails on a
+broken internal link or anchor)::
+
+    python docs/hooks/check_site.py [site]
+
+The reference's names are read from ``site/objects.inv``, the Sphinx
+inventory mkdocstrings writes (a text header, then zlib-compressed lines
+``name domain:role priority uri display``), and compared with every
+``__all__`` (``public_names.py``). Links to other hosts cannot be followed
+here (no network): they are written to ``site/external-links.txt`` and not
+checked.
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from site_urls import is_remote, page_urls
+
+_HEADER_LINES = 4  # "# Sphinx inventory version 2", project, version, compression note
+
+
+def read_inventory(data: bytes) -> set[str]:
+    """The object names in a Sphinx inventory (version 2), from its bytes."""
+    lines = data.split(b"\n", _HEADER_LINES)
+    if not lines[0].startswith(b"# Sphinx inventory version 2"):
+        raise ValueError("not a Sphinx inventory version 2")
+    if len(lines) <= _HEADER_LINES:
+        return set()
+    body = zlib.decompress(lines[_HEADER_LINES]).decode("utf-8")
+    return {line.split(" ", 1)[0] for line in body.splitlines() if line.strip()}
+
+
+def missing_names(expected: Iterable[str], inventory: set[str]) -> list[str]:
+    """The expected names the inventory lacks, in the order given."""
+    return [name for name in expected if name not in inventory]
+
+
+def external_links(site: Path) -> dict[str, list[str]]:
+    """link -> the pages (relative to ``site``) that link to it, for every link to another host."""
+    found: dict[str, set[str]] = {}
+    for page in sorted(site.rglob("*.html")):
+        for url in page_urls(page.read_text(encoding="utf-8"))[1]:
+            if is_remote(url):
+                found.setdefault(url, set()).add(page.relative_to(site).as_posix())
+    return {url: sorted(pages) for url, pages in sorted(found.items())}
+
+
+def main(site: Path) -> int:
+    from public_names import expected_identifiers
+
+    inventory = read_inventory((site / "objects.inv").read_bytes())
+    expected = expected_identifiers()
+    missing = missing_names(expected, inventory)
+    if missing:
+        print(f"the API reference lacks {len(missing)} public names:", file=sys.stderr)
+        for name in missing:
+            print(f"  {name}", file=sys.stderr)
+        return 1
+    links = external_links(site)
+    listing = "".join(f"{url}\t{' '.join(pages)}\n" for url, pages in links.items())
+    (site / "external-links.txt").write_text(listing, encoding="utf-8")
+    print(
+        f"API reference: all {len(expected)} public names documented. "
+        f"{len(links)} external links (not checked offline) in {site / 'external-links.txt'}."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "site")))
