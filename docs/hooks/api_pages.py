@@ -28,9 +28,15 @@ def _top_level_page() -> str:
     lines = [
         "# The top level: `ipygenui`",
         "",
-        "What a notebook types after `import ipygenui as gu`. Every other public name",
-        "lives in its module (the pages that follow); `gu.events`, `gu.errors` and the",
-        "other modules are attributes of the package too.",
+        "What a notebook types after `import ipygenui as gu`: the chat and its runtime,",
+        "tools, components, models, data references and the workbench. The rest is",
+        "imported from its own module (the pages that follow): the events a listener",
+        "gets (`rt.subscribe(listener)`) from `ipygenui.events`, every error class from",
+        "`ipygenui.errors` (`except ipygenui.errors.DecisionError`), message parts and",
+        "statuses from `ipygenui.messages`, the model and agent protocols and the deltas",
+        "a model streams from `ipygenui.models`, test doubles (`ScriptedModel`) from",
+        "`ipygenui.testing`. Each module is also an attribute: `gu.events.MessageAdded`",
+        "works after `import ipygenui as gu`.",
         "",
     ]
     for group, names in top_level_groups().items():

@@ -1,0 +1,52 @@
+"""The README stays a front page and the pages never install from an index.
+
+The README is at most 200 lines and carries the install block of
+``docs/install.md`` verbatim (``tests/packaging`` runs its commands); until the
+package is published, no page tells a user to ``pip install ipygenui`` (or
+with extras) from an index it is not on.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
+_BLOCK = re.compile(r"<!-- install:start -->\n.*?<!-- install:end -->", re.S)
+# pip install ipygenui / "ipygenui[mcp]" / ipygenui[...]: a name, not a path
+_FROM_INDEX = re.compile(r"pip install\s+(?:-\S+\s+)*[\"']?ipygenui\b(?!/)")
+
+
+def test_the_readme_is_at_most_200_lines() -> None:
+    lines = README.read_text(encoding="utf-8").count("\n")
+    assert lines <= 200, f"README.md is {lines} lines: move the detail into docs/"
+
+
+def test_the_readme_and_the_install_page_share_the_install_block() -> None:
+    [in_readme] = _BLOCK.findall(README.read_text(encoding="utf-8"))
+    [in_page] = _BLOCK.findall((ROOT / "docs" / "install.md").read_text(encoding="utf-8"))
+    assert in_readme == in_page
+
+
+def test_the_readme_links_into_the_site_and_to_the_local_build() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert "https://ipygenui.github.io/ipygenui/" in text
+    assert "make docs" in text and "site/index.html" in text
+    assert "docs/install.md" in text  # the wheel instructions
+
+
+@pytest.mark.parametrize("path", [README, *PAGES], ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_installs_from_an_index(path: Path) -> None:
+    found = _FROM_INDEX.findall(path.read_text(encoding="utf-8"))
+    assert found == [], f"{path.name} installs from an index: {found}"
+
+
+def test_the_index_pattern_tells_a_name_from_a_path() -> None:
+    assert _FROM_INDEX.search('pip install "ipygenui[mcp]"')
+    assert _FROM_INDEX.search("python -m pip install -U ipygenui")
+    assert not _FROM_INDEX.search('pip install ".[mcp]"')
+    assert not _FROM_INDEX.search("pip install dist/ipygenui-0.1.0-py3-none-any.whl")
