@@ -133,7 +133,7 @@ jstest: setup
 .PHONY: docs
 INSTALL_TIME_docs := about 1 min on a fresh clone: mkdocs-material, mkdocstrings, the demo's packages
 docs: $(VENV)/.installed-docs
-	@echo "Building the documentation site into site/ (about 2 min: it runs the notebooks)..."
+	@echo "Building the documentation site into site/ (about 80 s: it runs the six notebooks)..."
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	$(PY) docs/hooks/check_site.py site
 
