@@ -77,6 +77,19 @@ def test_every_public_name_is_expected_top_level_and_module_alike() -> None:
     assert "ipygenui.components.component" not in expected
 
 
+def test_a_page_that_installs_from_an_index_fails_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "objects.inv").write_bytes(inventory(*public_names.expected_identifiers()))
+    page = "<code><span>pip</span> install &quot;ipygenui[mcp]&quot;</code>"
+    (tmp_path / "guide.html").write_text(page)
+    assert check_site.main(tmp_path) == 1
+    assert 'guide.html: pip install "ipygenui' in capsys.readouterr().err
+
+    (tmp_path / "guide.html").write_text("<code>pip install &quot;.[mcp]&quot;</code>")
+    assert check_site.main(tmp_path) == 0
+
+
 def test_a_page_that_fetches_from_another_host_is_caught() -> None:
     import site_urls
 
