@@ -52,3 +52,23 @@ def test_the_index_pattern_tells_a_name_from_a_path() -> None:
     assert _FROM_INDEX.search("python -m pip install -U ipygenui")
     assert not _FROM_INDEX.search('pip install ".[mcp]"')
     assert not _FROM_INDEX.search("pip install dist/ipygenui-0.1.0-py3-none-any.whl")
+
+
+SITE = "https://ipygenui.github.io/ipygenui/"
+
+
+def _source_of(page: str) -> Path:
+    """The file a page of the site is built from (``use_directory_urls: false``)."""
+    stem = page.removesuffix(".html")
+    if stem.startswith("notebooks/"):
+        return ROOT / f"{stem}.ipynb"
+    if stem.startswith("api/"):  # generated from the package by docs/hooks/api_pages.py
+        return ROOT / "docs" / "hooks" / "api_pages.py"
+    return ROOT / "docs" / f"{stem}.md"
+
+
+def test_the_readme_links_only_to_pages_the_site_has() -> None:
+    links = re.findall(re.escape(SITE) + r"([^)>\s]*)", README.read_text(encoding="utf-8"))
+    pages = [link for link in links if link]
+    assert len(pages) >= 10
+    assert [p for p in pages if not p.endswith(".html") or not _source_of(p).is_file()] == []

@@ -4,9 +4,11 @@ The built ``site/`` is served over loopback and opened in Chromium with every
 request to another host aborted and recorded. The quickstart's page must
 render its chats from their saved widget state with the widget manager,
 require.js and anywidget the site serves itself (``docs/hooks/offline_widgets.py``),
-and no request may have needed the network. Screenshots of the landing page, a
-guide, the API reference and the quickstart, light and dark, go to
-``docs/screenshots/docs-site-*`` with UPDATE_SCREENSHOTS=1.
+and no request may have needed the network; opened from disk
+(``site/index.html``, as the README says) it must render them too.
+Screenshots of the landing page, a guide, the API reference and the
+quickstart, light and dark, go to ``docs/screenshots/docs-site-*`` with
+UPDATE_SCREENSHOTS=1.
 """
 
 from __future__ import annotations
@@ -87,7 +89,8 @@ class Offline:
     def handle(self, route: Route) -> None:
         url = route.request.url
         host = urllib.parse.urlsplit(url).hostname or ""
-        if url.startswith(("data:", "blob:")) or host in LOOPBACK or f"[{host}]" in LOOPBACK:
+        local = url.startswith(("data:", "blob:", "file:"))
+        if local or host in LOOPBACK or f"[{host}]" in LOOPBACK:
             route.continue_()
         else:
             self.refused.append(url)
@@ -113,7 +116,7 @@ def _open(browser: Browser, url: str, scheme: str) -> tuple[Page, Offline, list[
 def test_the_quickstart_page_shows_its_chats_live_with_no_network(
     browser: Browser, site_url: str, scheme: str, screenshots: Path
 ) -> None:
-    page, offline, console = _open(browser, site_url + "notebooks/01_quickstart/", scheme)
+    page, offline, console = _open(browser, site_url + "notebooks/01_quickstart.html", scheme)
     try:
         chats = page.locator(".jp-OutputArea-output .gu-chat")
         expect(chats, f"console: {console}").to_have_count(3, timeout=30_000)
@@ -131,10 +134,24 @@ def test_the_quickstart_page_shows_its_chats_live_with_no_network(
         page.context.close()
 
 
+def test_the_quickstart_page_opened_from_disk_shows_its_chats(browser: Browser, site: Path) -> None:
+    # README: `make docs`, then open site/index.html (use_directory_urls: false)
+    page, offline, console = _open(browser, (site / "index.html").as_uri(), "light")
+    try:
+        page.get_by_role("link", name="ipygenui quickstart").first.click()
+        assert page.url.endswith("/notebooks/01_quickstart.html"), page.url
+        chats = page.locator(".jp-OutputArea-output .gu-chat")
+        expect(chats, f"console: {console}").to_have_count(3, timeout=30_000)
+        expect(assistant(chats.nth(1))).to_contain_text("It's 21 °C and clear in Paris.")
+        assert offline.refused == [], f"requests that left the machine: {offline.refused}"
+    finally:
+        page.context.close()
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize(
     ("name", "path"),
-    [("home", ""), ("guide", "guides/tools/"), ("api", "api/")],
+    [("home", "index.html"), ("guide", "guides/tools.html"), ("api", "api/index.html")],
 )
 def test_the_pages_load_nothing_from_the_network(
     browser: Browser, site_url: str, scheme: str, name: str, path: str, screenshots: Path
