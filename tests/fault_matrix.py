@@ -1,7 +1,7 @@
 """The fault matrix, counted from the test collection.
 
-``tests/faults/README.md`` (the matrix) and ``README.md`` (the security
-section's figures) carry a generated block each; ``tests/project/test_fault_matrix.py``
+``tests/faults/README.md`` (the matrix) and ``docs/guides/security.md`` (the
+security model's figures) carry a generated block each; ``tests/project/test_fault_matrix.py``
 fails when either is stale, and ``python tests/fault_matrix.py`` rewrites both
 from ``pytest --collect-only``. So no figure is ever typed by hand.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FAULTS = ROOT / "tests" / "faults"
 MATRIX_FILE = FAULTS / "README.md"
-README_FILE = ROOT / "README.md"
+SECURITY_FILE = ROOT / "docs" / "guides" / "security.md"
 
 
 @dataclass(frozen=True)
@@ -289,8 +289,8 @@ def expected_texts(counts: Counter[str]) -> dict[Path, str]:
         MATRIX_FILE: replace_block(
             MATRIX_FILE.read_text(encoding="utf-8"), "fault-matrix", matrix_block(counts)
         ),
-        README_FILE: replace_block(
-            README_FILE.read_text(encoding="utf-8"), "fault-figures", figures_block(counts)
+        SECURITY_FILE: replace_block(
+            SECURITY_FILE.read_text(encoding="utf-8"), "fault-figures", figures_block(counts)
         ),
     }
 

@@ -1,4 +1,4 @@
-"""The fault matrix and the README's figures match the test collection."""
+"""The fault matrix and the security page's figures (docs/guides/security.md) are current."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def test_every_fault_file_is_in_one_area(counts):
     assert len(named) == len(set(named)), "a fault file is named by two areas"
 
 
-def test_the_matrix_and_the_readme_are_up_to_date(counts):
+def test_the_matrix_and_the_security_page_are_up_to_date(counts):
     for path, expected in expected_texts(counts).items():
         assert path.read_text(encoding="utf-8") == expected, (
             f"{path.name} is stale: run `python tests/fault_matrix.py` and commit the result"

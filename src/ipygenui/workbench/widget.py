@@ -108,7 +108,7 @@ class Workbench(anywidget.AnyWidget):
     >>> gu.Workbench(components=[gu.Table, gu.Chart, Weather], tools=[get_weather])
 
     Samples are generated from each props model (its ``examples`` first; the
-    random ones need ``pip install "ipygenui[workbench]"``, for polyfactory).
+    random ones need the ``workbench`` extra, for polyfactory).
     """
 
     _esm = STATIC / "workbench.js"
