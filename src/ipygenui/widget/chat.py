@@ -20,6 +20,7 @@ import anywidget
 from ipywidgets import widget_serialization
 from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
+from .._internal.browser_writes import ignore_browser_writes, ignore_browser_writes_of
 from ..data import DataStore
 from ..events import ThreadSummary
 from ..messages import Thread
@@ -258,6 +259,7 @@ class Chat(anywidget.AnyWidget):
             mcp_apps=_mcp_apps(runtime),
             **widget_kwargs,
         )
+        ignore_browser_writes_of(self)  # the loader: a page's view may not swap it
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._sync.on_event)
         self.on_msg(self._handlers.on_comm_msg)
         # the @ menu lists the notebook's tables as they are after each cell
@@ -420,28 +422,7 @@ BROWSER_WRITABLE = frozenset({"height"})
 own resize): the rest are the kernel's picture of the run and the thread."""
 
 
-def _keep_kernel_value(name: str) -> Callable[[Any, Any], Any]:
-    """A trait's ``from_json`` that reads an update from the browser as the
-    kernel's own value: ipywidgets' ``set_state`` then changes nothing."""
-
-    def keep(_value: Any, chat: Any) -> Any:
-        return getattr(chat, name)
-
-    return keep
-
-
-def _ignore_browser_writes(cls: type[anywidget.AnyWidget]) -> None:
-    """Tag the traits ``cls`` defines, but for ``BROWSER_WRITABLE``, so that a
-    browser ``update`` of one (a buggy or hostile view) is dropped, not echoed
-    to other views and never raises in the comm handler, as every frontend
-    message is. ipywidgets reads ``from_json`` and ``echo_update`` per trait."""
-    for name, trait in cls.class_traits(sync=True).items():
-        if name in vars(cls) and name not in BROWSER_WRITABLE:
-            trait.metadata["from_json"] = _keep_kernel_value(name)
-            trait.metadata["echo_update"] = False
-
-
-_ignore_browser_writes(Chat)
+ignore_browser_writes(Chat, writable=BROWSER_WRITABLE)
 
 
 def _mcp_apps(runtime: Runtime) -> dict[str, Any]:
