@@ -39,7 +39,8 @@ AREAS = (
         "one, a foreign `Host` (DNS rebinding) or `Origin`, a `no-cors` `text/plain` POST, "
         "CORS preflights, a 100 MB body, a 100,000-deep body, a tool message settling a "
         "gated call, a user message dismissing a pending approval, malformed, stale, "
-        "repeated and partial resumes of an interrupt, every interrupt cancelled beside a "
+        "repeated and partial resumes of an interrupt, resumes of the notebook's own call, from "
+        "another `threadId` or naming another `parentRunId`, every interrupt cancelled beside a "
         "new message (moves on, the call not run), a client hanging up mid-run, hostile "
         "client tools (a chat tool's name, reserved prefixes, oversized or invalid schemas, "
         "129 tools) and client states (no object, over the size or depth limits)",
