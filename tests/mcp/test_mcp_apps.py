@@ -7,6 +7,7 @@ called only once approved)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,60 @@ def test_declared_csp_domains_are_kept_only_when_they_are_plain_origins() -> Non
     }
 
 
+DROPPED_ORIGINS = {
+    "http://127.0.0.1:8888": "a loopback address",
+    "ws://localhost:8888": "a loopback name",
+    "https://*.localhost": "a loopback name",
+    "http://0.0.0.0:8888": "an unspecified address",
+    "http://169.254.169.254": "a link-local address",
+    "http://10.0.0.7": "a private address",
+    "https://192.168.1.1:8443": "a private address",
+    "http://172.20.0.1": "a private address",
+    "http://2130706433": "a loopback address",  # 127.0.0.1 as the browser reads it
+    "http://0x7f.1": "a loopback address",
+    "http://0177.0.0.1": "a loopback address",
+    "http://1.2.3.999": "not a valid address",
+    "http://printer.local": "a private network name",
+    "http://metadata.google.internal": "a private network name",
+    "https://*.com": "a wildcard wider than one registrable domain",
+    "https://*.co.uk": "a wildcard wider than one registrable domain",
+    "https://*.github.io": "a wildcard wider than one registrable domain",
+    "https://*.10.0.0.1": "a wildcard over an address",
+}
+KEPT_ORIGINS = [
+    "https://api.example.com",
+    "https://*.example.com",
+    "https://*.example.co.uk",
+    "wss://live.example.org:8443",
+    "https://93.184.215.14",
+]
+
+
+@pytest.mark.parametrize(
+    "key", ["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"]
+)
+def test_origins_an_app_may_not_name_are_dropped_with_a_warning_naming_each(
+    key: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    dropped: list[dict[str, str]] = []
+    with caplog.at_level("WARNING", logger="ipygenui"):
+        clean = clean_csp({key: [*DROPPED_ORIGINS, *KEPT_ORIGINS]}, "ui://x", dropped)
+    assert clean == {key: KEPT_ORIGINS}
+    assert {d["origin"].strip("'"): d["reason"] for d in dropped} == DROPPED_ORIGINS
+    assert all(d["key"] == key for d in dropped)
+    for origin, reason in DROPPED_ORIGINS.items():
+        assert any(origin in r.getMessage() and reason in r.getMessage() for r in caplog.records)
+
+
+def test_the_browser_holds_the_same_public_suffixes() -> None:
+    from ipygenui.mcp._app_origins import PUBLIC_SUFFIXES
+
+    source = (Path(__file__).parents[2] / "js" / "src" / "mcp-apps" / "csp.js").read_text()
+    listed = re.search(r"const PUBLIC_SUFFIXES = new Set\(\[(.*?)\]\)", source, re.S)
+    assert listed, "csp.js has no PUBLIC_SUFFIXES"
+    assert set(re.findall(r'"([^"]+)"', listed.group(1))) == PUBLIC_SUFFIXES
+
+
 def test_the_chat_has_each_model_tools_app_before_any_call(apps, tmp_path: Path) -> None:
     tools = apps(prefix="srv_")
     chat = gu.Chat(model=gu.testing.ScriptedModel(["done"]), tools=[tools])
@@ -268,3 +323,35 @@ def test_app_origin_takes_only_an_https_or_local_url() -> None:
     for bad in ("javascript:alert(1)", "http://apps.example.com/s.html", 'https://a.com/"><x'):
         with pytest.raises(TraitError, match="app_origin"):
             gu.Chat(model=model, app_origin=bad)
+
+
+@pytest.mark.parametrize(
+    "same_server",
+    [
+        "http://localhost:8888/files/proxy.html",
+        "http://127.0.0.1:8888/proxy.html",
+        "https://hub.example.com/user/ada/files/proxy.html",
+        "https://lab.example.com/lab/tree/proxy.html",
+        "https://lab.example.com/files/proxy.html",
+    ],
+)
+def test_app_origin_on_the_notebook_server_s_own_origin_is_refused(same_server: str) -> None:
+    from traitlets import TraitError
+
+    model = gu.testing.ScriptedModel(["done"])
+    with pytest.raises(TraitError, match="the notebook's own origin"):
+        gu.Chat(model=model, app_origin=same_server)
+
+
+def test_app_origin_on_a_running_jupyter_server_s_port_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from traitlets import TraitError
+
+    from ipygenui.widget import chat as chat_module
+
+    monkeypatch.setattr(chat_module, "_running_jupyter_ports", lambda: {8123})
+    model = gu.testing.ScriptedModel(["done"])
+    with pytest.raises(TraitError, match="port 8123"):
+        gu.Chat(model=model, app_origin="http://127.0.0.1:8123/proxy.html")
+    assert gu.Chat(model=model, app_origin="http://127.0.0.1:8124/proxy.html").app_origin

@@ -15,6 +15,7 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from urllib.parse import urlsplit
 
 import anywidget
 from ipywidgets import widget_serialization
@@ -53,6 +54,41 @@ _APP_ORIGIN = re.compile(
     r"(https://[^\s\"'<>]+|http://(localhost|127\.0\.0\.1)(:\d+)?(/[^\s\"'<>]*)?)"
 )
 """A sandbox proxy's URL: https, or plain http on this machine only."""
+_JUPYTER_PATH = re.compile(
+    r"/(files|lab|tree|notebooks|api|view|edit|voila|user|hub|nbextensions)(/|$)"
+)
+"""Paths the notebook server itself serves (``/files/`` anywhere: a file the
+server hands out is on its origin), JupyterHub's ``/user/`` and ``/hub/`` too."""
+_LOOPBACK = frozenset({"localhost", "127.0.0.1"})
+_JUPYTER_PORT = 8888
+
+
+def _notebook_server_form(url: str) -> str | None:
+    """How ``url`` is plainly on the notebook server's origin, or None. The page's
+    origin is known only in the browser (which checks it too); here: a path the
+    server serves, or this machine on Jupyter's default port or a running
+    server's port."""
+    parts = urlsplit(url)
+    if _JUPYTER_PATH.search(parts.path):
+        return f"its path {parts.path!r} is one the notebook server serves"
+    if (parts.hostname or "") in _LOOPBACK:
+        port = parts.port or 80
+        if port == _JUPYTER_PORT or port in _running_jupyter_ports():
+            return f"it is this machine on port {port}, a Jupyter server's"
+    return None
+
+
+def _running_jupyter_ports() -> set[int]:
+    """The ports of the Jupyter servers running on this machine (none known
+    when jupyter_server cannot say)."""
+    try:
+        from jupyter_server.serverapp import list_running_servers
+
+        return {int(s["port"]) for s in list_running_servers() if "port" in s}
+    except Exception:
+        return set()
+
+
 DEFAULT_HEIGHT = "min(640px, 80vh)"
 """The chat's height unless ``height=`` says otherwise: its thread scrolls inside."""
 GROW = "auto"
@@ -198,6 +234,13 @@ class Chat(anywidget.AnyWidget):
             raise TraitError(
                 f"Chat app_origin={proposal['value']!r}: give the https:// (or http://localhost) "
                 "URL of an MCP Apps sandbox proxy page on another origin, or '' for none"
+            )
+        same = _notebook_server_form(value) if value else None
+        if same:
+            raise TraitError(
+                f"Chat app_origin={proposal['value']!r}: {same}, the notebook's own origin: "
+                "the proxy page would run every app with the notebook server's powers. "
+                "Serve it from another origin (another host or port), or give '' for none"
             )
         return value
 
