@@ -16,8 +16,9 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.mcp._apps import APP_MIME, AppRequestError, clean_csp
-from ipygenui.messages import Complete
+from ipygenui.messages import Complete, Thread, ToolCallPart
 from ipygenui.persistence import load_thread, save_thread
+from ipygenui.widget._mcp_apps import APP_CALL
 from ipygenui.widget._protocol import parse_client_message
 from mcp_helpers import mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
@@ -213,6 +214,10 @@ def test_the_browser_holds_the_same_public_suffixes() -> None:
     assert set(re.findall(r'"([^"]+)"', listed.group(1))) == PUBLIC_SUFFIXES
 
 
+def load_thread_text(text: str) -> Thread:
+    return Thread.model_validate_json(text)
+
+
 def test_the_chat_has_each_model_tools_app_before_any_call(apps, tmp_path: Path) -> None:
     tools = apps(prefix="srv_")
     chat = gu.Chat(model=gu.testing.ScriptedModel(["done"]), tools=[tools])
@@ -272,6 +277,54 @@ async def test_an_apps_requests_from_the_browser_reach_only_its_calls_server(
     await runtime.send("what now?")
     last_user = str(model.requests[-1].messages[-1])
     assert "count is 2" in last_user and "count is 1" not in last_user
+    runtime.close()
+
+
+async def test_every_call_an_app_starts_that_runs_leaves_a_record_in_the_thread(
+    apps, tmp_path: Path
+) -> None:
+    from ipygenui.widget._mcp_apps import AppBridge
+
+    tools = apps(requires_approval=["save_note"])
+    runtime, model = mcp_runtime(tools, call("show_counter", {"start": 1}, id="c1"), "ok", "ok")
+    await runtime.send("show it")
+    bridge = AppBridge(runtime, _Sent())
+    await _ask(bridge, tool_call_id="c1", method="tools/call", params={"name": "bump"})
+    asks = await _ask(
+        bridge, tool_call_id="c1", method="tools/call",
+        params={"name": "save_note", "arguments": {"text": "y"}},
+    )  # fmt: skip
+    assert asks["error"]["needs_approval"]  # not run: no record
+    await _ask(
+        bridge, tool_call_id="c1", method="tools/call",
+        params={"name": "save_note", "arguments": {"text": "y"}}, approved=True,
+    )  # fmt: skip
+    await _ask(bridge, tool_call_id="c1", method="tools/call", params={"name": "secret"})
+    message = runtime.thread.messages[1]
+    records = [p for p in message.parts if isinstance(p, ToolCallPart) and p.synthetic]
+    assert [(r.tool_name, r.args["tool"], r.args["arguments"]) for r in records] == [
+        (APP_CALL, "bump", {}),
+        (APP_CALL, "save_note", {"text": "y"}),
+    ]  # the refused secret call ran nowhere: no record either
+    bump, save = records
+    assert all(r.has_result and r.args_complete and r.args["app_call"] == "c1" for r in records)
+    assert bump.result["structuredContent"] == {"count": 1} and not bump.is_error
+    assert bump.approval is None and "without asking" in bump.args["decided"]
+    assert save.approval is not None and save.approval.status == "approved"
+    assert save.approval.decided_by == "user" and "approved" in save.args["decided"]
+    assert "saved 'y'" in json.dumps(save.result)
+    # the thread file keeps them; the model's history holds its own call only
+    loaded = load_thread_text(runtime.thread.model_dump_json())
+    assert [p.tool_call_id for p in loaded.messages[1].parts if getattr(p, "synthetic", False)] == [
+        bump.tool_call_id,
+        save.tool_call_id,
+    ]
+    await runtime.send("and now?")
+    assert_valid(model)
+    sent = model.requests[-1].messages
+    assert "save_note" not in json.dumps(sent) and [
+        c["id"] for m in sent for c in m.get("tool_calls") or []
+    ] == ["c1"]
     runtime.close()
 
 

@@ -17,12 +17,15 @@ import { findInvisible, invisibleWarning, markInvisibleIn } from "./invisible-ch
 
 export const SAMPLING = "mcp_sampling";
 export const ELICITATION = "mcp_elicitation";
+/** The record of a tool call an MCP app started (settled: the card shows it, nothing to decide). */
+export const APP_CALL = "mcp_app_call";
 
 /** The card's name for a request part, or null for a model's call (`args` as for `requestKey`). */
 export function requestTitle(part, args = part?.args) {
   if (!part?.synthetic) return null;
   if (part.tool_name === SAMPLING) return "Sampling request";
   if (part.tool_name === ELICITATION) return args?.mode === "url" ? "Link request" : "Form request";
+  if (part.tool_name === APP_CALL) return `${String(args?.tool ?? "A tool")}, called by an app`;
   return "Server request";
 }
 

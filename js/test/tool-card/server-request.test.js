@@ -166,3 +166,16 @@ describe("link request", () => {
     expect(card.el.querySelector(".gu-invisible, .gu-invisible-warning")).toBeNull();
   });
 });
+
+describe("an app's own tool call", () => {
+  it("is shown as the app's, settled: who decided, the arguments and the result, nothing to click", () => {
+    const card = createToolCard(ctx());
+    const args = { tool: "save_note", arguments: { text: "y" }, app_call: "c1", decided: "approved by the user in the app's card" };
+    const result = { content: [{ type: "text", text: "saved 'y'" }] };
+    card.update(request("mcp_app_call", args, { has_result: true, result, approval: { status: "approved", decided_by: "user" } }), { canAct: true });
+    expect(card.el.querySelector(".gu-tool-name")?.textContent).toBe("save_note, called by an app");
+    expect(card.el.textContent).toContain("approved by the user in the app's card");
+    expect(card.el.textContent).toContain("saved 'y'");
+    expect(card.el.querySelector("button.gu-approve, button.gu-reject")).toBeNull();
+  });
+});

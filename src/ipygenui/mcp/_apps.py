@@ -195,7 +195,10 @@ def raw_result(result: Any) -> dict[str, Any]:
 
 class AppRequestError(Exception):
     """An app's request refused: ``code`` and ``message`` go back to the app
-    as a JSON-RPC error; ``needs_approval``: ask the user, then send it again."""
+    as a JSON-RPC error; ``needs_approval``: ask the user, then send it again.
+    A refused request reached no server (``reached_server`` False): nothing ran."""
+
+    reached_server = False
 
     def __init__(self, code: int, message: str, needs_approval: bool = False) -> None:
         super().__init__(message)
