@@ -522,20 +522,10 @@ class Runtime:
         the next turn reaches the model (``ValueError`` for a call that shows no app)."""
         self._host.commit(apply_app_context(self.thread, tool_call_id, json_safe(context)))
 
-    def _record_app_call(
-        self,
-        app_call_id: str,
-        tool: str,
-        arguments: dict[str, Any],
-        result: Any,
-        is_error: bool,
-        approved: bool,
-    ) -> None:
-        """Record a ``tools/call`` an MCP app started that its server ran (the
-        widget's app bridge: ``components/interactive.py``'s ``record_app_call``)."""
-        self._host.commit(
-            record_app_call(self.thread, app_call_id, tool, arguments, result, is_error, approved)
-        )
+    def _record_app_call(self, app_call_id: str, *call: Any) -> None:
+        """Record a ``tools/call`` an MCP app started that its server ran (the widget's
+        app bridge): ``components/interactive.py``'s ``record_app_call``."""
+        self._host.commit(record_app_call(self.thread, app_call_id, *call))
 
     def set_component_state(self, tool_call_id: str, state: Any) -> None:
         """Store the user's state for an interactable component (checked by its state model)
