@@ -211,10 +211,11 @@ _JS_AND_BROWSER_ROWS = (
     "every streamed prefix, resource-fetching payloads through three render paths, seeded "
     "random HTML/markdown documents streamed and whole |",
     "| approval card (JS) | `js/test/tool-card/invisible-chars.test.js`, "
-    "`js/test/tool-card/approval-note.test.js` | a right-to-left override, isolates, a zero-width "
+    "`js/test/tool-card/approval-note.test.js`, `js/test/tool-card/server-request.test.js` | "
+    "a right-to-left override, isolates, a zero-width "
     "space and tag characters in arguments and `run_python` code (highlighted, plain, "
-    "late-highlighted, edited, CRLF), the XSS corpus wrapped in them; a server's claims "
-    "shown as text |",
+    "late-highlighted, edited, CRLF) and in a link request's URL, the XSS corpus wrapped in "
+    "them; a server's claims shown as text |",
     "| run_python card (JS) | `js/test/tool-card/run-python-card.test.js` | script and HTML "
     "in stdout, the value's repr and table names, cells, dtypes and index; figure URLs that "
     "are not `data:`; a malformed `for_user` |",
