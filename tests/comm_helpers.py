@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import comm
 import pytest
 from comm.base_comm import BaseComm
+from ipywidgets import Widget
 
 from ipygenui.widget.chat import Chat
 
@@ -58,6 +59,13 @@ def customs(log: Wire, kind: str, comm_id: str | None = None) -> list[dict[str, 
 
 def nbytes(obj: Any) -> int:
     return len(json.dumps(obj, separators=(",", ":")))
+
+
+def browser_update(widget: Widget, state: dict[str, Any]) -> None:
+    """An ``update`` from the browser, as the comm hands it to ipywidgets."""
+    assert widget.comm is not None
+    msg = {"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}}
+    widget.comm.handle_msg({**msg, "buffers": []})
 
 
 def click(chat: Chat, content: Any) -> None:

@@ -39,7 +39,8 @@ AREAS = (
         "one, a foreign `Host` (DNS rebinding) or `Origin`, a `no-cors` `text/plain` POST, "
         "CORS preflights, a 100 MB body, a 100,000-deep body, a tool message settling a "
         "gated call, a user message dismissing a pending approval, malformed, stale, "
-        "repeated and partial resumes of an interrupt, every interrupt cancelled beside a "
+        "repeated and partial resumes of an interrupt, resumes of the notebook's own call, from "
+        "another `threadId` or naming another `parentRunId`, every interrupt cancelled beside a "
         "new message (moves on, the call not run), a client hanging up mid-run, hostile "
         "client tools (a chat tool's name, reserved prefixes, oversized or invalid schemas, "
         "129 tools) and client states (no object, over the size or depth limits)",
@@ -210,10 +211,11 @@ _JS_AND_BROWSER_ROWS = (
     "every streamed prefix, resource-fetching payloads through three render paths, seeded "
     "random HTML/markdown documents streamed and whole |",
     "| approval card (JS) | `js/test/tool-card/invisible-chars.test.js`, "
-    "`js/test/tool-card/approval-note.test.js` | a right-to-left override, isolates, a zero-width "
+    "`js/test/tool-card/approval-note.test.js`, `js/test/tool-card/server-request.test.js` | "
+    "a right-to-left override, isolates, a zero-width "
     "space and tag characters in arguments and `run_python` code (highlighted, plain, "
-    "late-highlighted, edited, CRLF), the XSS corpus wrapped in them; a server's claims "
-    "shown as text |",
+    "late-highlighted, edited, CRLF) and in a link request's URL, the XSS corpus wrapped in "
+    "them; a server's claims shown as text |",
     "| run_python card (JS) | `js/test/tool-card/run-python-card.test.js` | script and HTML "
     "in stdout, the value's repr and table names, cells, dtypes and index; figure URLs that "
     "are not `data:`; a malformed `for_user` |",

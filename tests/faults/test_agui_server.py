@@ -18,6 +18,10 @@ model request, the tool never run):
   arguments as they were; a ``cancelled`` entry rejects the call, and beside
   a new user message (AG-UI's way to move on) lets that message end the
   waiting reply, the call not run;
+- resumes not bound to the run that raised the interrupt: of the notebook's
+  own pending call, from another ``threadId``, naming another ``parentRunId``
+  (each 409, the call still pending, its arguments as they were); no error
+  text names a call the client was not told of;
 - a body over the size limit, declared and streamed (100 MB, never held
   whole); JSON nested 65 and 100,000 deep; brackets inside strings;
 - a client hanging up mid-run: its run is cancelled, the next POST served;
@@ -333,11 +337,18 @@ async def test_refusals_come_before_the_body_is_read(
 # --- a client answers only a human tool ----------------------------------------
 
 
-async def waiting_for_approval() -> tuple[gu.Runtime, Any]:
+async def waiting_for_approval(by_client: bool = True) -> tuple[gu.Runtime, Any]:
+    """A gated call d1 pending, in a run the client started on thread t1
+    (or, ``by_client=False``, the notebook's own)."""
     model = ScriptedModel([call("drop", {"name": "users"}, id="d1"), "Dropped."])
     rt = gu.Runtime(model=model, tools=[drop, ask])
     app = rt.ag_ui_app()
-    await rt.send("drop users")
+    if by_client:
+        ask_drop = run_input(UserMessage(id="u1", content="drop users"))
+        first = await request(app, body=json.dumps(ask_drop).encode())
+        assert parse_sse(first.text)[-1].outcome.type == "interrupt"
+    else:
+        await rt.send("drop users")
     assert rt.thread.messages[-1].tool_calls[0].approval.status == "pending"
     return rt, app
 
@@ -471,7 +482,7 @@ async def test_a_resume_must_answer_every_open_interrupt() -> None:
     )
     rt = gu.Runtime(model=model, tools=[drop])
     app = rt.ag_ui_app()
-    await rt.send("drop both")
+    await request(app, body=json.dumps(run_input(UserMessage(id="u1", content="drop"))).encode())
     response = await request(app, body=resume_input(approval({"approved": True})))
     assert response.status_code == 400
     assert "no partial resume" in response.json()["error"] and "d2" in response.json()["error"]
@@ -490,7 +501,7 @@ async def test_cancelling_every_interrupt_beside_a_new_message_moves_on() -> Non
     model = ScriptedModel([call("drop", {"name": "users"}, id="d1"), "Fine, kept."])
     rt = gu.Runtime(model=model, tools=[drop, ask])
     app = rt.ag_ui_app()
-    await rt.send("drop users")
+    await request(app, body=json.dumps(run_input(UserMessage(id="u1", content="drop"))).encode())
     new = UserMessage(id="u9", content="no, keep it")
     entry = {"interruptId": "d1", "status": "cancelled"}
     response = await request(app, body=resume_input(entry, messages=(new,)))
@@ -524,6 +535,67 @@ async def test_a_cancelled_resume_rejects_the_call_and_the_run_goes_on() -> None
     assert part is not None and part.approval is not None
     assert part.approval.status == "rejected" and "cancelled" in (part.approval.reason or "")
     assert not ran and rt.thread.messages[-1].text == "Dropped."
+
+
+# --- a resume is bound to the run that raised its interrupt -----------------------
+
+
+def resume_as(
+    entries: list[dict[str, Any]], thread_id: str = "t1", parent_run_id: str | None = None
+) -> bytes:
+    body = {**run_input(), "resume": entries, "threadId": thread_id, "runId": "r2"}
+    if parent_run_id is not None:
+        body["parentRunId"] = parent_run_id
+    return json.dumps(body).encode()
+
+
+HIJACK = approval({"approved": True, "editedArgs": {"name": "everything"}})
+
+
+async def test_a_client_cannot_resume_the_notebook_s_own_pending_call() -> None:
+    rt, app = await waiting_for_approval(by_client=False)
+    response = await request(app, body=resume_as([HIJACK]))
+    assert response.status_code == 409, response.text
+    assert "not open" in response.json()["error"]
+    assert still_pending(rt, 2)
+    part = rt.thread.messages[-1].tool_call("d1")
+    assert part is not None and part.args == {"name": "users"}
+    await rt.approve("d1")  # the notebook user still decides
+    assert ran == ["drop"]
+
+
+async def test_a_client_on_another_thread_cannot_resume_an_interrupt_it_was_not_sent() -> None:
+    rt, app = await waiting_for_approval()
+    response = await request(app, body=resume_as([HIJACK], thread_id="t2"))
+    assert response.status_code == 409 and "not open" in response.json()["error"]
+    assert still_pending(rt, 2)
+    part = rt.thread.messages[-1].tool_call("d1")
+    assert part is not None and part.args == {"name": "users"}
+    # the client the interrupt went to still resumes it
+    own = await request(app, body=resume_as([approval({"approved": True})]))
+    assert own.status_code == 200 and ran == ["drop"]
+
+
+async def test_a_resume_naming_another_parent_run_is_refused() -> None:
+    rt, app = await waiting_for_approval()
+    response = await request(app, body=resume_as([HIJACK], parent_run_id="someone-elses-run"))
+    assert response.status_code == 409 and still_pending(rt, 2)
+    named = await request(
+        app, body=resume_as([approval({"approved": True})], parent_run_id="client-run")
+    )
+    assert named.status_code == 200 and ran == ["drop"]
+
+
+async def test_no_error_names_a_call_the_client_was_not_told_of() -> None:
+    rt, app = await waiting_for_approval(by_client=False)
+    new = json.dumps({**run_input(UserMessage(id="u9", content="hi")), "threadId": "t2"})
+    busy = await request(app, body=new.encode())
+    assert busy.status_code == 409 and "waits for approval" in busy.json()["error"]
+    stale = await request(app, body=resume_as([approval({"approved": True}, "d9")]))
+    assert stale.status_code == 409
+    for response in (busy, stale):
+        assert "d1" not in response.json()["error"], response.json()["error"]
+    assert still_pending(rt, 2)
 
 
 # --- limits --------------------------------------------------------------------

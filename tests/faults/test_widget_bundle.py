@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from ipywidgets.embed import dependency_state
 
-from comm_helpers import nbytes
+import ipygenui as gu
+from comm_helpers import Wire, browser_update, nbytes
 from ipygenui.testing import ScriptedModel
 from ipygenui.widget import _bundle, static_files
 from ipygenui.widget._bundle import Bundle, shared_bundle
@@ -115,3 +116,41 @@ def test_a_checkout_without_the_built_bundle_still_makes_a_chat(
     bundle = chat._bundle
     assert isinstance(bundle, Bundle) and bundle.esm == ""
     assert "bundle is missing" in bundle.error and "npm run build" in bundle.error
+
+
+def test_a_browser_update_of_the_bundle_changes_nothing_and_is_not_echoed(wire: Wire) -> None:
+    [chat] = _chats(1)
+    bundle = chat._bundle
+    sent = len(wire)
+    # what a hostile view could write into the code every chat on the page runs
+    browser_update(bundle, {"esm": "globalThis.pwned = 1", "css": "*{display:none}", "error": "x"})
+    assert (bundle.esm, bundle.css, bundle.error) == (WIDGET_JS, WIDGET_CSS, "")
+    assert [d for _, _, d in wire[sent:] if d.get("method") == "echo_update"] == []
+    [later] = _chats(1)
+    assert later._bundle is bundle and later._bundle.esm == WIDGET_JS
+
+
+def test_a_browser_update_of_a_chat_s_own_module_changes_nothing(wire: Wire) -> None:
+    [chat] = _chats(1)
+    loader = chat._esm
+    browser_update(chat, {"_esm": "globalThis.pwned = 1", "_css": "*{display:none}"})
+    assert chat._esm == loader and "globalThis.pwned" not in json.dumps(chat.get_state())
+
+
+def test_a_browser_update_of_the_workbench_changes_nothing_and_is_not_echoed(wire: Wire) -> None:
+    bench = gu.Workbench(components=[gu.Metric])
+    before = bench.get_state()
+    sent = len(wire)
+    browser_update(
+        bench,
+        {
+            "_esm": "globalThis.pwned = 1",
+            "_css": "*{display:none}",
+            "components": [],
+            "component_specs": [{"name": "x", "html": "<script>alert(1)</script>"}],
+            "cost": {"total": {"tokens": -1}},
+            "evaluation": {"table": "<script>"},
+        },
+    )
+    assert bench.get_state() == before
+    assert [d for _, _, d in wire[sent:] if d.get("method") == "echo_update"] == []

@@ -7,6 +7,7 @@ called only once approved)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.mcp._apps import APP_MIME, AppRequestError, clean_csp
-from ipygenui.messages import Complete
+from ipygenui.messages import Complete, Thread, ToolCallPart
 from ipygenui.persistence import load_thread, save_thread
+from ipygenui.widget._mcp_apps import APP_CALL
 from ipygenui.widget._protocol import parse_client_message
 from mcp_helpers import mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
@@ -158,6 +160,64 @@ def test_declared_csp_domains_are_kept_only_when_they_are_plain_origins() -> Non
     }
 
 
+DROPPED_ORIGINS = {
+    "http://127.0.0.1:8888": "a loopback address",
+    "ws://localhost:8888": "a loopback name",
+    "https://*.localhost": "a loopback name",
+    "http://0.0.0.0:8888": "an unspecified address",
+    "http://169.254.169.254": "a link-local address",
+    "http://10.0.0.7": "a private address",
+    "https://192.168.1.1:8443": "a private address",
+    "http://172.20.0.1": "a private address",
+    "http://2130706433": "a loopback address",  # 127.0.0.1 as the browser reads it
+    "http://0x7f.1": "a loopback address",
+    "http://0177.0.0.1": "a loopback address",
+    "http://1.2.3.999": "not a valid address",
+    "http://printer.local": "a private network name",
+    "http://metadata.google.internal": "a private network name",
+    "https://*.com": "a wildcard wider than one registrable domain",
+    "https://*.co.uk": "a wildcard wider than one registrable domain",
+    "https://*.github.io": "a wildcard wider than one registrable domain",
+    "https://*.10.0.0.1": "a wildcard over an address",
+}
+KEPT_ORIGINS = [
+    "https://api.example.com",
+    "https://*.example.com",
+    "https://*.example.co.uk",
+    "wss://live.example.org:8443",
+    "https://93.184.215.14",
+]
+
+
+@pytest.mark.parametrize(
+    "key", ["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"]
+)
+def test_origins_an_app_may_not_name_are_dropped_with_a_warning_naming_each(
+    key: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    dropped: list[dict[str, str]] = []
+    with caplog.at_level("WARNING", logger="ipygenui"):
+        clean = clean_csp({key: [*DROPPED_ORIGINS, *KEPT_ORIGINS]}, "ui://x", dropped)
+    assert clean == {key: KEPT_ORIGINS}
+    assert {d["origin"].strip("'"): d["reason"] for d in dropped} == DROPPED_ORIGINS
+    assert all(d["key"] == key for d in dropped)
+    for origin, reason in DROPPED_ORIGINS.items():
+        assert any(origin in r.getMessage() and reason in r.getMessage() for r in caplog.records)
+
+
+def test_the_browser_holds_the_same_public_suffixes() -> None:
+    from ipygenui.mcp._app_origins import PUBLIC_SUFFIXES
+
+    source = (Path(__file__).parents[2] / "js" / "src" / "mcp-apps" / "csp.js").read_text()
+    listed = re.search(r"const PUBLIC_SUFFIXES = new Set\(\[(.*?)\]\)", source, re.S)
+    assert listed, "csp.js has no PUBLIC_SUFFIXES"
+    assert set(re.findall(r'"([^"]+)"', listed.group(1))) == PUBLIC_SUFFIXES
+
+
+def load_thread_text(text: str) -> Thread:
+    return Thread.model_validate_json(text)
+
+
 def test_the_chat_has_each_model_tools_app_before_any_call(apps, tmp_path: Path) -> None:
     tools = apps(prefix="srv_")
     chat = gu.Chat(model=gu.testing.ScriptedModel(["done"]), tools=[tools])
@@ -220,6 +280,54 @@ async def test_an_apps_requests_from_the_browser_reach_only_its_calls_server(
     runtime.close()
 
 
+async def test_every_call_an_app_starts_that_runs_leaves_a_record_in_the_thread(
+    apps, tmp_path: Path
+) -> None:
+    from ipygenui.widget._mcp_apps import AppBridge
+
+    tools = apps(requires_approval=["save_note"])
+    runtime, model = mcp_runtime(tools, call("show_counter", {"start": 1}, id="c1"), "ok", "ok")
+    await runtime.send("show it")
+    bridge = AppBridge(runtime, _Sent())
+    await _ask(bridge, tool_call_id="c1", method="tools/call", params={"name": "bump"})
+    asks = await _ask(
+        bridge, tool_call_id="c1", method="tools/call",
+        params={"name": "save_note", "arguments": {"text": "y"}},
+    )  # fmt: skip
+    assert asks["error"]["needs_approval"]  # not run: no record
+    await _ask(
+        bridge, tool_call_id="c1", method="tools/call",
+        params={"name": "save_note", "arguments": {"text": "y"}}, approved=True,
+    )  # fmt: skip
+    await _ask(bridge, tool_call_id="c1", method="tools/call", params={"name": "secret"})
+    message = runtime.thread.messages[1]
+    records = [p for p in message.parts if isinstance(p, ToolCallPart) and p.synthetic]
+    assert [(r.tool_name, r.args["tool"], r.args["arguments"]) for r in records] == [
+        (APP_CALL, "bump", {}),
+        (APP_CALL, "save_note", {"text": "y"}),
+    ]  # the refused secret call ran nowhere: no record either
+    bump, save = records
+    assert all(r.has_result and r.args_complete and r.args["app_call"] == "c1" for r in records)
+    assert bump.result["structuredContent"] == {"count": 1} and not bump.is_error
+    assert bump.approval is None and "without asking" in bump.args["decided"]
+    assert save.approval is not None and save.approval.status == "approved"
+    assert save.approval.decided_by == "user" and "approved" in save.args["decided"]
+    assert "saved 'y'" in json.dumps(save.result)
+    # the thread file keeps them; the model's history holds its own call only
+    loaded = load_thread_text(runtime.thread.model_dump_json())
+    assert [p.tool_call_id for p in loaded.messages[1].parts if getattr(p, "synthetic", False)] == [
+        bump.tool_call_id,
+        save.tool_call_id,
+    ]
+    await runtime.send("and now?")
+    assert_valid(model)
+    sent = model.requests[-1].messages
+    assert "save_note" not in json.dumps(sent) and [
+        c["id"] for m in sent for c in m.get("tool_calls") or []
+    ] == ["c1"]
+    runtime.close()
+
+
 async def test_the_offline_demo_model_opens_the_demo_servers_app() -> None:
     demo_server = Path(__file__).parents[2] / "notebooks" / "mcp_demo_server.py"
     tools = gu.MCPTools.stdio(sys.executable, [str(demo_server)], trust_annotations=True)
@@ -268,3 +376,35 @@ def test_app_origin_takes_only_an_https_or_local_url() -> None:
     for bad in ("javascript:alert(1)", "http://apps.example.com/s.html", 'https://a.com/"><x'):
         with pytest.raises(TraitError, match="app_origin"):
             gu.Chat(model=model, app_origin=bad)
+
+
+@pytest.mark.parametrize(
+    "same_server",
+    [
+        "http://localhost:8888/files/proxy.html",
+        "http://127.0.0.1:8888/proxy.html",
+        "https://hub.example.com/user/ada/files/proxy.html",
+        "https://lab.example.com/lab/tree/proxy.html",
+        "https://lab.example.com/files/proxy.html",
+    ],
+)
+def test_app_origin_on_the_notebook_server_s_own_origin_is_refused(same_server: str) -> None:
+    from traitlets import TraitError
+
+    model = gu.testing.ScriptedModel(["done"])
+    with pytest.raises(TraitError, match="the notebook's own origin"):
+        gu.Chat(model=model, app_origin=same_server)
+
+
+def test_app_origin_on_a_running_jupyter_server_s_port_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from traitlets import TraitError
+
+    from ipygenui.widget import chat as chat_module
+
+    monkeypatch.setattr(chat_module, "_running_jupyter_ports", lambda: {8123})
+    model = gu.testing.ScriptedModel(["done"])
+    with pytest.raises(TraitError, match="port 8123"):
+        gu.Chat(model=model, app_origin="http://127.0.0.1:8123/proxy.html")
+    assert gu.Chat(model=model, app_origin="http://127.0.0.1:8124/proxy.html").app_origin

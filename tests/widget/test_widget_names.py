@@ -25,7 +25,7 @@ import anywidget
 import pytest
 
 import ipygenui as gu
-from comm_helpers import Wire, settle
+from comm_helpers import Wire, browser_update, settle
 from ipygenui.events import AgentStateChanged, AlwaysAllowedChanged, ThreadEvent
 from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
@@ -63,13 +63,6 @@ def test_no_chat_attribute_shadows_a_widget_one_unless_listed() -> None:
 def test_the_agent_s_state_names_are_no_widget_names() -> None:
     assert {"agent_state", "set_agent_state", "state", "always_allowed"}.isdisjoint(widget_names())
     assert Chat.set_state is anywidget.AnyWidget.set_state  # ipywidgets' own
-
-
-def browser_update(chat: Chat, state: dict[str, Any]) -> None:
-    """An ``update`` from the browser, as the comm hands it to ipywidgets."""
-    assert chat.comm is not None
-    msg = {"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}}
-    chat.comm.handle_msg({**msg, "buffers": []})
 
 
 def test_a_browser_update_changes_the_trait_not_the_agent_state(wire: Wire) -> None:

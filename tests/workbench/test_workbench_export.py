@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -58,7 +60,7 @@ def test_the_gallery_thread_shows_each_valid_sample_and_lists_the_invalid() -> N
                 assert sample.error in message.text
 
 
-def test_the_page_embeds_the_chat_and_loads_no_pinned_require(tmp_path: Path) -> None:
+def test_the_page_embeds_the_chat_and_only_itself(tmp_path: Path) -> None:
     other = gu.Chat(model="demo")  # a chat of the notebook's own stays out of the page
     page = gallery_html([gu.Metric], tmp_path / "g.html", title="Review <1>")
     assert (tmp_path / "g.html").read_text() == page
@@ -72,6 +74,43 @@ def test_the_page_embeds_the_chat_and_loads_no_pinned_require(tmp_path: Path) ->
     )["state"]
     chats = [m for m in state.values() if m["model_name"] == "AnyModel"]
     assert len(chats) == 1 and "Metric" in json.dumps(chats[0]["state"]["component_specs"])
-    assert "integrity=" not in page  # served from a mirror in the e2e test
     assert other.model_id not in state
     other.close()
+
+
+NODE_MODULES = Path(__file__).resolve().parents[2] / "js" / "node_modules"
+_CDN_FILE = re.compile(
+    r"^https://cdn\.jsdelivr\.net/npm/(?P<pkg>(?:@[^/@]+/)?[^/@]+)@(?P<version>[^/]+)/(?P<file>.+)$"
+)
+
+
+def _pinned_file(url: str) -> Path:
+    """The file of js/node_modules a CDN URL names, at the exact version installed there."""
+    found = _CDN_FILE.match(url)
+    assert found, f"not a pinned npm CDN URL: {url}"
+    package = NODE_MODULES / found["pkg"]
+    installed = json.loads((package / "package.json").read_text())["version"]
+    assert found["version"] == installed, f"{url}: js/node_modules has {installed}"
+    return package / found["file"]
+
+
+def _sri(path: Path) -> str:
+    return "sha384-" + base64.b64encode(hashlib.sha384(path.read_bytes()).digest()).decode()
+
+
+def test_every_script_the_gallery_loads_is_pinned_by_its_hash() -> None:
+    page = gallery_html([gu.Metric])
+    tags = re.findall(r"<script\b[^>]*\bsrc=[^>]*>", page)
+    assert len(tags) == 2  # require.js, then the widget manager
+    for tag in tags:
+        src = re.search(r'src="([^"]+)"', tag).group(1)  # type: ignore[union-attr]
+        integrity = re.search(r'integrity="([^"]+)"', tag)
+        assert integrity, f"no integrity on {tag}"
+        assert integrity.group(1) == _sri(_pinned_file(src)), src
+        assert 'crossorigin="anonymous"' in tag
+    # the modules require.js loads itself (anywidget's): pinned too, each by its URL
+    pins = json.loads(re.search(r"const pins = (\{.*?\});", page).group(1))  # type: ignore[union-attr]
+    assert any("/anywidget@" in url for url in pins)
+    for url, integrity in pins.items():
+        assert integrity == _sri(_pinned_file(url)), url
+    assert "onNodeCreated" in page

@@ -112,14 +112,26 @@ function interpolate(text, lookup) {
   return out;
 }
 
+/** Characters a date pattern may have: a real one is a few dozen; a longer one gives no text. */
+export const MAX_DATE_PATTERN = 200;
+
 const TOKENS = /'[^']*'|yyyy|yy|MMMM|MMM|MM|M|dd|d|EEEE|EEE|E|HH|H|hh|h|mm|ss|a/g;
 
-/** A Unicode TR35 date pattern (the tokens the catalog lists), in the user's locale and time zone. */
+/**
+ * A Unicode TR35 date pattern (the tokens the catalog lists), in the user's
+ * locale and time zone; undefined (no text) for a pattern over `MAX_DATE_PATTERN`.
+ */
 function formatDate(value, pattern) {
+  if (pattern.length > MAX_DATE_PATTERN) return undefined;
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(value)); // a date alone is that day here, not UTC midnight
   const date = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])) : new Date(typeof value === "number" ? value : String(value));
   if (Number.isNaN(date.getTime())) return undefined;
-  const part = (options) => new Intl.DateTimeFormat(undefined, options).format(date);
+  const names = new Map(); // a locale name is built once, however often the pattern names it
+  const part = (options) => {
+    const key = JSON.stringify(options);
+    if (!names.has(key)) names.set(key, new Intl.DateTimeFormat(undefined, options).format(date));
+    return names.get(key);
+  };
   const pad = (n) => String(n).padStart(2, "0");
   const hour12 = date.getHours() % 12 || 12;
   const tokens = {

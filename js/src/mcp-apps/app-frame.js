@@ -8,11 +8,13 @@
 // the page; no `allow-top-navigation` or `allow-popups`), its CSP a `<meta>`
 // before any of its markup (csp.js). With `Chat(app_origin=...)` the iframe
 // is that proxy page instead, on another origin, which loads the HTML it is
-// sent (the spec's double iframe).
+// sent (the spec's double iframe), unless that page is on this page's own
+// origin (it would run the app with this page's powers): then the default,
+// with a note. The CSP's origins an app may not name are dropped and noted.
 
 import { h, show } from "../common/dom.js";
 import { createBridge, PROTOCOL_VERSION } from "./bridge.js";
-import { withPolicy } from "./csp.js";
+import { checkedCsp, withPolicy } from "./csp.js";
 import { hostContext, styleVariables, themeOf } from "./host-context.js";
 
 const MAX_HEIGHT = 600;
@@ -50,6 +52,26 @@ export function fallbackText(app) {
   return text || "This tool's app shows only where a kernel runs.";
 }
 
+/** Why the `app_origin` proxy may not be used here (on this page's own origin), or null. */
+export function proxyRefusal(proxy, page = globalThis.location) {
+  let origin;
+  try {
+    origin = new URL(proxy, page?.href).origin;
+  } catch {
+    return `app_origin ${proxy} is not a URL`;
+  }
+  if (origin === page?.origin) return `app_origin ${proxy} is on this page's own origin`;
+  return null;
+}
+
+/** The card's note on what of the app's setup was refused (null when nothing was). */
+function refusedNote(dropped, proxyWhy) {
+  const lines = [];
+  if (proxyWhy) lines.push(`${proxyWhy}: not used; the app runs in a sandbox of its own.`);
+  if (dropped.length) lines.push(`Left out of the app's CSP: ${dropped.map((d) => `${d.origin} (${d.reason})`).join(", ")}.`);
+  return lines.length ? h("div.gu-app-note.gu-app-refused", { role: "note", text: lines.join("\n") }) : null;
+}
+
 /** The text of a `ui/message`'s content (a block or a list of blocks). */
 function messageText(params) {
   const blocks = Array.isArray(params.content) ? params.content : [params.content];
@@ -80,7 +102,7 @@ export function createAppFrame(apps) {
   const close = h("button.gu-app-close", { type: "button", text: "Close app" });
   const head = h("div.gu-app-head", {}, title, close);
   const el = h("div.gu-app", { hidden: true }, head, bars, box);
-  /** @type {{part: any, args: any, app: any, iframe: HTMLIFrameElement, bridge: ReturnType<typeof createBridge>,
+  /** @type {{part: any, args: any, app: any, csp: Record<string, string[]>, iframe: HTMLIFrameElement, bridge: ReturnType<typeof createBridge>,
    *   sent: {partial: string, input: boolean, end: boolean}} | null} */
   let live = null;
   let lastPart = null;
@@ -133,7 +155,7 @@ export function createAppFrame(apps) {
         serverTools: {},
         serverResources: {},
         logging: {},
-        sandbox: { csp: live?.app.csp ?? {} },
+        sandbox: { csp: live?.csp ?? {} },
       },
       hostContext: hostContext(el, live?.part ?? {}, MAX_HEIGHT),
     }),
@@ -185,7 +207,7 @@ export function createAppFrame(apps) {
       live.bridge.postRaw("ui/notifications/sandbox-resource-ready", {
         html: live.app.html,
         sandbox: SANDBOX,
-        csp: live.app.csp ?? {},
+        csp: live.csp,
       });
     }
   };
@@ -212,7 +234,10 @@ export function createAppFrame(apps) {
   }
 
   function mount(part, app) {
-    const proxy = apps.appOrigin();
+    const { csp, dropped } = checkedCsp(app);
+    const wanted = apps.appOrigin();
+    const proxyWhy = wanted ? proxyRefusal(wanted) : null;
+    const proxy = proxyWhy ? "" : wanted;
     const iframe = h("iframe.gu-app-frame", {
       title: `App of ${part.tool_name}`,
       referrerpolicy: "no-referrer",
@@ -225,10 +250,10 @@ export function createAppFrame(apps) {
       origin = new URL(proxy).origin;
       iframe.src = proxy;
     } else {
-      iframe.srcdoc = withPolicy(app.html, app.csp);
+      iframe.srcdoc = withPolicy(app.html, csp);
     }
     const bridge = createBridge({ target: () => iframe.contentWindow, origin, handlers, onNotification });
-    live = { part, args: lastArgs, app, iframe, bridge, sent: { partial: "", input: false, end: false } };
+    live = { part, args: lastArgs, app, csp, iframe, bridge, sent: { partial: "", input: false, end: false } };
     // A second load is the app navigating its own frame away (no sandbox flag
     // forbids that): whatever loaded is not the server's app, so it goes. Its
     // text is the call's as it stands now: `app` is the copy read before the
@@ -240,7 +265,8 @@ export function createAppFrame(apps) {
       closed = { id: now.tool_call_id, why: "The app left its page and was closed." };
       void teardown("the app left its page", false).then(() => showText(appOf(now) ?? app, closed?.why));
     });
-    box.replaceChildren(iframe);
+    const note = refusedNote(dropped, proxyWhy);
+    box.replaceChildren(iframe, ...(note ? [note] : []));
     title.textContent = app.uri;
     el.dataset.app = "live";
   }

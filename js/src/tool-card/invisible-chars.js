@@ -256,9 +256,10 @@ function tally(found) {
  * hold chips, have it beside them.
  * @param {{codePoint: number}[]} found
  * @param {string[]} [notes] where they are and how the editors hold them
+ * @param {string} [subject] what holds them, as the warning names it
  * @returns {HTMLElement | null}
  */
-export function invisibleWarning(found, notes = []) {
+export function invisibleWarning(found, notes = [], subject = "This call") {
   if (!found.length) return null;
   const n = found.length;
   const kinds = tally(found);
@@ -272,7 +273,7 @@ export function invisibleWarning(found, notes = []) {
     h(
       "div.gu-invisible-warning-title",
       {},
-      `This call contains ${n} invisible or bidirectional character${n === 1 ? "" : "s"}, shown as `,
+      `${subject} contains ${n} invisible or bidirectional character${n === 1 ? "" : "s"}, shown as `,
       chip([kinds[0][0]], ""),
       ": what you read may not be what runs.",
     ),

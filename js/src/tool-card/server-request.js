@@ -5,21 +5,27 @@
 //   again (Decline rejects it, at either step);
 // - a form: the server's schema as our Form component; Submit accepts with the
 //   values, Decline and Cancel answer so;
-// - a URL: the full address, opened only by a click on its button.
+// - a URL: the full address, opened only by a click on its button; its
+//   invisible and bidi characters (and the message's) flagged as on the
+//   approval card, since a U+202E makes an address read as another.
 // Every decision goes through the usual messages (approve / reject / tool_result).
 
 import { h } from "../common/dom.js";
 import { update as renderForm } from "../components/form.js";
 import { toKernel } from "../protocol.js";
+import { findInvisible, invisibleWarning, markInvisibleIn } from "./invisible-chars.js";
 
 export const SAMPLING = "mcp_sampling";
 export const ELICITATION = "mcp_elicitation";
+/** The record of a tool call an MCP app started (settled: the card shows it, nothing to decide). */
+export const APP_CALL = "mcp_app_call";
 
 /** The card's name for a request part, or null for a model's call (`args` as for `requestKey`). */
 export function requestTitle(part, args = part?.args) {
   if (!part?.synthetic) return null;
   if (part.tool_name === SAMPLING) return "Sampling request";
   if (part.tool_name === ELICITATION) return args?.mode === "url" ? "Link request" : "Form request";
+  if (part.tool_name === APP_CALL) return `${String(args?.tool ?? "A tool")}, called by an app`;
   return "Server request";
 }
 
@@ -139,13 +145,19 @@ function elicitation(part, args, send) {
       window.open(url, "_blank", "noopener,noreferrer");
       send(toKernel.toolResult(id, { action: "accept" }));
     };
-    return h(
+    const found = [...findInvisible(String(args.message ?? "")), ...findInvisible(url)];
+    const shown = h("code.gu-request-url", { text: url });
+    const el = h(
       "div.gu-request",
       { role: "group", "aria-label": `${server} asks you to open a link` },
       ...head,
-      h("code.gu-request-url", { text: url }),
-      buttons(button("gu-approve", "Open the link", open, url), ...rest),
+      shown,
+      invisibleWarning(found, ["The link may go somewhere other than it reads: check it before you open it."], "This request"),
+      // the tooltip cannot hold chips: no address there when it hides characters
+      buttons(button("gu-approve", "Open the link", open, found.length ? undefined : url), ...rest),
     );
+    markInvisibleIn(el);
+    return el;
   }
   const schema = args.schema ?? {};
   const formEl = h("div.gu-request-form");

@@ -140,4 +140,42 @@ describe("link request", () => {
     expect(opened).toHaveBeenCalledWith(url, "_blank", "noopener,noreferrer");
     expect(c.send).toHaveBeenCalledWith({ type: "tool_result", tool_call_id: "req_1", result: { action: "accept" } });
   });
+
+  it("flags bidi and invisible characters in the URL and the message, as the approval card does", () => {
+    const opened = vi.spyOn(window, "open").mockImplementation(() => null);
+    const c = ctx();
+    const card = createToolCard(c);
+    // reads as https://example.org/cod.exe but goes to the reversed path
+    const url = "https://example.org/\u202Eexe.doc";
+    card.update(request("mcp_elicitation", { server: "srv", mode: "url", message: "Sign\u200B in", url }), { canAct: true });
+    const shown = card.el.querySelector(".gu-request-url");
+    expect(shown?.textContent).toBe(url); // the text still reads and copies as it runs
+    expect(shown?.querySelector(".gu-invisible")?.getAttribute("data-code-point")).toBe("U+202E");
+    expect(card.el.querySelector(".gu-request-text .gu-invisible")?.getAttribute("data-code-point")).toBe("U+200B");
+    const warning = card.el.querySelector(".gu-invisible-warning");
+    expect(warning?.textContent).toContain("2 invisible or bidirectional characters");
+    expect(warning?.textContent).toContain("RIGHT-TO-LEFT OVERRIDE");
+    expect(card.el.querySelector("button.gu-approve")?.getAttribute("title") ?? "").not.toContain("\u202E");
+    /** @type {HTMLButtonElement} */ (card.el.querySelector("button.gu-approve")).click();
+    expect(opened).toHaveBeenCalledWith(url, "_blank", "noopener,noreferrer"); // the address itself, unchanged
+  });
+
+  it("has no warning for a plain URL", () => {
+    const card = createToolCard(ctx());
+    card.update(request("mcp_elicitation", { server: "srv", mode: "url", message: "Sign in", url: "https://example.org/a" }), { canAct: true });
+    expect(card.el.querySelector(".gu-invisible, .gu-invisible-warning")).toBeNull();
+  });
+});
+
+describe("an app's own tool call", () => {
+  it("is shown as the app's, settled: who decided, the arguments and the result, nothing to click", () => {
+    const card = createToolCard(ctx());
+    const args = { tool: "save_note", arguments: { text: "y" }, app_call: "c1", decided: "approved by the user in the app's card" };
+    const result = { content: [{ type: "text", text: "saved 'y'" }] };
+    card.update(request("mcp_app_call", args, { has_result: true, result, approval: { status: "approved", decided_by: "user" } }), { canAct: true });
+    expect(card.el.querySelector(".gu-tool-name")?.textContent).toBe("save_note, called by an app");
+    expect(card.el.textContent).toContain("approved by the user in the app's card");
+    expect(card.el.textContent).toContain("saved 'y'");
+    expect(card.el.querySelector("button.gu-approve, button.gu-reject")).toBeNull();
+  });
 });

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 from typing import Any
 
 from ..messages import Thread
@@ -123,8 +124,50 @@ def action_event(
     }
 
 
+MAX_QUOTED_CHARS = 80
+"""Characters of a model-written name the user message's first line quotes."""
+
+_HIDDEN = re.compile(
+    "[`\x7f-\x9f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f"
+    "\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e0fff]"
+)
+"""Characters written as JSON escapes in the text, beyond the controls
+``json.dumps`` escapes itself: the other line breaks and controls, the
+invisible and bidi ones (what reads one way and runs another), and backticks
+(which could close the message's code fence)."""
+
+
+def _escaped(json_text: str) -> str:
+    """JSON text with each ``_HIDDEN`` character as its ``\\uXXXX`` escape: they
+    sit only inside its strings (``json.dumps`` writes nothing else but ASCII),
+    where the escape means the same."""
+    return _HIDDEN.sub(lambda m: _utf16_escape(m.group()), json_text)
+
+
+def _utf16_escape(char: str) -> str:
+    units = char.encode("utf-16-be")
+    return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
+
+
+def _quoted(text: str) -> str:
+    """Model-written ``text`` as a bounded, escaped JSON string: data on one line."""
+    short = text if len(text) <= MAX_QUOTED_CHARS else text[: MAX_QUOTED_CHARS - 1] + "…"
+    return _escaped(json.dumps(short, ensure_ascii=False))
+
+
 def action_text(event: dict[str, Any]) -> str:
-    """The user message an action becomes: a line to read, then the A2UI JSON."""
+    """The user message an action becomes: a line to read, then the A2UI JSON.
+
+    The event's name and surface id are the model's own text: the line quotes
+    them as JSON strings (bounded, line breaks and bidi characters escaped) and
+    says so, so no name reads as the user's words; the JSON block keeps them
+    exact for the model, escaped the same way.
+    """
     action = event["action"]
-    head = f"Pressed “{action['name']}” on the A2UI surface {action['surfaceId']}."
-    return f"{head}\n\n```json\n{json.dumps(event, ensure_ascii=False, indent=1)}\n```"
+    head = (
+        f"Pressed a button on an A2UI surface: the model's event {_quoted(action['name'])} "
+        f"on its surface {_quoted(action['surfaceId'])} (both quoted as the model wrote them)."
+    )
+    block = _escaped(json.dumps(event, ensure_ascii=False, indent=1))
+    return f"{head}\n\n```json\n{block}\n```"

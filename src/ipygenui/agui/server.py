@@ -13,7 +13,11 @@ token, JSON content type, size and depth), so nothing from a web page or a
 process without the token reaches the runtime. A client answers only human
 tools: a gated call is decided by the user in the notebook, and a user
 message does not dismiss a call that waits for approval. A client that hangs
-up cancels the run it started, so the next request is served.
+up cancels the run it started, so the next request is served. A resume
+decides only the interrupts a run of that client's ``threadId`` ended with
+(and of its ``parentRunId``, when it names one): not the notebook's own
+pending calls, nor another client's; no error names a call the client was
+not told of.
 
 The app may be served from another thread than the runtime's event loop
 (uvicorn in a background thread of a notebook): the runtime is then driven on
@@ -148,11 +152,13 @@ def start_from_input(
     data: RunAgentInput,
     declared: Collection[str] = (),
     prepare: Callable[[], None] = lambda: None,
+    issued: Collection[str] = (),
 ) -> ServedRun:
     """Start the run ``data`` asks for; ``Refused`` says why there is none.
 
     ``declared``: the names of the tools the client declared, whose calls it
-    answers too. Every answer is checked before any is given, and ``prepare``
+    answers too; ``issued``: the interrupts this client's run ended with, the
+    only ones its resume may decide. Every answer is checked before any is given, and ``prepare``
     (which takes the client's tools and state) runs only once all are, so a
     refused input changes nothing.
     """
@@ -173,7 +179,7 @@ def start_from_input(
         if not own and (part.tool_name not in human or part.approval is not None):
             raise Refused(403, _not_the_clients(part))
         answers.append(message)
-    decisions = _resumed(runtime, data, {a.tool_call_id for a in answers})
+    decisions = _resumed(runtime, data, {a.tool_call_id for a in answers}, issued)
     new = _new_user_message(runtime, data)
     moving_on = new is not None and bool(data.resume)  # every interrupt cancelled for it
     run: ServedRun | None = None
@@ -193,6 +199,12 @@ def start_from_input(
     if new is not None and _user_text(new).strip():
         gated = _awaiting_approval(runtime.thread)
         if gated is not None and not moving_on:
+            if gated.tool_call_id not in issued:  # the notebook's, or another client's
+                raise Refused(
+                    409,
+                    "a tool call waits for approval in the notebook: a new message is "
+                    "taken once it is decided there",
+                )
             raise Refused(
                 409,
                 f"tool call {gated.tool_call_id} ({gated.tool_name}) waits for approval: "
@@ -214,8 +226,11 @@ def _new_user_message(runtime: ServedRuntime, data: RunAgentInput) -> UserMessag
     return None
 
 
-def _resumed(runtime: ServedRuntime, data: RunAgentInput, answered: set[str]) -> list[Decision]:
-    """The decisions the input's ``resume`` asks for, all checked (``Refused`` if not).
+def _resumed(
+    runtime: ServedRuntime, data: RunAgentInput, answered: set[str], issued: Collection[str]
+) -> list[Decision]:
+    """The decisions the input's ``resume`` asks for, all checked (``Refused`` if not),
+    of the open interrupts this client was ``issued`` only.
     Beside a new user message a resume may only cancel: the user moves on (AG-UI's
     way to leave interrupts), and the message ends the waiting reply."""
     if not data.resume:
@@ -229,7 +244,11 @@ def _resumed(runtime: ServedRuntime, data: RunAgentInput, answered: set[str]) ->
             "message in a request of its own once that run ends (or cancel every "
             "interrupt to move on with it)",
         )
-    waiting = open_interrupts(runtime.thread, runtime.tools)
+    waiting = {
+        call: part
+        for call, part in open_interrupts(runtime.thread, runtime.tools).items()
+        if call in issued
+    }
     return read_resume(data.resume, waiting, answered, runtime.human_tool_names, runtime.tools)
 
 
@@ -317,6 +336,23 @@ def ag_ui_app(
         max_depth,
     )
     encoder = EventEncoder()
+    issued: dict[str, tuple[str, str]] = {}
+    """Interrupt id -> the client's (threadId, runId) of the run that ended with it
+    (touched on the runtime's loop only)."""
+
+    def issued_to(data: RunAgentInput) -> set[str]:
+        """The open interrupts ``data``'s client was sent: its thread's, of the
+        run it names as its parent when it names one."""
+        still_open = open_interrupts(runtime.thread, runtime.tools)
+        for call in [c for c in issued if c not in still_open]:
+            del issued[call]  # decided or gone: forget it
+        return {
+            call
+            for call, (thread_id, run_id) in issued.items()
+            if thread_id == data.thread_id
+            and (data.parent_run_id is None or run_id == data.parent_run_id)
+        }
+
     try:
         home: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
@@ -394,6 +430,9 @@ def ag_ui_app(
                 runtime.set_agent_state(state)
 
         def deliver(event: BaseEvent) -> None:
+            if event.type == EventType.RUN_FINISHED:
+                for interrupt in getattr(getattr(event, "outcome", None), "interrupts", None) or ():
+                    issued[interrupt.id] = (data.thread_id, data.run_id)
             if event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR):
                 # on the runtime's loop, as the run ends: a run started next (a
                 # send from the notebook) is not offered the client's tools
@@ -406,7 +445,10 @@ def ag_ui_app(
                 raise Refused(409, "a run is active: wait for its end")
             unsubscribe = runtime.subscribe_agui(deliver)
             try:
-                return start_from_input(runtime, data, own_tools, take_the_clients), unsubscribe
+                started = start_from_input(
+                    runtime, data, own_tools, take_the_clients, issued_to(data)
+                )
+                return started, unsubscribe
             except BaseException:
                 unsubscribe()
                 runtime._serve_client_tools({})

@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..messages import Message, Thread, ToolCallPart
+from .._internal.sanitize import json_safe
+from ..messages import Approval, Message, Thread, ToolCallPart, new_id
 from ..tools import Tool
 from ..tools.component_names import UPDATE_PREFIX, component_id_of, component_name_of
 from .component import Component
@@ -141,6 +143,62 @@ def shown_app(part: ToolCallPart) -> str | None:
     result = part.result
     shown = result.get("for_user") if isinstance(result, dict) else None
     return part.tool_name if isinstance(shown, dict) and "mcp_app" in shown else None
+
+
+APP_CALL = "mcp_app_call"
+"""The tool name of the record an MCP app's own ``tools/call`` leaves in the thread."""
+MAX_APP_CALL_RESULT_CHARS = 20_000
+"""Characters of an app call's result the record keeps (as JSON)."""
+
+
+def record_app_call(
+    thread: Thread,
+    app_call_id: str,
+    tool: str,
+    arguments: dict[str, Any],
+    result: Any,
+    is_error: bool,
+    approved: bool,
+) -> Message:
+    """Record a ``tools/call`` an MCP app started and its server ran, on the
+    message of the app's own call: a settled ``synthetic`` part (a card of its
+    own, never in the model's history, like a server's request), whose
+    arguments say which tool, with what, for which app and who decided."""
+    found = thread.find_tool_call(str(app_call_id))
+    if found is None or shown_app(found[1]) is None:
+        raise ValueError(f"tool call {app_call_id!r} shows no MCP app")
+    message = found[0]
+    text = json.dumps(json_safe(result), ensure_ascii=False)
+    kept = (
+        json_safe(result)
+        if len(text) <= MAX_APP_CALL_RESULT_CHARS
+        else {"text": text[:MAX_APP_CALL_RESULT_CHARS] + "…", "truncated": True}
+    )
+    args = {
+        "tool": tool,
+        "arguments": json_safe(arguments),
+        "app_call": app_call_id,
+        "decided": (
+            "approved by the user in the app's card"
+            if approved
+            else "ran without asking (the server marks the tool read-only)"
+        ),
+    }
+    message.parts.append(
+        ToolCallPart(
+            tool_call_id=new_id("appcall"),
+            tool_name=APP_CALL,
+            args=args,
+            args_text=json.dumps(args, ensure_ascii=False),
+            args_complete=True,
+            result=kept,
+            has_result=True,
+            is_error=is_error,
+            approval=Approval(status="approved", decided_by="user") if approved else None,
+            synthetic=True,
+        )
+    )
+    return message
 
 
 def apply_app_context(thread: Thread, tool_call_id: str, context: dict[str, Any]) -> Message:

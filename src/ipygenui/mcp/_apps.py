@@ -17,7 +17,9 @@
 
 The HTML is the server's, untrusted: the browser renders it in a sandboxed
 iframe with an opaque origin and a CSP built from ``csp`` (origins checked
-here; anything else is dropped, the spec's restrictive default otherwise).
+here, ``_app_origins.py`` saying which an app may name; anything else is
+dropped, named in a warning and in ``csp_dropped``, which the card notes; the
+spec's restrictive default otherwise).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._internal.user_view import FOR_USER
+from ._app_origins import origin_refusal
 from ._results import result_value
 
 if TYPE_CHECKING:
@@ -101,8 +104,12 @@ def app_tool(listed: MCPTool) -> AppTool:
     return AppTool(uri)
 
 
-def clean_csp(csp: Any, uri: str) -> dict[str, list[str]]:
-    """The declared domains that are plain origins (others dropped and logged)."""
+def clean_csp(
+    csp: Any, uri: str, dropped: list[dict[str, str]] | None = None
+) -> dict[str, list[str]]:
+    """The declared domains that are plain origins an app may name
+    (``_app_origins.py``); each other one is dropped with a warning naming it,
+    and, as ``{key, origin, reason}``, added to ``dropped`` (the card notes it)."""
     if not isinstance(csp, dict):
         return {}
     clean: dict[str, list[str]] = {}
@@ -110,9 +117,19 @@ def clean_csp(csp: Any, uri: str) -> dict[str, list[str]]:
         domains = csp.get(key)
         if not isinstance(domains, list):
             continue
-        kept = [d for d in domains[:MAX_DOMAINS] if isinstance(d, str) and _ORIGIN.fullmatch(d)]
-        if len(kept) != len(domains):
-            logger.warning("MCP app %s: CSP %s entries that are not origins dropped", uri, key)
+        kept = []
+        for domain in domains[:MAX_DOMAINS]:
+            ok = isinstance(domain, str) and _ORIGIN.fullmatch(domain)
+            why = origin_refusal(domain) if ok else "not a plain origin"
+            if why is None:
+                kept.append(domain)
+                continue
+            shown = repr(domain)[:120]
+            logger.warning("MCP app %s: CSP %s entry %s dropped: %s", uri, key, shown, why)
+            if dropped is not None:
+                dropped.append({"key": key, "origin": shown, "reason": why})
+        if len(domains) > MAX_DOMAINS:
+            logger.warning("MCP app %s: CSP %s entries past %d dropped", uri, key, MAX_DOMAINS)
         if kept:
             clean[key] = kept
     return clean
@@ -144,7 +161,14 @@ class AppResources:
         if len(text.encode()) > MAX_APP_BYTES:
             raise ValueError(f"{uri} is over {MAX_APP_BYTES:,} bytes of HTML")
         ui = _object(_object(content.meta).get("ui"))
-        app: dict[str, Any] = {"uri": uri, "html": text, "csp": clean_csp(ui.get("csp"), uri)}
+        dropped: list[dict[str, str]] = []
+        app: dict[str, Any] = {
+            "uri": uri,
+            "html": text,
+            "csp": clean_csp(ui.get("csp"), uri, dropped),
+        }
+        if dropped:
+            app["csp_dropped"] = dropped[:MAX_DOMAINS]
         if isinstance(ui.get("prefersBorder"), bool):
             app["prefers_border"] = ui["prefersBorder"]
         logger.info("MCP app %s read; CSP %s", uri, app["csp"] or "(the spec's default)")
@@ -171,7 +195,10 @@ def raw_result(result: Any) -> dict[str, Any]:
 
 class AppRequestError(Exception):
     """An app's request refused: ``code`` and ``message`` go back to the app
-    as a JSON-RPC error; ``needs_approval``: ask the user, then send it again."""
+    as a JSON-RPC error; ``needs_approval``: ask the user, then send it again.
+    A refused request reached no server (``reached_server`` False): nothing ran."""
+
+    reached_server = False
 
     def __init__(self, code: int, message: str, needs_approval: bool = False) -> None:
         super().__init__(message)

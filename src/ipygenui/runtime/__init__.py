@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from .._internal.loop_clients import close_owned
 from .._internal.sanitize import json_safe
 from ..components.component import Component
-from ..components.interactive import apply_app_context, apply_component_state
+from ..components.interactive import apply_app_context, apply_component_state, record_app_call
 from ..components.shown import ShownComponent, shown_components
 from ..components.shown_apps import ShownApp, shown_apps
 from ..data import DataStore, ToolResult, conversation_data, tool_results
@@ -521,6 +521,11 @@ class Runtime:
         """An MCP app's ``ui/update-model-context`` for its call: the last one before
         the next turn reaches the model (``ValueError`` for a call that shows no app)."""
         self._host.commit(apply_app_context(self.thread, tool_call_id, json_safe(context)))
+
+    def _record_app_call(self, app_call_id: str, *call: Any) -> None:
+        """Record a ``tools/call`` an MCP app started that its server ran (the widget's
+        app bridge): ``components/interactive.py``'s ``record_app_call``."""
+        self._host.commit(record_app_call(self.thread, app_call_id, *call))
 
     def set_component_state(self, tool_call_id: str, state: Any) -> None:
         """Store the user's state for an interactable component (checked by its state model)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ipywidgets import Widget
 from traitlets import Unicode
 
+from .._internal.browser_writes import ignore_browser_writes
 from .static_files import bundle_sources
 
 
@@ -26,6 +27,8 @@ class Bundle(Widget):
     error = Unicode("").tag(sync=True)
     """Why the bundle is missing ("" when it is there): the loader shows it."""
 
+
+ignore_browser_writes(Bundle)  # the code every Chat on the page runs: the kernel's alone
 
 _shared: Bundle | None = None
 

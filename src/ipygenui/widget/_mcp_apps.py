@@ -8,6 +8,13 @@ against the call it came from: the call must show an app, and its requests
 go to the server of that call's tool only (``MCPTools.app_request``, which
 checks visibility and approval). ``ui/update-model-context`` is stored on
 the call's part: the last one before the next turn reaches the model.
+
+Every ``tools/call`` an app starts that its server runs leaves a record on
+the app's message (``Runtime._record_app_call``): which tool, its arguments,
+who decided (the user's click in the app's card, or nobody for a tool that
+runs without asking) and the result, as a settled ``synthetic`` card, kept
+out of the model's history. A refused request (not open to apps, waiting
+for the user's approval) reached no server and leaves none.
 """
 
 from __future__ import annotations
@@ -16,13 +23,13 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
-from ..components.interactive import shown_app
+from ..components.interactive import APP_CALL, shown_app
 from ..runtime import Runtime
 from ._protocol import McpAppMsg, mcp_app_message
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AppBridge"]
+__all__ = ["APP_CALL", "AppBridge"]
 
 MAX_CONTEXT_CHARS = 20_000
 """Longest model context an app may leave (it rides on every next user message)."""
@@ -70,7 +77,29 @@ class AppBridge:
             self.runtime.set_app_context(msg.tool_call_id, context)
             return {}
         source = self._server_of(found[1].tool_name)
-        return await source.app_request(msg.method, msg.params, msg.approved)
+        if msg.method != "tools/call":
+            return await source.app_request(msg.method, msg.params, msg.approved)
+        params = msg.params if isinstance(msg.params, dict) else {}
+        try:
+            result = await source.app_request(msg.method, msg.params, msg.approved)
+        except Exception as exc:
+            if getattr(exc, "reached_server", True):  # it ran, and failed: recorded too
+                self._record(msg, params, {"error": str(exc) or type(exc).__name__}, True)
+            raise
+        is_error = isinstance(result, dict) and result.get("isError") is True
+        self._record(msg, params, result, is_error)
+        return result
+
+    def _record(self, msg: McpAppMsg, params: dict[str, Any], result: Any, failed: bool) -> None:
+        arguments = params.get("arguments")
+        self.runtime._record_app_call(
+            msg.tool_call_id,
+            str(params.get("name", ""))[:200],
+            arguments if isinstance(arguments, dict) else {},
+            result,
+            failed,
+            msg.approved,
+        )
 
     def _server_of(self, tool_name: str) -> Any:
         """The MCP server whose tool the call was (an app reaches no other)."""

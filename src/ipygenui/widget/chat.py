@@ -15,11 +15,13 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from urllib.parse import urlsplit
 
 import anywidget
 from ipywidgets import widget_serialization
 from traitlets import Bool, Dict, Instance, List, TraitError, Unicode, validate
 
+from .._internal.browser_writes import ignore_browser_writes, ignore_browser_writes_of
 from ..data import DataStore
 from ..events import ThreadSummary
 from ..messages import Thread
@@ -52,6 +54,41 @@ _APP_ORIGIN = re.compile(
     r"(https://[^\s\"'<>]+|http://(localhost|127\.0\.0\.1)(:\d+)?(/[^\s\"'<>]*)?)"
 )
 """A sandbox proxy's URL: https, or plain http on this machine only."""
+_JUPYTER_PATH = re.compile(
+    r"/(files|lab|tree|notebooks|api|view|edit|voila|user|hub|nbextensions)(/|$)"
+)
+"""Paths the notebook server itself serves (``/files/`` anywhere: a file the
+server hands out is on its origin), JupyterHub's ``/user/`` and ``/hub/`` too."""
+_LOOPBACK = frozenset({"localhost", "127.0.0.1"})
+_JUPYTER_PORT = 8888
+
+
+def _notebook_server_form(url: str) -> str | None:
+    """How ``url`` is plainly on the notebook server's origin, or None. The page's
+    origin is known only in the browser (which checks it too); here: a path the
+    server serves, or this machine on Jupyter's default port or a running
+    server's port."""
+    parts = urlsplit(url)
+    if _JUPYTER_PATH.search(parts.path):
+        return f"its path {parts.path!r} is one the notebook server serves"
+    if (parts.hostname or "") in _LOOPBACK:
+        port = parts.port or 80
+        if port == _JUPYTER_PORT or port in _running_jupyter_ports():
+            return f"it is this machine on port {port}, a Jupyter server's"
+    return None
+
+
+def _running_jupyter_ports() -> set[int]:
+    """The ports of the Jupyter servers running on this machine (none known
+    when jupyter_server cannot say)."""
+    try:
+        from jupyter_server.serverapp import list_running_servers
+
+        return {int(s["port"]) for s in list_running_servers() if "port" in s}
+    except Exception:
+        return set()
+
+
 DEFAULT_HEIGHT = "min(640px, 80vh)"
 """The chat's height unless ``height=`` says otherwise: its thread scrolls inside."""
 GROW = "auto"
@@ -198,6 +235,13 @@ class Chat(anywidget.AnyWidget):
                 f"Chat app_origin={proposal['value']!r}: give the https:// (or http://localhost) "
                 "URL of an MCP Apps sandbox proxy page on another origin, or '' for none"
             )
+        same = _notebook_server_form(value) if value else None
+        if same:
+            raise TraitError(
+                f"Chat app_origin={proposal['value']!r}: {same}, the notebook's own origin: "
+                "the proxy page would run every app with the notebook server's powers. "
+                "Serve it from another origin (another host or port), or give '' for none"
+            )
         return value
 
     @validate("height")
@@ -258,6 +302,7 @@ class Chat(anywidget.AnyWidget):
             mcp_apps=_mcp_apps(runtime),
             **widget_kwargs,
         )
+        ignore_browser_writes_of(self)  # the loader: a page's view may not swap it
         self._unsubscribe: Callable[[], None] | None = runtime.subscribe(self._sync.on_event)
         self.on_msg(self._handlers.on_comm_msg)
         # the @ menu lists the notebook's tables as they are after each cell
@@ -420,28 +465,7 @@ BROWSER_WRITABLE = frozenset({"height"})
 own resize): the rest are the kernel's picture of the run and the thread."""
 
 
-def _keep_kernel_value(name: str) -> Callable[[Any, Any], Any]:
-    """A trait's ``from_json`` that reads an update from the browser as the
-    kernel's own value: ipywidgets' ``set_state`` then changes nothing."""
-
-    def keep(_value: Any, chat: Any) -> Any:
-        return getattr(chat, name)
-
-    return keep
-
-
-def _ignore_browser_writes(cls: type[anywidget.AnyWidget]) -> None:
-    """Tag the traits ``cls`` defines, but for ``BROWSER_WRITABLE``, so that a
-    browser ``update`` of one (a buggy or hostile view) is dropped, not echoed
-    to other views and never raises in the comm handler, as every frontend
-    message is. ipywidgets reads ``from_json`` and ``echo_update`` per trait."""
-    for name, trait in cls.class_traits(sync=True).items():
-        if name in vars(cls) and name not in BROWSER_WRITABLE:
-            trait.metadata["from_json"] = _keep_kernel_value(name)
-            trait.metadata["echo_update"] = False
-
-
-_ignore_browser_writes(Chat)
+ignore_browser_writes(Chat, writable=BROWSER_WRITABLE)
 
 
 def _mcp_apps(runtime: Runtime) -> dict[str, Any]:

@@ -5,6 +5,13 @@ The page is a chat showing the workbench's gallery thread
 sample props), exported as a notebook's HTML export embeds a chat: the widget
 state in the page, the Jupyter widget manager and anywidget loaded from a
 CDN, so it opens in a browser with no kernel.
+
+Every script the page loads is pinned: an exact npm version (the one
+``js/package.json`` installs) and its Subresource Integrity hash, the two
+``<script>`` tags' own and, through require.js's ``onNodeCreated``, anywidget's
+module that require.js loads; a script require.js would load with no pin gets
+a hash nothing matches, so it does not run. ``tests/workbench`` checks each
+hash against the file in ``js/node_modules``.
 """
 
 from __future__ import annotations
@@ -21,9 +28,31 @@ from .export import gallery_thread
 
 __all__ = ["gallery_html"]
 
-REQUIRE_JS_URL = "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.1.10/require.min.js"
-"""The require.js a notebook's HTML export loads (nbconvert's default), with no
-integrity pin, so a page can be served from a mirror of the same file."""
+_CDN = "https://cdn.jsdelivr.net/npm/"
+REQUIRE_JS_URL = _CDN + "requirejs@2.3.8/require.js"
+EMBED_JS_URL = _CDN + "@jupyter-widgets/html-manager@1.0.15/dist/embed-amd.js"
+ANYWIDGET_JS_URL = _CDN + "anywidget@0.11.0/dist/index.js"
+"""anywidget's frontend module, pinned to ``js/package.json``'s version (which
+reads the state every anywidget the package allows saves)."""
+
+INTEGRITY = {
+    REQUIRE_JS_URL: "sha384-gzoQyNpzaOK+Aes9TTuBq/ZgYdleZUDN3sFwxyLRbRytLEWofprkKj2F7z3a6nTu",
+    EMBED_JS_URL: "sha384-/x/n24gdFNkRW3aFeWPOJ5tgVI0ZmBOBu6UKswtJLAm6SIAzWBZUdrLEr5A9yXvL",
+    ANYWIDGET_JS_URL: "sha384-eUKNi99kVW7N7VQ0GtQ1I+YaoVYA6vDMwCcnx6itIeZ6IRWD1bUtVRb8/Z5QnZm3",
+}
+"""Each script's sha384, of the file npm installs at that version."""
+
+_UNPINNED = "sha384-" + "A" * 64
+"""A well-formed hash no file has: a script without a pin is refused, not run."""
+
+_PINNED_MODULES = """require.config({{
+  paths: {{ anywidget: {anywidget_path} }},
+  onNodeCreated: function (node, config, name, url) {{
+    const pins = {pins};
+    node.setAttribute("crossorigin", "anonymous");
+    node.setAttribute("integrity", pins[url] || {unpinned});
+  }},
+}});"""
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -49,8 +78,11 @@ body {{ margin: 0 auto; max-width: 900px; padding: 16px; }}
 </style>
 </head>
 <body>
-<script src="{require_js}"></script>
-<script src="{embed_js}" crossorigin="anonymous"></script>
+<script src="{require_js}" integrity="{require_sri}" crossorigin="anonymous"></script>
+<script>
+{pinned_modules}
+</script>
+<script src="{embed_js}" integrity="{embed_sri}" crossorigin="anonymous"></script>
 <script type="application/vnd.jupyter.widget-state+json">
 {state}
 </script>
@@ -71,10 +103,9 @@ def gallery_html(
 
     Returns the HTML, and writes it to ``path`` when given. The page embeds
     the chat's widget state and loads the Jupyter widget manager from a CDN,
-    as a notebook exported to HTML does.
+    as a notebook exported to HTML does, each script pinned by its hash.
     """
     from ipywidgets.embed import (
-        DEFAULT_EMBED_REQUIREJS_URL,
         dependency_state,
         embed_data,
         escape_script,
@@ -97,7 +128,14 @@ def gallery_html(
     page = _PAGE.format(
         title=html.escape(title),
         require_js=REQUIRE_JS_URL,
-        embed_js=DEFAULT_EMBED_REQUIREJS_URL,
+        require_sri=INTEGRITY[REQUIRE_JS_URL],
+        pinned_modules=_PINNED_MODULES.format(
+            anywidget_path=json.dumps(ANYWIDGET_JS_URL.removesuffix(".js")),  # require.js adds it
+            pins=json.dumps({ANYWIDGET_JS_URL: INTEGRITY[ANYWIDGET_JS_URL]}),
+            unpinned=json.dumps(_UNPINNED),
+        ),
+        embed_js=EMBED_JS_URL,
+        embed_sri=INTEGRITY[EMBED_JS_URL],
         state=escape_script(json.dumps(data["manager_state"])),
         views=views,
     )

@@ -17,6 +17,7 @@ from typing import Any
 import anywidget
 from traitlets import Dict, List
 
+from .._internal.browser_writes import ignore_browser_writes, ignore_browser_writes_of
 from ..components.component import Component
 from ..components.live import ComponentOutput
 from ..components.python_component import PythonComponent, partial_props
@@ -150,6 +151,7 @@ class Workbench(anywidget.AnyWidget):
             cost=_cost_view(self._components.values(), tool_list, model),
             **kwargs,
         )
+        ignore_browser_writes_of(self)
         self.on_msg(self._on_msg)
 
     def show_evaluation(self, result: Any) -> None:
@@ -202,3 +204,6 @@ class Workbench(anywidget.AnyWidget):
         return replay_states_message(
             request.ref, request.name, [s.as_json() for s in states], check_props(component, props)
         )
+
+
+ignore_browser_writes(Workbench)  # the registry and its previews are the kernel's
