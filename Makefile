@@ -113,9 +113,12 @@ pytest: setup peers
 	$(VENV)/bin/pytest tests -m "not e2e and not packaging" -q
 
 # Binder's build from binder/ alone in a fresh venv (every notebook run with
-# no key), and a wheel built after a js/src edit: a few minutes.
+# no key); a wheel built after a js/src edit; docs/install.md's commands run
+# as written in fresh venvs (the wheel then installed with no Node and the
+# quickstart run offline) in a clone named ipygenui, which runs the tests
+# that read paths (tests/project/test_install.py): several minutes.
 packaging: setup
-	@echo "Building fresh environments and wheels from this checkout (about 4 min)..."
+	@echo "Building fresh environments and wheels from this checkout (about 8 min)..."
 	$(VENV)/bin/pytest tests -m packaging -q
 
 nbval: setup

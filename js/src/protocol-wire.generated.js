@@ -299,3 +299,7 @@ export const LIMIT_KEYS = Object.freeze({
   maxWindow: "max_window",
   maxFilter: "max_filter",
 });
+
+// --- the package's version (src/ipygenui/__init__.py's __version__) -----------------
+
+export const PACKAGE_VERSION = "0.1.0";

@@ -21,6 +21,7 @@ import { FROM_KERNEL_VALIDATORS, LIMIT_KEYS } from "./protocol-wire.generated.js
 
 export {
   FROM_KERNEL,
+  PACKAGE_VERSION,
   PATCH_OPS,
   TO_KERNEL_TYPES,
   isFrame,

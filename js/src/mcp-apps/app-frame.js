@@ -13,6 +13,7 @@
 // with a note. The CSP's origins an app may not name are dropped and noted.
 
 import { h, show } from "../common/dom.js";
+import { PACKAGE_VERSION } from "../protocol.js";
 import { createBridge, PROTOCOL_VERSION } from "./bridge.js";
 import { checkedCsp, withPolicy } from "./csp.js";
 import { hostContext, styleVariables, themeOf } from "./host-context.js";
@@ -22,7 +23,7 @@ const MIN_HEIGHT = 40;
 const FIRST_HEIGHT = 160;
 const TEARDOWN_WAIT_MS = 2000;
 const SANDBOX = "allow-scripts allow-forms";
-const HOST_INFO = { name: "ipygenui", version: "0.1.0" };
+const HOST_INFO = { name: "ipygenui", version: PACKAGE_VERSION };
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 

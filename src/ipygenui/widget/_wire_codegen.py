@@ -4,13 +4,16 @@
 renders ``js/src/protocol-wire.generated.js`` from the pydantic models of
 :mod:`._protocol` (``_internal/wire_codegen.py`` does the rendering): the
 message types, the ``toKernel`` builders, a validator per kernel -> browser
-message, the patch ops and their validator, the limit keys. ``--check`` only
+message, the patch ops and their validator, the limit keys, and the package's
+version (``PACKAGE_VERSION``, read from ``src/ipygenui/__init__.py``, its one
+home: the browser names it as an MCP apps host). ``--check`` only
 says whether the checked-in file is current (``make lint``); the tests render
 it in memory and compare.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -24,6 +27,19 @@ __all__ = ["OUTPUT", "render"]
 
 OUTPUT = Path(__file__).resolve().parents[3] / "js" / "src" / "protocol-wire.generated.js"
 """Where the file goes in a checkout (``src/ipygenui/widget`` is three levels down)."""
+
+VERSION_FILE = Path(__file__).resolve().parents[1] / "__init__.py"
+
+
+def package_version(path: Path = VERSION_FILE) -> str:
+    """``__version__`` as the package's ``__init__.py`` assigns it (read, not
+    imported: importing the root would pull every module into this one)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
+            "__version__"
+        ]:
+            return str(ast.literal_eval(node.value))
+    raise ValueError(f"{path} assigns no __version__")
 
 
 def render() -> str:
@@ -52,6 +68,10 @@ def render() -> str:
         "export const LIMIT_KEYS = Object.freeze({",
         *(f"  {k}: {json.dumps(v)}," for k, v in limit_keys.items()),
         "});",
+        "",
+        "// --- the package's version (src/ipygenui/__init__.py's __version__) -----------------",
+        "",
+        f"export const PACKAGE_VERSION = {json.dumps(package_version())};",
     ]
     return render_module(
         generator="ipygenui.widget._wire_codegen",
