@@ -20,7 +20,8 @@ what is wrong.
 Thread files are untrusted and so is their folder: the thread file, its lock
 file and its temp files are opened without following symbolic links (a link
 is refused with a :class:`ThreadFileError` naming it, and nothing is written
-through it), only a regular file is read, and tool-call ids a file repeats are
+through it), only a regular file is read, none over ``MAX_THREAD_FILE_BYTES``
+(refused by its size, before reading), and tool-call ids a file repeats are
 made unique on load, as on ingest.
 """
 
@@ -67,6 +68,11 @@ STALE_TEMP_SECONDS = 60.0
 
 LOCK_TIMEOUT = 10.0
 """Seconds to wait for another writer's save to finish before giving up."""
+
+MAX_THREAD_FILE_BYTES = 256 * 1024 * 1024
+"""A thread file larger than this (256 MiB) is refused before it is read
+(:class:`ThreadFileError`): attachments are files beside it and each app's
+page is kept once, so a real thread stays far below it."""
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO planted as the lock file never blocks
@@ -327,7 +333,9 @@ def load_thread(path: str | os.PathLike[str]) -> Thread:
 
 def _read_thread_file(path: str | os.PathLike[str]) -> bytes:
     """The bytes of a regular file at ``path``; a link, FIFO or device is
-    refused (:class:`ThreadFileError`) without waiting on it."""
+    refused (:class:`ThreadFileError`) without waiting on it, and so is a file
+    over ``MAX_THREAD_FILE_BYTES`` (its size checked first, the read bounded
+    too: a file whose size says less may hold more)."""
     try:
         fd = open_regular(path, follow=False)
     except UnsafeFileError:
@@ -337,7 +345,14 @@ def _read_thread_file(path: str | os.PathLike[str]) -> bytes:
             raise ThreadFileError(
                 f"{path}: not a regular file (a FIFO, a device or a folder); not read"
             )
-        return handle.read()
+        size = os.fstat(fd).st_size
+        raw = handle.read(MAX_THREAD_FILE_BYTES + 1) if size <= MAX_THREAD_FILE_BYTES else b""
+        if size > MAX_THREAD_FILE_BYTES or len(raw) > MAX_THREAD_FILE_BYTES:
+            raise ThreadFileError(
+                f"{path}: the file is larger than {MAX_THREAD_FILE_BYTES // 2**20} MiB "
+                f"({max(size, len(raw)):,} bytes), the most a thread file may hold; not read"
+            )
+        return raw
 
 
 def _write_files(thread: Thread, target: Path) -> None:
