@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
 
 from ._internal.sanitize import json_safe
 from .errors import BranchError
 
 __all__ = [
+    "MAX_TOKEN_COUNT",
     "Approval",
     "AttachmentPart",
     "BranchPosition",
@@ -280,20 +281,41 @@ Part = Annotated[
 # --- messages and thread ----------------------------------------------------
 
 
+MAX_TOKEN_COUNT = 10**12
+"""A token count above this (a trillion) is kept as this, one below 0 as 0:
+a provider's or a thread file's hostile count (``10**400``) never makes a
+cost infinite or a ``usage()`` row anything but plain JSON."""
+
+
+def bounded_token_count(value: Any) -> Any:
+    """``value`` within 0 to ``MAX_TOKEN_COUNT`` when it is an integer (or the
+    digits a thread file keeps as text past Python's int-to-text limit)."""
+    if isinstance(value, str) and value.lstrip("-").isdigit():
+        if value.startswith("-"):
+            return 0
+        value = int(value) if len(value) <= 13 else MAX_TOKEN_COUNT
+    if isinstance(value, int) and not isinstance(value, bool):
+        return min(max(value, 0), MAX_TOKEN_COUNT)
+    return value
+
+
+_TokenCount = Annotated[int, BeforeValidator(bounded_token_count)]
+
+
 class Usage(_Model):
     """Tokens a reply (or one of its steps) used, as ``metadata["usage"]``
     keeps them; a thread file from before the reasoning and cache counts
-    loads with them at 0."""
+    loads with them at 0. Each count is bounded (``MAX_TOKEN_COUNT``)."""
 
-    input_tokens: int = 0
+    input_tokens: _TokenCount = 0
     """All input tokens, cached ones included."""
-    output_tokens: int = 0
+    output_tokens: _TokenCount = 0
     """All output tokens, reasoning ones included."""
-    reasoning_tokens: int = 0
+    reasoning_tokens: _TokenCount = 0
     """Of ``output_tokens``, those spent thinking."""
-    cache_read_tokens: int = 0
+    cache_read_tokens: _TokenCount = 0
     """Of ``input_tokens``, those read from the provider's prompt cache."""
-    cache_write_tokens: int = 0
+    cache_write_tokens: _TokenCount = 0
     """Of ``input_tokens``, those written to the provider's prompt cache."""
     estimated: bool = Field(default=False, exclude_if=lambda value: not value)
     """Some of the counts are a model's estimate (the offline demo's), not a
