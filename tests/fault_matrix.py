@@ -202,6 +202,12 @@ AREAS = (
         "a right-to-left override, a lone surrogate, a result no encoder takes, a 1 MB "
         "message with 400 calls",
     ),
+    Area(
+        "workbench",
+        ("test_workbench.py",),
+        "a replay of 200,000 characters in 1-character chunks, props 100,000 levels deep "
+        "checked and replayed",
+    ),
 )
 
 _JS_AND_BROWSER_ROWS = (
