@@ -203,6 +203,13 @@ AREAS = (
         "message with 400 calls",
     ),
     Area(
+        "A2UI",
+        ("test_a2ui.py",),
+        "an `updateDataModel` path 5,000 levels deep and a value 500 deep (from a model and "
+        "in a thread file), 10,000 components in one surface, a thread's surfaces over their "
+        "total, a data model over its size; each call's messages checked once",
+    ),
+    Area(
         "workbench",
         ("test_workbench.py",),
         "a replay of 200,000 characters in 1-character chunks, props 100,000 levels deep "
