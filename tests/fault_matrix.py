@@ -203,6 +203,12 @@ AREAS = (
         "message with 400 calls",
     ),
     Area(
+        "MCP request flood",
+        ("test_mcp_flood.py",),
+        "300 form requests at once from one approved call (cards capped, the rest refused "
+        "to the server, Stop ends the run, the loop answering), 500 saves asked for at once",
+    ),
+    Area(
         "A2UI",
         ("test_a2ui.py",),
         "an `updateDataModel` path 5,000 levels deep and a value 500 deep (from a model and "

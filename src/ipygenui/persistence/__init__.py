@@ -90,10 +90,25 @@ _OLD_TEMP = re.compile(r"[a-z0-9_]{8}")
 def encode_thread(thread: Thread) -> bytes:
     """The file's bytes: UTF-8 JSON; odd values (lone surrogates, huge ints,
     NaN, objects pydantic cannot dump) are written as text rather than fail."""
+    return encode_snapshot(snapshot_of(thread))
+
+
+def snapshot_of(thread: Thread) -> Any:
+    """The thread's JSON form, a copy of its own: what ``encode_snapshot``
+    writes, safe to hand to another thread while the loop changes ``thread``."""
     try:
-        return _dumps(_file_data(thread.model_dump(mode="json")))
+        return thread.model_dump(mode="json")
+    except (ValueError, TypeError, RecursionError):  # objects pydantic cannot dump
+        return json_safe(thread)
+
+
+def encode_snapshot(snapshot: Any) -> bytes:
+    """The file's bytes for a ``snapshot_of`` a thread (lone surrogates, huge
+    ints and NaN written as text rather than fail)."""
+    try:
+        return _dumps(_file_data(snapshot))
     except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
-        return _dumps(_file_data(json_safe(thread)))
+        return _dumps(_file_data(json_safe(snapshot)))
 
 
 def _file_data(thread: Any) -> dict[str, Any]:
@@ -389,6 +404,9 @@ class ThreadFile:
         self.writer = new_id("writer")
         self._seen: tuple[int, int, int] | None = None
         """The file as this writer last read or wrote it (None: absent)."""
+        self._prepared = 0
+        self._written = 0
+        """The numbers of the last snapshot prepared, and of the last written."""
 
     def same_path(self, other: str | os.PathLike[str]) -> bool:
         return Path(other).resolve() == self.path.resolve()
@@ -410,9 +428,25 @@ class ThreadFile:
     def save(self, thread: Thread) -> None:
         """Replace the file with ``thread``, unless another writer took the path
         over or changed the file: then :class:`PersistenceConflictError`."""
+        self.write(self.prepare(thread))
+
+    def prepare(self, thread: Thread) -> tuple[int, Any]:
+        """What ``write`` writes: ``thread``'s attachments written beside the
+        file (they name their paths on the thread) and its snapshot, numbered.
+        Runs where the thread changes (the event loop)."""
         _write_files(thread, self.path)
-        data = encode_thread(thread)
+        self._prepared += 1
+        return self._prepared, snapshot_of(thread)
+
+    def write(self, prepared: tuple[int, Any]) -> None:
+        """Write a ``prepare``d snapshot (in any thread): one older than a
+        snapshot written already is dropped, so a late write never undoes a
+        newer one."""
+        number, snapshot = prepared
+        data = encode_snapshot(snapshot)
         with _locked(self.path) as lock:
+            if number < self._written:
+                return
             claim = _read_claim(lock) if lock is not None else None
             if claim is not None and claim.get("writer") != self.writer:
                 raise PersistenceConflictError(
@@ -429,6 +463,7 @@ class ThreadFile:
                 )
             _write_atomic(self.path, data)
             self._seen = _stamp(self.path)
+            self._written = number
             if claim is None and lock is not None:  # the lock file was removed: claim again
                 self._write_claim(lock)
 
