@@ -19,12 +19,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_validator,
+)
 
+from ._internal.json_depth import value_depth
 from ._internal.sanitize import json_safe
 from .errors import BranchError
 
 __all__ = [
+    "MAX_PROVIDER_DATA_CHARS",
     "MAX_TOKEN_COUNT",
     "Approval",
     "AttachmentPart",
@@ -103,10 +113,34 @@ def _is_none(value: Any) -> bool:
     return value is None
 
 
+MAX_PROVIDER_DATA_CHARS = 256_000
+"""Characters of JSON one part's provider data may hold (a thought signature
+or an encrypted reasoning blob needs far less): more, from a stream or a
+thread file, is dropped, never kept or sent back."""
+_PROVIDER_DATA_DEPTH = 32
+
+
+def bounded_provider_data(data: Any) -> dict[str, Any] | None:
+    """``data`` when it is a JSON object within ``MAX_PROVIDER_DATA_CHARS``
+    (and 32 levels), else None."""
+    if not isinstance(data, dict) or not data:
+        return None
+    if value_depth(data, _PROVIDER_DATA_DEPTH) > _PROVIDER_DATA_DEPTH:
+        return None
+    try:
+        size = len(json.dumps(data, ensure_ascii=False, allow_nan=False))
+    except (ValueError, TypeError):  # not JSON (NaN, an int past the text limit, an object)
+        return None
+    return data if size <= MAX_PROVIDER_DATA_CHARS else None
+
+
+_ProviderData = Annotated[dict[str, Any] | None, AfterValidator(bounded_provider_data)]
+
+
 class ReasoningPart(_Model):
     type: Literal["reasoning"] = "reasoning"
     text: str = ""
-    provider_data: dict[str, Any] | None = Field(default=None, exclude_if=_is_none)
+    provider_data: _ProviderData = Field(default=None, exclude_if=_is_none)
     """Opaque, keyed by the provider that produced it (see ``ToolCallPart.provider_data``)."""
 
 
@@ -191,7 +225,7 @@ class ToolCallPart(_Model):
     traceback: str | None = None
     """For a tool that raised: its traceback, for the user to unfold. The model
     reads only ``result`` (the error line)."""
-    provider_data: dict[str, Any] | None = Field(default=None, exclude_if=_is_none)
+    provider_data: _ProviderData = Field(default=None, exclude_if=_is_none)
     """Opaque data a provider wants back with this call (Gemini's thought
     signature), keyed by the model's ``provider_key``: saved with the thread,
     sent back only to that provider, never shown in the browser."""
