@@ -17,8 +17,7 @@ from ..messages import Thread, ToolCallPart
 from ..tools.component_names import component_id_of
 from . import _validate
 from ._surfaces import Surface, apply_messages, pointer_set, resolve_value
-from ._validate import A2UIError, check_messages, too_deep, too_large, too_many
-from .component import A2UI_CALLS
+from ._validate import A2UI_CALLS, A2UIError, check_messages, too_deep, too_large, too_many
 
 __all__ = [
     "action_event",

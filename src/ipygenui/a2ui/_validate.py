@@ -50,6 +50,12 @@ BASIC_CATALOG_IDS = frozenset(
 )
 """The catalogs we render: each version's basic (v0.8: "standard") catalog."""
 
+A2UI_TOOL = "show_a2ui"
+AGENT_A2UI_TOOL = "a2ui_surface"
+"""The call an AG-UI agent's ``a2ui-surface`` activity becomes (``agui/_activity.py``)."""
+A2UI_CALLS = frozenset({A2UI_TOOL, AGENT_A2UI_TOOL})
+"""The calls that show A2UI surfaces (``component.py``'s tool and an agent's)."""
+
 MAX_PROBLEMS = 5
 """At most this many schema problems are named in one error (the first ones)."""
 

@@ -16,7 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 from ..components.component import Component
 from ..errors import ToolArgumentsError
 from ..messages import Thread
-from ._validate import MAX_DATA_DEPTH, A2UIError, check_messages, message_version
+from ._validate import (
+    A2UI_CALLS,
+    A2UI_TOOL,
+    AGENT_A2UI_TOOL,
+    MAX_DATA_DEPTH,
+    A2UIError,
+    check_messages,
+    message_version,
+)
 
 __all__ = [
     "A2UI",
@@ -28,10 +36,6 @@ __all__ = [
     "A2UIState",
 ]
 
-A2UI_TOOL = "show_a2ui"
-AGENT_A2UI_TOOL = "a2ui_surface"
-"""The call an AG-UI agent's ``a2ui-surface`` activity becomes (``agui/_activity.py``)."""
-A2UI_CALLS = frozenset({A2UI_TOOL, AGENT_A2UI_TOOL})
 
 MAX_EDITS = 500
 """Most data-model values the user's input may set on one surface (each

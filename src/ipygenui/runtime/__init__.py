@@ -123,10 +123,6 @@ class Runtime:
     allow" grants are restored only with ``restore_always_allowed=True``
     (``restore_approvals=``: its old name, deprecated for one release).
 
-    A run stops after ``max_steps`` model steps, and after ``max_run_seconds``
-    of wall-clock time when that is set (a stream trickling forever, a tool
-    that never returns): its reply ends incomplete, saying which limit.
-
     ``tool_choice`` applies to the first model step of each run; later steps
     use ``"auto"`` so a forced tool cannot loop. A tool result longer than
     ``max_result_chars`` reaches the model cut there, with a notice of how
@@ -189,8 +185,7 @@ class Runtime:
         self.suggestions = suggestions
         self.max_steps = max_steps
         self.max_run_seconds: float | None = checked["max_run_seconds"]
-        """A run's wall-clock limit in seconds (None: none): a run still going
-        then is stopped, its reply incomplete with a status saying so."""
+        """A run's wall-clock limit in seconds (None: none), as ``max_steps`` stops it."""
         self._starters: list[str] | None = checked["starters"]
         self._store = ThreadStore(persist)
         self.persist = self._store.persist
