@@ -203,6 +203,25 @@ AREAS = (
         "a right-to-left override, a lone surrogate, a result no encoder takes, a 1 MB "
         "message with 400 calls",
     ),
+    Area(
+        "MCP request flood",
+        ("test_mcp_flood.py",),
+        "300 form requests at once from one approved call (cards capped, the rest refused "
+        "to the server, Stop ends the run, the loop answering), 500 saves asked for at once",
+    ),
+    Area(
+        "A2UI",
+        ("test_a2ui.py",),
+        "an `updateDataModel` path 5,000 levels deep and a value 500 deep (from a model and "
+        "in a thread file), 10,000 components in one surface, a thread's surfaces over their "
+        "total, a data model over its size; each call's messages checked once",
+    ),
+    Area(
+        "workbench",
+        ("test_workbench.py",),
+        "a replay of 200,000 characters in 1-character chunks, props 100,000 levels deep "
+        "checked and replayed",
+    ),
 )
 
 _JS_AND_BROWSER_ROWS = (

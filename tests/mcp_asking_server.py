@@ -10,6 +10,8 @@
 - ``twice()``: two form requests at once (concurrent requests).
 - ``late()``: returns at once, then asks for a form after its call ended,
   writing what it got to the file ``MCP_ASKING_OUT`` names.
+- ``flood(n)``: ``n`` form requests at once (a hostile server's flood), a line
+  per answer appended to ``MCP_ASKING_OUT`` ("refused ..." or the action).
 """
 
 from __future__ import annotations
@@ -83,6 +85,21 @@ async def twice(ctx: Context) -> str:
 
 
 _background: set[asyncio.Task[None]] = set()
+
+
+@server.tool()
+async def flood(n: int, ctx: Context) -> str:
+    """``n`` form requests at the same time."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    out = Path(os.environ["MCP_ASKING_OUT"])
+
+    async def ask(i: int) -> None:
+        said = await _raw(ctx, schema)
+        with out.open("a", encoding="utf-8") as lines:
+            lines.write(said.split(" {", 1)[0] + "\n")
+
+    await asyncio.gather(*(ask(i) for i in range(n)))
+    return "flooded"
 
 
 @server.tool()

@@ -19,12 +19,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_validator,
+)
 
+from ._internal.json_depth import value_depth
 from ._internal.sanitize import json_safe
 from .errors import BranchError
 
 __all__ = [
+    "MAX_PROVIDER_DATA_CHARS",
+    "MAX_TOKEN_COUNT",
     "Approval",
     "AttachmentPart",
     "BranchPosition",
@@ -102,10 +113,34 @@ def _is_none(value: Any) -> bool:
     return value is None
 
 
+MAX_PROVIDER_DATA_CHARS = 256_000
+"""Characters of JSON one part's provider data may hold (a thought signature
+or an encrypted reasoning blob needs far less): more, from a stream or a
+thread file, is dropped, never kept or sent back."""
+_PROVIDER_DATA_DEPTH = 32
+
+
+def bounded_provider_data(data: Any) -> dict[str, Any] | None:
+    """``data`` when it is a JSON object within ``MAX_PROVIDER_DATA_CHARS``
+    (and 32 levels), else None."""
+    if not isinstance(data, dict) or not data:
+        return None
+    if value_depth(data, _PROVIDER_DATA_DEPTH) > _PROVIDER_DATA_DEPTH:
+        return None
+    try:
+        size = len(json.dumps(data, ensure_ascii=False, allow_nan=False))
+    except (ValueError, TypeError):  # not JSON (NaN, an int past the text limit, an object)
+        return None
+    return data if size <= MAX_PROVIDER_DATA_CHARS else None
+
+
+_ProviderData = Annotated[dict[str, Any] | None, AfterValidator(bounded_provider_data)]
+
+
 class ReasoningPart(_Model):
     type: Literal["reasoning"] = "reasoning"
     text: str = ""
-    provider_data: dict[str, Any] | None = Field(default=None, exclude_if=_is_none)
+    provider_data: _ProviderData = Field(default=None, exclude_if=_is_none)
     """Opaque, keyed by the provider that produced it (see ``ToolCallPart.provider_data``)."""
 
 
@@ -190,7 +225,7 @@ class ToolCallPart(_Model):
     traceback: str | None = None
     """For a tool that raised: its traceback, for the user to unfold. The model
     reads only ``result`` (the error line)."""
-    provider_data: dict[str, Any] | None = Field(default=None, exclude_if=_is_none)
+    provider_data: _ProviderData = Field(default=None, exclude_if=_is_none)
     """Opaque data a provider wants back with this call (Gemini's thought
     signature), keyed by the model's ``provider_key``: saved with the thread,
     sent back only to that provider, never shown in the browser."""
@@ -280,20 +315,41 @@ Part = Annotated[
 # --- messages and thread ----------------------------------------------------
 
 
+MAX_TOKEN_COUNT = 10**12
+"""A token count above this (a trillion) is kept as this, one below 0 as 0:
+a provider's or a thread file's hostile count (``10**400``) never makes a
+cost infinite or a ``usage()`` row anything but plain JSON."""
+
+
+def bounded_token_count(value: Any) -> Any:
+    """``value`` within 0 to ``MAX_TOKEN_COUNT`` when it is an integer (or the
+    digits a thread file keeps as text past Python's int-to-text limit)."""
+    if isinstance(value, str) and value.lstrip("-").isdigit():
+        if value.startswith("-"):
+            return 0
+        value = int(value) if len(value) <= 13 else MAX_TOKEN_COUNT
+    if isinstance(value, int) and not isinstance(value, bool):
+        return min(max(value, 0), MAX_TOKEN_COUNT)
+    return value
+
+
+_TokenCount = Annotated[int, BeforeValidator(bounded_token_count)]
+
+
 class Usage(_Model):
     """Tokens a reply (or one of its steps) used, as ``metadata["usage"]``
     keeps them; a thread file from before the reasoning and cache counts
-    loads with them at 0."""
+    loads with them at 0. Each count is bounded (``MAX_TOKEN_COUNT``)."""
 
-    input_tokens: int = 0
+    input_tokens: _TokenCount = 0
     """All input tokens, cached ones included."""
-    output_tokens: int = 0
+    output_tokens: _TokenCount = 0
     """All output tokens, reasoning ones included."""
-    reasoning_tokens: int = 0
+    reasoning_tokens: _TokenCount = 0
     """Of ``output_tokens``, those spent thinking."""
-    cache_read_tokens: int = 0
+    cache_read_tokens: _TokenCount = 0
     """Of ``input_tokens``, those read from the provider's prompt cache."""
-    cache_write_tokens: int = 0
+    cache_write_tokens: _TokenCount = 0
     """Of ``input_tokens``, those written to the provider's prompt cache."""
     estimated: bool = Field(default=False, exclude_if=lambda value: not value)
     """Some of the counts are a model's estimate (the offline demo's), not a

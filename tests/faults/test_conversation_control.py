@@ -12,13 +12,16 @@ Tried here:
   call unanswered (a hand-edited file): it loads ended, its calls answered, so
   switching to it gives a valid history and nothing waits;
 - a rating edited by hand into nonsense: no rating, no crash;
-- a folder of threads with an unreadable file, or two files holding one thread;
-  a folder given to ``Runtime.load`` (which reads one thread file).
+- a folder of threads with one corrupt file, a symbolic link or a second file
+  holding one thread: that file is skipped with a warning naming it, every
+  other thread opens and the chat goes on; a folder given to ``Runtime.load``
+  (which reads one thread file).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -189,21 +192,48 @@ async def test_a_rating_edited_into_nonsense_is_no_rating(tmp_path: Path) -> Non
     assert [r["rating"] for r in loaded.thread.feedback()] == ["down"]
 
 
-async def test_an_unreadable_file_in_a_folder_is_named(tmp_path: Path) -> None:
-    rt = gu.Runtime(model=ScriptedModel(["a"]), persist=tmp_path)
-    await rt.send("q")
-    (tmp_path / "broken.json").write_text('{"format": "ipygenui.thread", "ver')
-    with pytest.raises(ThreadFileError, match=r"broken\.json: not a thread file: invalid JSON"):
-        gu.Runtime(persist=tmp_path)
+async def two_saved_threads(folder: Path) -> list[str]:
+    """Two threads saved in ``folder``; their first messages."""
+    folder.mkdir()
+    rt = gu.Runtime(model=ScriptedModel(["a", "b"]), persist=folder)
+    await rt.send("first")
+    rt.new_thread()
+    await rt.send("second")
+    return ["first", "second"]
 
 
-async def test_two_files_holding_one_thread_are_named(tmp_path: Path) -> None:
-    rt = gu.Runtime(model=ScriptedModel(["a"]), persist=tmp_path)
-    await rt.send("q")
-    (original,) = tmp_path.glob("*.json")
-    (tmp_path / "copy.json").write_bytes(original.read_bytes())
-    with pytest.raises(ThreadFileError, match=r"is also saved in .*; keep one of the two files"):
-        gu.Runtime(persist=tmp_path)
+def bad_file(folder: Path, kind: str) -> Path:
+    """One bad file beside the good ones: corrupt, a link, or a copy of a thread."""
+    if kind == "corrupt":
+        path = folder / "broken.json"
+        path.write_text('{"format": "ipygenui.thread", "ver')
+    elif kind == "a symbolic link":
+        outside = folder.parent / "outside.json"
+        outside.write_text('{"format": "ipygenui.thread", "version": 2, "thread": {}}')
+        path = folder / "linked.json"
+        path.symlink_to(outside)
+    else:  # "a duplicate id": a copy sorting before the thread's own file
+        path = folder / "a-copy.json"
+        path.write_bytes(sorted(folder.glob("*.json"))[0].read_bytes())
+    return path
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "a symbolic link", "a duplicate id"])
+async def test_one_bad_file_in_a_folder_is_skipped_and_named_and_the_rest_open(
+    tmp_path: Path, kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / "chats"
+    firsts = await two_saved_threads(folder)
+    bad = bad_file(folder, kind)
+    kept = bad.read_bytes() if not bad.is_symlink() else None
+    with caplog.at_level("WARNING", logger="ipygenui"):
+        rt = gu.Runtime(model=ScriptedModel(["c"]), persist=folder)
+    assert sorted(t.title for t in rt.threads) == firsts
+    warned = [r.getMessage() for r in caplog.records if bad.name in r.getMessage()]
+    assert len(warned) == 1 and "skipped" in warned[0], caplog.text
+    await rt.send("still works")
+    assert rt.thread.messages[-1].text == "c"
+    assert os.path.lexists(bad) and (kept is None or bad.read_bytes() == kept)  # left as it was
 
 
 def test_loading_a_folder_as_one_thread_says_how_to_open_it(tmp_path: Path) -> None:

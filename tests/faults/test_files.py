@@ -18,10 +18,10 @@ Tried here (every file in ``tmp_path``; a "home" file is a stand-in made there):
   the cap plus one byte;
 - a lock file that is a symbolic or hard link to a "home" file, found when the
   chat opens its file or folder or planted while it runs: refused with a
-  ``ThreadFileError`` / save error naming the lock, the target byte-for-byte
-  unchanged;
-- a thread file that is a link: loading and saving through it are refused, the
-  link and its target stay as they were;
+  ``ThreadFileError`` / save error naming the lock (a folder skips that thread
+  with a warning naming it), the target byte-for-byte unchanged;
+- a thread file that is a link: loading and saving through it are refused (a
+  folder skips it with a warning), the link and its target stay as they were;
 - two calls sharing one id in a thread file: each gets its own id on load,
   each approval decides its own call, and the results the model reads stay
   paired with their calls.
@@ -316,7 +316,7 @@ def linked(kind: str, target: Path, link: Path) -> None:
 @pytest.mark.parametrize("kind", ["symbolic link", "hard link"])
 @pytest.mark.parametrize("persist", ["a file", "a folder"])
 def test_a_linked_lock_file_is_refused_and_its_target_untouched(
-    tmp_path: Path, kind: str, persist: str
+    tmp_path: Path, kind: str, persist: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     bashrc = tmp_path / "home" / ".bashrc"
     bashrc.parent.mkdir()
@@ -325,10 +325,15 @@ def test_a_linked_lock_file_is_refused_and_its_target_untouched(
     chats.mkdir()
     (chats / "t.json").write_text(gu.Thread().model_dump_json())
     linked(kind, bashrc, chats / ".t.json.lock")
-    where = chats / "t.json" if persist == "a file" else f"{chats}{os.sep}"
-    with pytest.raises(ThreadFileError) as info:
-        gu.Runtime(model=ScriptedModel(["ok"]), persist=where)
-    assert str(chats / ".t.json.lock") in str(info.value)
+    if persist == "a file":
+        with pytest.raises(ThreadFileError) as info:
+            gu.Runtime(model=ScriptedModel(["ok"]), persist=chats / "t.json")
+        assert str(chats / ".t.json.lock") in str(info.value)
+    else:  # a folder skips that thread, naming the lock file, and opens the rest
+        with caplog.at_level("WARNING", logger="ipygenui"):
+            rt = gu.Runtime(model=ScriptedModel(["ok"]), persist=f"{chats}{os.sep}")
+        assert str(chats / ".t.json.lock") in caplog.text and "skipped" in caplog.text
+        assert rt.thread.messages == []
     assert bashrc.read_bytes() == BASHRC
 
 
@@ -352,7 +357,9 @@ async def test_a_lock_file_linked_while_the_chat_runs_stops_saves_not_the_run(
 
 
 @needs_links
-async def test_a_thread_file_that_is_a_link_is_neither_read_nor_replaced(tmp_path: Path) -> None:
+async def test_a_thread_file_that_is_a_link_is_neither_read_nor_replaced(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     elsewhere = tmp_path / "elsewhere.json"
     first = gu.Runtime(model=ScriptedModel(["a"]))
     await done(first.send("one"))
@@ -364,11 +371,14 @@ async def test_a_thread_file_that_is_a_link_is_neither_read_nor_replaced(tmp_pat
     for load in (
         lambda: gu.Runtime.load(link, model=ScriptedModel([])),
         lambda: gu.Runtime(model=ScriptedModel([]), persist=link),
-        lambda: gu.Runtime(model=ScriptedModel([]), persist=f"{link.parent}{os.sep}"),
     ):
         with pytest.raises(ThreadFileError, match="symbolic link") as info:
             load()
         assert str(link) in str(info.value)
+    with caplog.at_level("WARNING", logger="ipygenui"):  # a folder skips it, naming it
+        in_folder = gu.Runtime(model=ScriptedModel([]), persist=f"{link.parent}{os.sep}")
+    assert in_folder.thread.messages == [] and f"{link}: skipped" in caplog.text
+    assert "symbolic link" in caplog.text
     with pytest.raises(ThreadFileError, match="symbolic link"):
         first.save(link)
     assert link.is_symlink() and elsewhere.read_bytes() == original

@@ -22,13 +22,16 @@ Faults tried:
   and with the request's cancel event alone: the run ends at once and the
   connection is closed;
 - the status reaching the widget's ``phase_detail``;
-- our own client's defaults: bounded timeouts, retries done by the model.
+- our own client's defaults: bounded timeouts, retries done by the model;
+- a stream trickling one byte inside each read timeout: the run ends at its
+  wall-clock limit (``max_run_seconds``) with a status saying so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -37,6 +40,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.events import RunChanged, ThreadEvent
+from ipygenui.messages import Incomplete
 from ipygenui.models.base import FinishDelta, ModelRequest
 from ipygenui.models.openai import DEFAULT_TIMEOUT, OpenAIModel
 from ipygenui.models.waits import retry_after
@@ -405,3 +409,32 @@ async def test_an_infinite_retry_after_is_refused_with_words(openai_server: Open
     openai_server.script(Reply(status=429, retry_after="inf"))
     _, error = await collect_until_error(own_model(openai_server))
     assert "forever" in str(error) and "max_retry_wait" in str(error)
+
+
+# --- a stream that trickles: the run's wall-clock limit -----------------------------
+
+
+async def test_a_trickling_stream_ends_at_the_runs_wall_clock_limit(
+    openai_server: OpenAIServer,
+) -> None:
+    """One byte just inside each read timeout: only ``max_run_seconds`` ends it."""
+    openai_server.script(Reply.text_reply("x" * 10_000, delay=0.05, chunk_size=1))
+    runtime = gu.Runtime(model=own_model(openai_server, timeout=0.5), max_run_seconds=1.0)
+    started = time.monotonic()
+    message = await asyncio.wait_for(runtime.send("go"), 30)
+    assert time.monotonic() - started < 10  # ended by the limit, not by the 500 s stream
+    assert message.status == Incomplete(
+        reason="other",
+        error="Stopped after 1 s (max_run_seconds): the run took longer than its limit.",
+    )
+    assert message.text.startswith("x")  # what streamed is kept
+    # the next run has its own limit, and works
+    openai_server.script(Reply.text_reply("fine"))
+    assert (await asyncio.wait_for(runtime.send("again"), 30)).text == "fine"
+    runtime.close()
+
+
+@pytest.mark.parametrize("bad", [0, -1, "5", float("nan"), float("inf"), True])
+def test_max_run_seconds_must_be_a_positive_finite_number(bad: Any) -> None:
+    with pytest.raises((TypeError, ValueError), match=r"max_run_seconds=\.\.\.\) must be"):
+        gu.Runtime(model=gu.testing.ScriptedModel([]), max_run_seconds=bad)

@@ -11,7 +11,9 @@ Tried here:
   cannot read it exactly), ``math.factorial(2000)`` and ``10**100000`` (beyond
   Python's int-to-text limit: ``json.dumps`` raises), ``nan`` and ``inf``;
 - a value put in the thread behind the runtime's back (metadata);
-- a save that raises something other than ``OSError``.
+- a save that raises something other than ``OSError``;
+- usage counts of ``10**400`` (a provider's, a thread file's, with a cost of
+  ``Infinity`` and huge times): bounded counts, finite costs, strict-JSON rows.
 
 Rules checked: every run's future resolves, the file keeps updating and stays
 UTF-8 JSON that loads, later ``send()`` works, a failed save is shown in the
@@ -427,3 +429,39 @@ async def test_a_frame_with_an_odd_value_is_sent_cleaned(wire: list[Any]) -> Non
     assert sent[1]["message"] == "bad \ufffd request"
     for _, data in wire:
         assert_wire_safe(data)
+
+
+# --- hostile usage counts -------------------------------------------------------------
+
+
+async def test_hostile_usage_counts_are_bounded_and_costs_stay_finite(tmp_path: Path) -> None:
+    """A provider (or a thread file) reporting ``prompt_tokens = 10**400``."""
+    from ipygenui.messages import MAX_TOKEN_COUNT
+
+    huge = {"input_tokens": 10**400, "output_tokens": 10**400, "reasoning_tokens": -5}
+    model = ScriptedModel([ScriptedReply(text="ok", usage=huge)], name="gpt-4o-mini")
+    model.spec = "openai:gpt-4o-mini"  # type: ignore[attr-defined]
+    path = tmp_path / "t.json"
+    rt = gu.Runtime(model=model, persist=path)
+    await asyncio.wait_for(rt.send("hi"), 30)
+    (row,) = rt.usage()
+    assert row["input_tokens"] == row["output_tokens"] == MAX_TOKEN_COUNT
+    assert row["reasoning_tokens"] == 0
+    assert row["cost_usd"] is not None and math.isfinite(row["cost_usd"])
+    json.dumps(rt.usage(), allow_nan=False)
+    json.dumps(rt.usage_total(), allow_nan=False)
+    # a thread file's own odd figures: a huge int, Infinity, NaN
+    data = json.loads(path.read_text())
+    meta = data["thread"]["messages"][1]["metadata"]
+    meta["usage"]["input_tokens"] = 10**400
+    meta["cost"] = {"usd": 10**400, "thread_usd": 10**400}
+    meta["started_at"], meta["ended_at"] = 0, 10**400
+    meta["context"] = {"tokens": 10**400, "window": -1}
+    text = json.dumps(data).replace(f'"usd": {10**400}', '"usd": Infinity')
+    path.write_text(text)
+    loaded = gu.Runtime.load(path, model=ScriptedModel([]))
+    rows = loaded.usage()
+    json.dumps(rows, allow_nan=False)
+    json.dumps(loaded.usage_total(), allow_nan=False)
+    assert rows[0]["input_tokens"] == MAX_TOKEN_COUNT and rows[0]["cost_usd"] is None
+    assert rows[0]["context_tokens"] == MAX_TOKEN_COUNT and rows[0]["context_window"] is None

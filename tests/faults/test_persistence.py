@@ -407,3 +407,20 @@ async def test_a_folder_where_no_lock_file_can_be_made_still_loads(
     monkeypatch.setattr(persistence.os, "open", no_lock)
     again = gu.Runtime(model=ScriptedModel(["b"]), persist=path)
     assert texts(path) == [m.text for m in again.thread.messages] == ["one", "a"]
+
+
+# --- a thread file too large to read --------------------------------------------------
+
+
+def test_a_2_gb_thread_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A sparse 2 GB file (no real data written): refused by its size, never read whole."""
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:
+        handle.truncate(2 * 1024**3)
+    for load in [
+        lambda: gu.Runtime.load(path, model=ScriptedModel([])),
+        lambda: gu.Runtime(model=ScriptedModel([]), persist=path),
+    ]:
+        with pytest.raises(ThreadFileError, match=r"huge\.json.*larger than .* not read"):
+            load()
+    assert path.stat().st_size == 2 * 1024**3  # never overwritten either

@@ -1,5 +1,7 @@
 """ProviderModel under faults: refusals, rate limits, cut streams, Stop, and
-thread files that carry another provider's (or a forged) provider data.
+thread files that carry another provider's (or a forged) provider data: an
+integer ``thought_signature`` is not sent back, a 2 MB blob is dropped on load
+and as it streams (``MAX_PROVIDER_DATA_CHARS``).
 
 Errors are raised by pydantic-ai's own ``FunctionModel`` stream functions
 (the exception types its adapters raise for each provider) or, for Stop, come
@@ -324,3 +326,52 @@ def test_reasoning_without_text_keeps_a_part_of_its_own() -> None:
     reasoning, text = message.parts
     assert isinstance(reasoning, ReasoningPart) and reasoning.provider_data == data
     assert reasoning.text == "" and text.text == "Hi"  # type: ignore[union-attr]
+
+
+# --- provider data from a thread file: typed and bounded ----------------------------
+
+
+def test_provider_data_from_a_thread_file_is_typed_and_bounded(tmp_path: Any) -> None:
+    """An integer ``thought_signature`` and a 2 MB unknown blob in a hand-edited file."""
+    from ipygenui.messages import MAX_PROVIDER_DATA_CHARS
+    from ipygenui.models.history import to_openai_messages
+    from ipygenui.models.openai import OpenAIModel
+    from ipygenui.persistence import load_thread, save_thread
+
+    key = "openai-compatible:http://127.0.0.1:9/v1"
+    calls = [
+        gu.messages.ToolCallPart(
+            tool_call_id=f"c{i}",
+            tool_name="f",
+            args={},
+            args_text="{}",
+            args_complete=True,
+            result="ok",
+            has_result=True,
+            provider_data={key: {"extra_content": {"google": {"thought_signature": signature}}}},
+        )
+        for i, signature in enumerate([12345, "sig-ok"])
+    ]
+    blob = ReasoningPart(text="thinking", provider_data={key: {"blob": "x" * 2_000_000}})
+    thread = gu.Thread(
+        messages=[
+            Message(role="user", parts=[gu.messages.TextPart(text="hi")]),
+            Message(role="assistant", parts=[blob, *calls]),
+        ]
+    )
+    path = tmp_path / "t.json"
+    save_thread(thread, path)
+    loaded = load_thread(path)
+    reasoning = loaded.messages[1].parts[0]
+    assert reasoning.provider_data is None  # over MAX_PROVIDER_DATA_CHARS: dropped on load
+    assert MAX_PROVIDER_DATA_CHARS < 2_000_000
+    model = OpenAIModel("m", base_url="http://127.0.0.1:9/v1", api_key="x", provider_key=key)
+    sent = model._wire_messages(to_openai_messages(loaded))
+    wire_calls = next(m for m in sent if m.get("tool_calls"))["tool_calls"]
+    assert "extra_content" not in wire_calls[0]  # an int is no signature: not sent
+    assert wire_calls[1]["extra_content"] == {"google": {"thought_signature": "sig-ok"}}
+    # and a stream's own oversized data is bounded as it arrives
+    accumulator = Accumulator(Message(role="assistant"), {})
+    accumulator.apply(ReasoningDelta("t", provider_data={key: {"blob": "y" * 2_000_000}}))
+    part = accumulator.message.parts[0]
+    assert isinstance(part, ReasoningPart) and part.provider_data is None

@@ -45,6 +45,7 @@ RUNTIME_ONLY = {
     "instructions": "chat.runtime.instructions",
     "suggestions": "chat.runtime.suggestions (a flag); Chat's trait of that name lists them",
     "max_steps": "chat.runtime.max_steps",
+    "max_run_seconds": "chat.runtime.max_run_seconds",
     "max_result_chars": "chat.runtime.max_result_chars",
     "tool_choice": "chat.runtime.tool_choice",
     "persist": "chat.runtime.persist",

@@ -10,15 +10,46 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import weakref
 from typing import Any
 
-from ..messages import Thread
+from .._internal.json_depth import value_depth
+from ..messages import Thread, ToolCallPart
 from ..tools.component_names import component_id_of
+from . import _validate
 from ._surfaces import Surface, apply_messages, pointer_set, resolve_value
-from ._validate import A2UIError, check_messages
-from .component import A2UI_CALLS
+from ._validate import A2UI_CALLS, A2UIError, check_messages, too_deep, too_large, too_many
 
-__all__ = ["action_event", "action_text", "redrawn_props", "thread_surfaces"]
+__all__ = [
+    "action_event",
+    "action_text",
+    "check_in_thread",
+    "checked_versions",
+    "redrawn_props",
+    "thread_surfaces",
+]
+
+
+_CHECKED: dict[int, tuple[weakref.ref[ToolCallPart], Any, list[str] | None]] = {}
+"""Each A2UI call's messages as checked once: part id -> (the part, the
+messages checked, their versions or None when they failed), so building
+the surfaces again (``surfaces()``, a button press) checks nothing again."""
+
+
+def checked_versions(part: ToolCallPart) -> list[str] | None:
+    """The versions of ``part``'s messages (checked the first time only), or
+    None when they do not pass (a call saved by another version of the rules)."""
+    messages = (part.args or {}).get("messages")
+    cached = _CHECKED.get(id(part))
+    if cached is not None and cached[0]() is part and cached[1] is messages:
+        return cached[2]
+    try:
+        versions: list[str] | None = check_messages(messages)
+    except A2UIError:
+        versions = None
+    key = id(part)
+    _CHECKED[key] = (weakref.ref(part, lambda _ref: _CHECKED.pop(key, None)), messages, versions)
+    return versions
 
 
 def _build(thread: Thread) -> dict[str, Surface]:
@@ -27,12 +58,10 @@ def _build(thread: Thread) -> dict[str, Surface]:
         for part in message.tool_calls:
             if part.tool_name not in A2UI_CALLS or not part.has_result or part.is_error:
                 continue
-            messages = (part.args or {}).get("messages")
-            try:
-                versions = check_messages(messages)
-            except A2UIError:
+            versions = checked_versions(part)
+            if versions is None:
                 continue  # a call saved by another version of the rules: skip it
-            apply_messages(surfaces, messages or [], versions)
+            apply_messages(surfaces, part.args["messages"], versions)
             state = part.component_state or {}
             for surface_id, edits in (state.get("data") or {}).items():
                 surface = surfaces.get(surface_id)
@@ -41,6 +70,31 @@ def _build(thread: Thread) -> dict[str, Surface]:
                 for pointer, value in edits.items():
                     surface.data = pointer_set(surface.data, pointer, value)
     return surfaces
+
+
+def check_in_thread(thread: Thread, messages: list[Any], versions: list[str]) -> None:
+    """Refuse (``A2UIError``) a call whose messages would take the thread's
+    surfaces past their limits: components per surface and in all, the data
+    model's depth and size."""
+    limits = _validate  # read when called (a test lowers them)
+    surfaces = _build(thread)
+    apply_messages(surfaces, messages, versions)
+    live = [s for s in surfaces.values() if not s.deleted]
+    for surface in live:
+        if len(surface.components) > limits.MAX_SURFACE_COMPONENTS:
+            raise too_many(surface.surface_id)
+        if value_depth(surface.data, limits.MAX_DATA_DEPTH) > limits.MAX_DATA_DEPTH:
+            raise too_deep()
+        size = len(json.dumps(surface.data, ensure_ascii=False, default=str))
+        if size > limits.MAX_DATA_CHARS:
+            raise too_large(size)
+    total = sum(len(s.components) for s in live)
+    most = limits.MAX_THREAD_COMPONENTS
+    if total > most:
+        raise A2UIError(
+            f"refused: more than {most:,} components in this thread's surfaces "
+            f"(limit {most:,}); delete a surface (deleteSurface) first"
+        )
 
 
 def _surface_id(message: Any) -> str | None:

@@ -21,10 +21,16 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from .._internal.json_depth import value_depth
 from ..errors import A2UIError
 
 __all__ = [
     "BASIC_CATALOG_IDS",
+    "MAX_DATA_CHARS",
+    "MAX_DATA_DEPTH",
+    "MAX_MESSAGE_DEPTH",
+    "MAX_SURFACE_COMPONENTS",
+    "MAX_THREAD_COMPONENTS",
     "A2UIError",
     "catalog_names",
     "check_message",
@@ -44,8 +50,30 @@ BASIC_CATALOG_IDS = frozenset(
 )
 """The catalogs we render: each version's basic (v0.8: "standard") catalog."""
 
+A2UI_TOOL = "show_a2ui"
+AGENT_A2UI_TOOL = "a2ui_surface"
+"""The call an AG-UI agent's ``a2ui-surface`` activity becomes (``agui/_activity.py``)."""
+A2UI_CALLS = frozenset({A2UI_TOOL, AGENT_A2UI_TOOL})
+"""The calls that show A2UI surfaces (``component.py``'s tool and an agent's)."""
+
 MAX_PROBLEMS = 5
 """At most this many schema problems are named in one error (the first ones)."""
+
+MAX_SURFACE_COMPONENTS = 1_000
+"""Components one surface may hold (a call's own and those earlier calls gave it)."""
+MAX_THREAD_COMPONENTS = 5_000
+"""Components all the live surfaces of one thread may hold together."""
+MAX_DATA_DEPTH = 32
+"""Levels a surface's data model may nest: an ``updateDataModel`` path's
+steps plus its value's levels, and a JSON Pointer the user's input sets (a
+deeper one would nest the data past what copying and saving it can recurse
+through)."""
+MAX_DATA_CHARS = 1_000_000
+"""Characters of JSON a surface's data model may hold (one value sent, or
+all of them together)."""
+MAX_MESSAGE_DEPTH = MAX_DATA_DEPTH + 8
+"""Levels one message may nest (its data model's, plus the envelope around it):
+a deeper one is refused before the schema check walks it."""
 
 _ENVELOPE = "updateComponents, components unchecked"
 """The validators' key for the ``updateComponents`` message without its components."""
@@ -246,10 +274,69 @@ def _best(error: Any, validators: Mapping[str, Any]) -> str:
     return str((inner or error).message)[:300]
 
 
+def too_deep() -> A2UIError:
+    return A2UIError(
+        f"refused: the data model would nest more than {MAX_DATA_DEPTH} levels deep "
+        f"(limit {MAX_DATA_DEPTH})"
+    )
+
+
+def too_large(size: int) -> A2UIError:
+    return A2UIError(
+        f"refused: the data model would be {size:,} characters, more than "
+        f"{MAX_DATA_CHARS:,} characters (limit {MAX_DATA_CHARS:,})"
+    )
+
+
+def too_many(surface_id: Any) -> A2UIError:
+    return A2UIError(
+        f"surface {str(surface_id)[:100]!r} refused: more than {MAX_SURFACE_COMPONENTS:,} "
+        f"components in one surface (limit {MAX_SURFACE_COMPONENTS:,})"
+    )
+
+
+def _check_limits(message: Any, components: dict[Any, int]) -> None:
+    """The limits a message must keep before its schema is checked (each
+    linear in its size, none recursive); ``components`` counts each surface's
+    components in the messages so far."""
+    if not isinstance(message, Mapping):
+        return
+    update = message.get("updateComponents") or message.get("surfaceUpdate")
+    if isinstance(update, Mapping) and isinstance(update.get("components"), list):
+        surface_id = update.get("surfaceId")
+        components[surface_id] = components.get(surface_id, 0) + len(update["components"])
+        if components[surface_id] > MAX_SURFACE_COMPONENTS:
+            raise too_many(surface_id)
+    data = message.get("updateDataModel") or message.get("dataModelUpdate")
+    if isinstance(data, Mapping):
+        path = data.get("path")
+        steps = len(path.strip("/").split("/")) if isinstance(path, str) and path.strip("/") else 0
+        value = data.get("value", data.get("contents"))
+        if steps + value_depth(value, MAX_DATA_DEPTH) > MAX_DATA_DEPTH:
+            raise too_deep()
+        size = len(json.dumps(value, ensure_ascii=False, default=str))
+        if size > MAX_DATA_CHARS:
+            raise too_large(size)
+    if value_depth(message, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH:
+        raise A2UIError(
+            f"refused: the message nests more than {MAX_MESSAGE_DEPTH} levels deep "
+            f"(limit {MAX_MESSAGE_DEPTH})"
+        )
+
+
 def check_messages(messages: Any) -> list[str]:
-    """Check a list of messages (each named by its index in an error); their versions."""
+    """Check a list of messages (each named by its index in an error); their
+    versions. The limits come first (``MAX_SURFACE_COMPONENTS``,
+    ``MAX_DATA_DEPTH``, ``MAX_DATA_CHARS``, ``MAX_MESSAGE_DEPTH``), then each
+    message's schema."""
     if not isinstance(messages, list) or not messages:
         raise A2UIError("messages must be a non-empty list of A2UI messages")
+    components: dict[Any, int] = {}
+    for i, message in enumerate(messages):
+        try:
+            _check_limits(message, components)
+        except A2UIError as exc:
+            raise A2UIError(f"messages[{i}]: {exc}") from None
     versions = []
     for i, message in enumerate(messages):
         try:

@@ -15,7 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from ..components.component import Component
 from ..errors import ToolArgumentsError
-from ._validate import A2UIError, check_messages
+from ..messages import Thread
+from ._validate import (
+    A2UI_CALLS,
+    A2UI_TOOL,
+    AGENT_A2UI_TOOL,
+    MAX_DATA_DEPTH,
+    A2UIError,
+    check_messages,
+    message_version,
+)
 
 __all__ = [
     "A2UI",
@@ -27,16 +36,10 @@ __all__ = [
     "A2UIState",
 ]
 
-A2UI_TOOL = "show_a2ui"
-AGENT_A2UI_TOOL = "a2ui_surface"
-"""The call an AG-UI agent's ``a2ui-surface`` activity becomes (``agui/_activity.py``)."""
-A2UI_CALLS = frozenset({A2UI_TOOL, AGENT_A2UI_TOOL})
 
 MAX_EDITS = 500
-"""Most data-model values the user's input may set on one surface."""
-MAX_POINTER_DEPTH = 32
-"""Deepest JSON Pointer the user's input may set (a deep one would nest the
-data model past what copying and saving it can recurse through)."""
+"""Most data-model values the user's input may set on one surface (each
+pointer at most ``MAX_DATA_DEPTH`` deep)."""
 
 _BASIC = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
 
@@ -79,8 +82,8 @@ class A2UIState(BaseModel):
             for pointer in edits:
                 if not pointer.startswith("/"):
                     raise ValueError(f"{pointer[:80]!r} is not a JSON Pointer (it starts with '/')")
-                if pointer.count("/") > MAX_POINTER_DEPTH:
-                    raise ValueError(f"{pointer[:80]!r} is deeper than {MAX_POINTER_DEPTH} levels")
+                if pointer.count("/") > MAX_DATA_DEPTH:
+                    raise ValueError(f"{pointer[:80]!r} is deeper than {MAX_DATA_DEPTH} levels")
         return data
 
 
@@ -102,6 +105,16 @@ class A2UIComponent(Component):
         except A2UIError as exc:
             raise ToolArgumentsError(f"{exc}. Fix this and call {A2UI_TOOL} again.") from None
         return model
+
+    def check_in_thread(self, props: BaseModel, thread: Thread) -> None:
+        """The thread's surfaces with this call's messages stay within their limits."""
+        from ._thread import check_in_thread
+
+        messages = getattr(props, "messages", None) or []
+        try:
+            check_in_thread(thread, messages, [message_version(m) for m in messages])
+        except A2UIError as exc:
+            raise ToolArgumentsError(f"{exc}. Fix this and call {A2UI_TOOL} again.") from None
 
 
 A2UI = A2UIComponent()

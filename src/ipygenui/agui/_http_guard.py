@@ -16,13 +16,12 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
-import re
-from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+from .._internal.json_depth import json_depth
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -67,20 +66,6 @@ def is_loopback(name: str) -> bool:
         return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
-
-
-# A JSON string, escapes included (the unrolled form, linear in its length).
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
-_BRACKET_STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
-
-
-def json_depth(body: bytes) -> int:
-    """How deep arrays and objects nest in ``body``, counted without parsing
-    it (so without recursion): brackets inside strings do not count."""
-    brackets = _NOT_BRACKET.sub(b"", _STRING.sub(b"", body))
-    steps = array("b", brackets.translate(_BRACKET_STEP))  # +1 per opening, -1 per closing
-    return max(accumulate(steps), default=0)
 
 
 @dataclass

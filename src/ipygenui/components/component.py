@@ -9,9 +9,10 @@ interactable: the user's edits become its state, which the model reads.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic
 from pydantic import BaseModel
@@ -28,6 +29,9 @@ from ..data import (
 )
 from ..tools import Tool, ToolArgumentsError, to_jsonable
 from ..tools.component_names import props_json_schema, ui_tool_name, ui_tool_schema
+
+if TYPE_CHECKING:
+    from ..messages import Thread
 
 __all__ = ["Component", "ComponentKind", "ComponentTool", "format_errors", "load_esm"]
 
@@ -181,6 +185,10 @@ class Component:
     def check(self, props: BaseModel) -> None:
         """Kernel-side checks beyond the props model (raise ``ValueError`` to fail the call)."""
 
+    def check_in_thread(self, props: BaseModel, thread: Thread) -> None:
+        """Checks of validated ``props`` against the thread the call is made in
+        (raise ``ToolArgumentsError`` to fail the call); by default none."""
+
     def resolve(self, props: BaseModel) -> dict[str, Any] | None:
         """Extra props computed in the kernel (data the model never sees), or None.
 
@@ -235,8 +243,23 @@ class ComponentTool(Tool):
         self.spec = component
         self.parameters_schema = props_json_schema(component.props)
 
+    thread: Thread | None = None
+    """The thread a step's copy runs in (``in_thread``), for ``check_in_thread``."""
+
+    def in_thread(self, thread: Thread) -> ComponentTool:
+        """This tool for one step of ``thread``: its component's
+        ``check_in_thread`` sees the thread (the tool itself when it has none)."""
+        if type(self.spec).check_in_thread is Component.check_in_thread:
+            return self
+        bound = copy.copy(self)
+        bound.thread = thread
+        return bound
+
     def validate(self, args: Mapping[str, Any]) -> BaseModel:
-        return self.spec.validate_props(args)
+        props = self.spec.validate_props(args)
+        if self.thread is not None:
+            self.spec.check_in_thread(props, self.thread)
+        return props
 
     async def _execute(self, props: BaseModel) -> str:
         try:

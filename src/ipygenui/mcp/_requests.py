@@ -9,7 +9,10 @@ request belongs to: it goes to the latest call of this server still running.
 
 A request with no call of ours running, a form whose schema MCP does not
 allow, a prompt over ``MAX_PROMPT_CHARS``: refused with an error the server
-reads (and a card saying so when there is a reply to put it in).
+reads (and a card saying so when there is a reply to put it in). A flood is
+refused too, with no card: past ``MAX_OPEN_REQUESTS_PER_SERVER`` requests of
+one server open at once here, and past ``MAX_OPEN_REQUESTS_PER_CALL`` of one
+call in the chat (``runtime/_server_requests.py``).
 """
 
 from __future__ import annotations
@@ -20,13 +23,24 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._internal.sanitize import clean_text
-from ..tools.server_requests import ELICITATION, SAMPLING, RequestAnswerer, ServerRequest
+from ..tools.server_requests import (
+    ELICITATION,
+    MAX_OPEN_REQUESTS_PER_CALL,
+    SAMPLING,
+    RequestAnswerer,
+    ServerRequest,
+)
 from ._form_schema import check_content, check_form_schema
 
 if TYPE_CHECKING:
     from mcp import types
 
-__all__ = ["MAX_PROMPT_CHARS", "RequestBridge"]
+__all__ = [
+    "MAX_OPEN_REQUESTS_PER_CALL",
+    "MAX_OPEN_REQUESTS_PER_SERVER",
+    "MAX_PROMPT_CHARS",
+    "RequestBridge",
+]
 
 MAX_PROMPT_CHARS = 100_000
 """A sampling prompt (its messages and system prompt) longer than this is refused."""
@@ -34,6 +48,9 @@ MAX_MESSAGE_CHARS = 4_000
 """Characters of an elicitation's message shown (its end is cut)."""
 USER_REJECTED = -1
 """The error code MCP gives a sampling request the user rejected."""
+MAX_OPEN_REQUESTS_PER_SERVER = 8
+"""Requests of one server waiting at once; one more is refused to the server
+(an MCP error naming the limit) without reaching the chat."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,8 @@ class RequestBridge:
         self.sampling_max_tokens = sampling_max_tokens
         self.requests: RequestAnswerer | None = None
         self._flights: list[_Flight] = []
+        self._open = 0
+        """Requests waiting for the chat now (``MAX_OPEN_REQUESTS_PER_SERVER``)."""
 
     @property
     def answers(self) -> bool:
@@ -108,11 +127,21 @@ class RequestBridge:
         if requests is None or not self._flights:
             why = "no call of this client's is running to ask the user in"
             return {"action": "refuse", "reason": why}
+        if self._open >= MAX_OPEN_REQUESTS_PER_SERVER:
+            why = (
+                f"refused: more than {MAX_OPEN_REQUESTS_PER_SERVER} requests of this server "
+                f"open at once (limit {MAX_OPEN_REQUESTS_PER_SERVER}); answer those first"
+            )
+            return {"action": "refuse", "reason": why}
         flight = self._flights[-1]
-        future = asyncio.run_coroutine_threadsafe(
-            requests.ask(flight.tool_name, request), flight.loop
-        )
-        return await asyncio.wrap_future(future)  # cancelled here: cancelled there
+        self._open += 1
+        try:
+            future = asyncio.run_coroutine_threadsafe(
+                requests.ask(flight.tool_name, request), flight.loop
+            )
+            return await asyncio.wrap_future(future)  # cancelled here: cancelled there
+        finally:
+            self._open -= 1
 
     # --- requests as cards --------------------------------------------------------------
 

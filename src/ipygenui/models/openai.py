@@ -109,6 +109,19 @@ _WIRE_CALL_FIELDS = ("extra_content",)
 ``extra_content.google.thought_signature``)."""
 
 
+def _vendor_strings(value: Any) -> dict[str, dict[str, str]]:
+    """``extra_content`` as providers send it, ``{vendor: {field: text}}``:
+    anything else in it (an integer signature, a nested blob) is dropped."""
+    if not isinstance(value, dict):
+        return {}
+    typed = {
+        vendor: {k: v for k, v in fields.items() if isinstance(k, str) and isinstance(v, str)}
+        for vendor, fields in value.items()
+        if isinstance(vendor, str) and isinstance(fields, dict)
+    }
+    return {vendor: fields for vendor, fields in typed.items() if fields}
+
+
 def _http_client() -> Any:
     """The aiohttp transport for a client we make; None (the default one) without aiohttp."""
     try:
@@ -295,8 +308,11 @@ class OpenAIModel(BatchStreaming):
         wire = {k: v for k, v in call.items() if k != PROVIDER_DATA}
         own = data.get(self.provider_key)
         if isinstance(own, dict):
-            # only the fields a provider sends back: a thread file is untrusted
-            wire.update({k: v for k, v in own.items() if k in _WIRE_CALL_FIELDS})
+            # only the fields a provider sends back, of their type: a thread file is untrusted
+            for name in _WIRE_CALL_FIELDS:
+                typed = _vendor_strings(own.get(name))
+                if typed:
+                    wire[name] = typed
         return wire
 
     async def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelDelta]]:

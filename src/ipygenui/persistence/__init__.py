@@ -20,7 +20,8 @@ what is wrong.
 Thread files are untrusted and so is their folder: the thread file, its lock
 file and its temp files are opened without following symbolic links (a link
 is refused with a :class:`ThreadFileError` naming it, and nothing is written
-through it), only a regular file is read, and tool-call ids a file repeats are
+through it), only a regular file is read, none over ``MAX_THREAD_FILE_BYTES``
+(refused by its size, before reading), and tool-call ids a file repeats are
 made unique on load, as on ingest.
 """
 
@@ -68,6 +69,11 @@ STALE_TEMP_SECONDS = 60.0
 LOCK_TIMEOUT = 10.0
 """Seconds to wait for another writer's save to finish before giving up."""
 
+MAX_THREAD_FILE_BYTES = 256 * 1024 * 1024
+"""A thread file larger than this (256 MiB) is refused before it is read
+(:class:`ThreadFileError`): attachments are files beside it and each app's
+page is kept once, so a real thread stays far below it."""
+
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO planted as the lock file never blocks
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -84,10 +90,25 @@ _OLD_TEMP = re.compile(r"[a-z0-9_]{8}")
 def encode_thread(thread: Thread) -> bytes:
     """The file's bytes: UTF-8 JSON; odd values (lone surrogates, huge ints,
     NaN, objects pydantic cannot dump) are written as text rather than fail."""
+    return encode_snapshot(snapshot_of(thread))
+
+
+def snapshot_of(thread: Thread) -> Any:
+    """The thread's JSON form, a copy of its own: what ``encode_snapshot``
+    writes, safe to hand to another thread while the loop changes ``thread``."""
     try:
-        return _dumps(_file_data(thread.model_dump(mode="json")))
+        return thread.model_dump(mode="json")
+    except (ValueError, TypeError, RecursionError):  # objects pydantic cannot dump
+        return json_safe(thread)
+
+
+def encode_snapshot(snapshot: Any) -> bytes:
+    """The file's bytes for a ``snapshot_of`` a thread (lone surrogates, huge
+    ints and NaN written as text rather than fail)."""
+    try:
+        return _dumps(_file_data(snapshot))
     except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
-        return _dumps(_file_data(json_safe(thread)))
+        return _dumps(_file_data(json_safe(snapshot)))
 
 
 def _file_data(thread: Any) -> dict[str, Any]:
@@ -327,7 +348,9 @@ def load_thread(path: str | os.PathLike[str]) -> Thread:
 
 def _read_thread_file(path: str | os.PathLike[str]) -> bytes:
     """The bytes of a regular file at ``path``; a link, FIFO or device is
-    refused (:class:`ThreadFileError`) without waiting on it."""
+    refused (:class:`ThreadFileError`) without waiting on it, and so is a file
+    over ``MAX_THREAD_FILE_BYTES`` (its size checked first, the read bounded
+    too: a file whose size says less may hold more)."""
     try:
         fd = open_regular(path, follow=False)
     except UnsafeFileError:
@@ -337,7 +360,14 @@ def _read_thread_file(path: str | os.PathLike[str]) -> bytes:
             raise ThreadFileError(
                 f"{path}: not a regular file (a FIFO, a device or a folder); not read"
             )
-        return handle.read()
+        size = os.fstat(fd).st_size
+        raw = handle.read(MAX_THREAD_FILE_BYTES + 1) if size <= MAX_THREAD_FILE_BYTES else b""
+        if size > MAX_THREAD_FILE_BYTES or len(raw) > MAX_THREAD_FILE_BYTES:
+            raise ThreadFileError(
+                f"{path}: the file is larger than {MAX_THREAD_FILE_BYTES // 2**20} MiB "
+                f"({max(size, len(raw)):,} bytes), the most a thread file may hold; not read"
+            )
+        return raw
 
 
 def _write_files(thread: Thread, target: Path) -> None:
@@ -374,6 +404,9 @@ class ThreadFile:
         self.writer = new_id("writer")
         self._seen: tuple[int, int, int] | None = None
         """The file as this writer last read or wrote it (None: absent)."""
+        self._prepared = 0
+        self._written = 0
+        """The numbers of the last snapshot prepared, and of the last written."""
 
     def same_path(self, other: str | os.PathLike[str]) -> bool:
         return Path(other).resolve() == self.path.resolve()
@@ -395,9 +428,25 @@ class ThreadFile:
     def save(self, thread: Thread) -> None:
         """Replace the file with ``thread``, unless another writer took the path
         over or changed the file: then :class:`PersistenceConflictError`."""
+        self.write(self.prepare(thread))
+
+    def prepare(self, thread: Thread) -> tuple[int, Any]:
+        """What ``write`` writes: ``thread``'s attachments written beside the
+        file (they name their paths on the thread) and its snapshot, numbered.
+        Runs where the thread changes (the event loop)."""
         _write_files(thread, self.path)
-        data = encode_thread(thread)
+        self._prepared += 1
+        return self._prepared, snapshot_of(thread)
+
+    def write(self, prepared: tuple[int, Any]) -> None:
+        """Write a ``prepare``d snapshot (in any thread): one older than a
+        snapshot written already is dropped, so a late write never undoes a
+        newer one."""
+        number, snapshot = prepared
+        data = encode_snapshot(snapshot)
         with _locked(self.path) as lock:
+            if number < self._written:
+                return
             claim = _read_claim(lock) if lock is not None else None
             if claim is not None and claim.get("writer") != self.writer:
                 raise PersistenceConflictError(
@@ -414,6 +463,7 @@ class ThreadFile:
                 )
             _write_atomic(self.path, data)
             self._seen = _stamp(self.path)
+            self._written = number
             if claim is None and lock is not None:  # the lock file was removed: claim again
                 self._write_claim(lock)
 

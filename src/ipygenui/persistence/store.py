@@ -6,13 +6,16 @@ A runtime shows one thread at a time and keeps the others here. With
 thread is saved there, one ``<thread id>.json`` file each, under the same
 single-writer rules as a file (``persistence.ThreadFile``): opening the folder
 claims every thread file in it, and a chat that opened it later takes them
-over. Opening a folder shows the thread saved most recently, or a new one.
+over. Opening a folder shows the thread saved most recently, or a new one; a
+file in it that cannot be read, or a second file of one thread, is skipped
+with a warning naming it (the others open).
 A thread saved mid-run is ended as interrupted when read (``end_interrupted``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from collections.abc import Callable
@@ -33,6 +36,8 @@ __all__ = [
     "summary",
     "title_of",
 ]
+
+logger = logging.getLogger("ipygenui")
 
 NEW_THREAD_TITLE = "New chat"
 TITLE_CHARS = 60
@@ -102,8 +107,8 @@ class ThreadStore:
     def open(self, thread: Thread | None) -> Thread:
         """Claim the persisted file(s) and read the saved threads; ``thread``
         (given to the runtime) joins them. Returns the thread to show: ``thread``,
-        else the one saved last, else a new one. A file that cannot be read
-        raises ``ThreadFileError`` naming it."""
+        else the one saved last, else a new one. The one ``persist=`` file that
+        cannot be read raises ``ThreadFileError`` naming it (a folder skips it)."""
         shown = thread
         if self.file is not None:
             handle = ThreadFile(self.file)
@@ -120,19 +125,34 @@ class ThreadStore:
         return shown
 
     def _open_folder(self, folder: Path) -> list[Thread]:
+        """Every thread file in ``folder``; one that cannot be read (corrupt, a
+        link, too large) or holds a thread another file holds is skipped with a
+        warning naming it, so it never stops the others opening."""
         folder.mkdir(parents=True, exist_ok=True)
         for path in sorted(folder.glob("*.json")):
             if path.name.startswith("."):
                 continue
             handle = ThreadFile(path)
-            loaded = handle.open(load=True)
+            try:
+                loaded = handle.open(load=True)
+            except ThreadFileError as exc:
+                logger.warning("%s: skipped, the other threads open: %s", path, exc)
+                continue
             if loaded is None:
                 continue
-            if loaded.id in self.threads:
-                raise ThreadFileError(
-                    f"{path}: thread {loaded.id!r} is also saved in "
-                    f"{self._files[loaded.id].path}; keep one of the two files"
+            other = self._files.get(loaded.id)
+            if other is not None:
+                if path.name == file_name(loaded.id):  # its own file wins over a copy
+                    other, handle = handle, other
+                    self.threads[loaded.id] = loaded
+                    self._files[loaded.id] = other
+                logger.warning(
+                    "%s: skipped: thread %r is also saved in %s; keep one of the two files",
+                    handle.path,
+                    loaded.id,
+                    other.path,
                 )
+                continue
             self.threads[loaded.id] = loaded
             self._files[loaded.id] = handle
         # oldest first, so a thread made later comes after them in the list

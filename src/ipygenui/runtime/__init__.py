@@ -158,6 +158,7 @@ class Runtime:
         data: Mapping[str, Any] | bool | None = None,
         models: Sequence[Model | str] | None = None,
         *,
+        max_run_seconds: float | None = None,
         restore_approvals: bool | None = None,
     ) -> None:
         given = {name: value for name, value in locals().items() if name != "self"}
@@ -183,6 +184,8 @@ class Runtime:
         self.instructions = instructions
         self.suggestions = suggestions
         self.max_steps = max_steps
+        self.max_run_seconds: float | None = checked["max_run_seconds"]
+        """A run's wall-clock limit in seconds (None: none), as ``max_steps`` stops it."""
         self._starters: list[str] | None = checked["starters"]
         self._store = ThreadStore(persist)
         self.persist = self._store.persist
@@ -195,7 +198,9 @@ class Runtime:
         self.data: DataStore = conversation_data(data)
         """Every named object the conversation can reference (tool results kept by reference)."""
         # the parts with one job each; they reach the runtime only through what is handed in
-        self._persisting = Persisting(self._store, host.thread, events.emit)
+        self._persisting = Persisting(
+            self._store, host.thread, events.emit, running=lambda: self._runs.task is not None
+        )
         self._thread_list = ThreadList(self._store, host, self._show_thread, self._persisting)
         loop = self._run_loop = RunLoop(self, self._tools, events, host.commit, first_step)
         self._suggesting = Suggesting(self, host)
@@ -420,6 +425,7 @@ class Runtime:
         connection ends) and the HTTP clients the models and the agent made. Idempotent."""
         if self._runs.busy:
             self.cancel()
+        self._persisting.flush()
         self._tools.close()
         self._models.close()
         if self.agent is not None:

@@ -20,7 +20,8 @@ __all__ = ["Host"]
 class Host:
     """``thread`` gives the thread shown (exact even while a reply streams);
     ``events`` tells the views; ``save`` saves the thread shown (a failure
-    is reported, never raised: ``persistence.autosave``)."""
+    is reported, never raised; saves close together during a run are
+    coalesced: ``persistence.autosave``)."""
 
     thread: Callable[[], Thread]
     events: RunEvents

@@ -14,6 +14,10 @@ phase (``waiting`` while a call waits for the user), and resolves its
 follow-up suggestions when the chat wants them (``_suggesting``). A failure
 inside the loop ends the reply as an error naming it, the thread kept valid.
 
+A run still going ``max_run_seconds`` after it started (when set) is
+stopped the same way, its reply incomplete ("Stopped after N s
+(max_run_seconds)...").
+
 ``cancel`` stops the model stream and the running tools now and keeps what
 streamed: the reply becomes incomplete/cancelled and every unanswered call
 gets a cancelled error result. It also ends a reply waiting for the user
@@ -157,6 +161,19 @@ class RunLifecycle:
         message.metadata.pop("ended_at", None)
         self._events.emit(RunStarted(run.run_id, message))
         self.task = loop.create_task(self._drive(message, generation, run, self._cancel_event))
+        seconds = self._loop.max_run_seconds
+        if seconds is not None:
+            loop.call_later(seconds, self._time_up, generation, seconds)
+
+    def _time_up(self, generation: int, seconds: float) -> None:
+        """``max_run_seconds`` passed: the run still going (that one, not a
+        later) is stopped as Stop does, its reply saying why."""
+        if generation != self._generation or self.task is None:
+            return
+        error = (
+            f"Stopped after {seconds:g} s (max_run_seconds): the run took longer than its limit."
+        )
+        self._stop_run(Incomplete(reason="other", error=error))
 
     async def _drive(
         self, message: Message, generation: int, run: Run, cancel: asyncio.Event
@@ -210,16 +227,21 @@ class RunLifecycle:
         """``Runtime.cancel`` (see the module docstring)."""
         self._suggesting.stop()
         self._end_pending()
-        task, run, message = self.task, self.run, self.message
-        if task is None or run is None or message is None:
+        if self.task is None or self.run is None or self.message is None:
             if self.end_waiting(CANCELLED):
                 self._events.set_phase("idle")
             return
+        self._stop_run(Incomplete(reason="cancelled", error=CANCELLED))
+
+    def _stop_run(self, status: Incomplete) -> None:
+        """Stop the run in progress now and end its reply as ``status``."""
+        task, run, message = self.task, self.run, self.message
+        assert task is not None and run is not None and message is not None
         self._loop.stop(message)  # every streamed character kept, stopped threads answered
         self._generation += 1  # the old task now ignores everything it still sees
         self._cancel_event.set()
         task.cancel()
-        self._events.end(message, Incomplete(reason="cancelled", error=CANCELLED))
+        self._events.end(message, status)
         self._finish(message, run)
 
     def stop(self) -> None:

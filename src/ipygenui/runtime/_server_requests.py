@@ -15,7 +15,9 @@ usual doors:
   {"action": "accept", "content": {...}})`` (``"decline"`` / ``"cancel"``;
   a plain dict is accepted content), checked by the source's own validator.
 
-A pending card whose waiter is gone (a thread read back after the kernel
+At most ``MAX_OPEN_REQUESTS_PER_CALL`` cards of one call are open at once: a
+request past that is refused to the server with no card (a flood never
+buries the reply). A pending card whose waiter is gone (a thread read back after the kernel
 restarted, a run cancelled) is answered cancelled, so nothing stays open.
 """
 
@@ -30,7 +32,12 @@ from typing import Any
 from ..errors import DecisionError
 from ..messages import Approval, DecidedBy, Message, Thread, ToolCallPart, new_id
 from ..models.base import Model, ModelRequest, TextDelta
-from ..tools.server_requests import ELICITATION, SAMPLING, ServerRequest
+from ..tools.server_requests import (
+    ELICITATION,
+    MAX_OPEN_REQUESTS_PER_CALL,
+    SAMPLING,
+    ServerRequest,
+)
 
 __all__ = ["ELICITATION", "SAMPLING", "ServerRequest", "ServerRequests", "settle_orphans"]
 
@@ -46,6 +53,8 @@ class _Waiting:
     message: Message
     request: ServerRequest
     future: asyncio.Future[dict[str, Any]]
+    call_id: str = ""
+    """The call of the server's whose request this is (``MAX_OPEN_REQUESTS_PER_CALL``)."""
     reviewing: bool = False
     """Sampling: the model answered; the answer waits for its own approval."""
     reply: dict[str, Any] = field(default_factory=dict)
@@ -106,6 +115,14 @@ class ServerRequests:
         )
         if message is None or not running:
             return {"action": "refuse", "reason": "no call of this server's tools is running"}
+        call_id = running[-1].tool_call_id
+        open_here = sum(1 for w in self._waiting.values() if w.call_id == call_id)
+        if open_here >= MAX_OPEN_REQUESTS_PER_CALL:  # a flood: refused, no card
+            why = (
+                f"refused: more than {MAX_OPEN_REQUESTS_PER_CALL} requests of this call open "
+                f"at once (limit {MAX_OPEN_REQUESTS_PER_CALL}); answer those first"
+            )
+            return {"action": "refuse", "reason": why}
         part = ToolCallPart(
             tool_call_id=new_id("req"),
             tool_name=request.kind,
@@ -122,7 +139,7 @@ class ServerRequests:
         if request.kind == SAMPLING:
             part.approval = Approval(status="pending", note=_note(request))
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[part.tool_call_id] = _Waiting(part, message, request, future)
+        self._waiting[part.tool_call_id] = _Waiting(part, message, request, future, call_id)
         message.parts.append(part)
         runtime.commit(message)
         try:

@@ -10,6 +10,7 @@ argument, what it must be and what came instead::
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -240,18 +241,30 @@ def _max_steps(owner: str, value: Any) -> int:
     return value
 
 
-def _max_result_chars(owner: str, value: Any) -> int | None:
-    wanted = (
-        f"{owner}(max_result_chars=...) must be a positive int (characters) or None, "
-        f"got {described(value)}"
-    )
+def _positive_or_none(owner: str, name: str, value: Any, kinds: Any, what: str) -> Any:
+    """``value`` when it is None or a positive finite number of ``kinds``."""
+    wanted = f"{owner}({name}=...) must be {what} or None, got {described(value)}"
     if value is None:
         return None
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not isinstance(value, kinds) or isinstance(value, bool):
         raise TypeError(wanted)
-    if value < 1:
+    if (isinstance(value, float) and not math.isfinite(value)) or value <= 0:
         raise ValueError(wanted)
     return value
+
+
+def _max_run_seconds(owner: str, value: Any) -> float | None:
+    seconds = _positive_or_none(
+        owner, "max_run_seconds", value, int | float, "a positive number of seconds"
+    )
+    return None if seconds is None else float(seconds)
+
+
+def _max_result_chars(owner: str, value: Any) -> int | None:
+    chars: int | None = _positive_or_none(
+        owner, "max_result_chars", value, int, "a positive int (characters)"
+    )
+    return chars
 
 
 def _starters(owner: str, value: Any) -> list[str] | None:
@@ -299,6 +312,7 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "suggestions": _flag("suggestions"),
     "persist": _persist,
     "max_steps": _max_steps,
+    "max_run_seconds": _max_run_seconds,
     "thread": _thread,
     "tool_choice": _optional_str("tool_choice"),
     "max_result_chars": _max_result_chars,

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from .._internal.worker_threads import can_start_threads
-from ..messages import Message, Usage
+from ..messages import Message, Usage, bounded_token_count
 
 logger = logging.getLogger("ipygenui")
 
@@ -190,7 +191,7 @@ def record_step(
     total = Usage.model_validate(meta.get("usage") or {}) + usage
     meta["usage"] = total.model_dump()
     priced = quote(usage, pricing_of(model), model) if model is not None else None
-    if priced is not None and priced.usd is not None:
+    if priced is not None and priced.usd is not None and math.isfinite(priced.usd):
         step["cost_usd"] = priced.usd
     costs = [s["cost_usd"] for s in meta.get("steps") or () if "cost_usd" in s]
     if costs:
@@ -208,8 +209,7 @@ def record_step(
 def cost_of(message: Message) -> float | None:
     """A reply's recorded cost in USD, or None."""
     cost = message.metadata.get("cost")
-    usd = cost.get("usd") if isinstance(cost, dict) else None
-    return float(usd) if isinstance(usd, int | float) and not isinstance(usd, bool) else None
+    return _number(cost.get("usd")) if isinstance(cost, dict) else None
 
 
 class UsageRow(TypedDict):
@@ -282,8 +282,8 @@ def usage_rows(messages: Iterable[Message]) -> list[UsageRow]:
                 cost_usd=cost_of(message),
                 priced_as=_str_or_none(cost.get("priced_as")) if isinstance(cost, dict) else None,
                 estimated=usage.estimated,
-                context_tokens=_int_or_none(context.get("tokens")),
-                context_window=_int_or_none(context.get("window")),
+                context_tokens=_count_or_none(context.get("tokens")),
+                context_window=_count_or_none(context.get("window")) or None,
                 seconds=max(0.0, ended - started)
                 if started is not None and ended is not None
                 else None,
@@ -313,8 +313,19 @@ def _str_or_none(value: Any) -> str | None:
 
 
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    """A finite number from the metadata (a thread file's ``10**400``, NaN or
+    ``Infinity``: None), so a row stays plain JSON."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _count_or_none(value: Any) -> int | None:
+    """A token count from the metadata, bounded as ``Usage``'s are (a huge
+    one a thread file keeps as its digits too)."""
+    count = bounded_token_count(value)
+    return count if isinstance(count, int) and not isinstance(count, bool) else None

@@ -14,10 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["ELICITATION", "SAMPLING", "RequestAnswerer", "ServerRequest"]
+__all__ = [
+    "ELICITATION",
+    "MAX_OPEN_REQUESTS_PER_CALL",
+    "SAMPLING",
+    "RequestAnswerer",
+    "ServerRequest",
+]
 
 SAMPLING = "mcp_sampling"
 ELICITATION = "mcp_elicitation"
+MAX_OPEN_REQUESTS_PER_CALL = 4
+"""Request cards one call may have open at once: one more is refused to its
+server (with an error naming the limit) and gets no card."""
 """The two kinds of request, and the tool names of their cards in a thread."""
 
 

@@ -15,10 +15,14 @@ from typing import Any
 
 from .._internal.partial_json import PartialJSONParser
 
-__all__ = ["ReplayState", "chunk_text", "replay_states"]
+__all__ = ["MAX_REPLAY_CHARS", "MAX_STATES", "ReplayState", "chunk_text", "replay_states"]
 
 MAX_STATES = 2_000
 """States a replay keeps (a longer text is cut into larger chunks)."""
+MAX_REPLAY_CHARS = 4_000_000
+"""Characters of text a replay's states hold together (each holds the text
+so far, so a long text is cut into fewer, larger chunks): 200,000 characters
+in 1-character chunks make 20 states, not 2,000 holding 200 MB."""
 
 
 @dataclass(frozen=True)
@@ -42,12 +46,15 @@ class ReplayState:
 
 
 def chunk_text(text: str, chunk_chars: int | None) -> list[str]:
-    """``text`` in chunks of ``chunk_chars`` (``None`` or 0: one chunk, the whole text)."""
+    """``text`` in chunks of ``chunk_chars`` (``None`` or 0: one chunk, the whole
+    text), larger ones when that would make more than ``MAX_STATES`` states or
+    states holding more than ``MAX_REPLAY_CHARS`` characters in all."""
     if not chunk_chars or chunk_chars >= len(text):
         return [text] if text else []
     if chunk_chars < 0:
         raise ValueError(f"chunk_chars must be positive, got {chunk_chars}")
-    size = max(chunk_chars, -(-len(text) // MAX_STATES))
+    states = max(1, min(MAX_STATES, MAX_REPLAY_CHARS // len(text)))
+    size = max(chunk_chars, -(-len(text) // states))
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 

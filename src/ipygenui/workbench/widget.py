@@ -18,6 +18,7 @@ import anywidget
 from traitlets import Dict, List
 
 from .._internal.browser_writes import ignore_browser_writes, ignore_browser_writes_of
+from .._internal.json_depth import json_depth
 from ..components.component import Component
 from ..components.live import ComponentOutput
 from ..components.python_component import PythonComponent, partial_props
@@ -35,10 +36,21 @@ from ._protocol import (
 from ._replay import chunk_text, replay_states
 from .cost import registry_cost
 
-__all__ = ["Workbench"]
+__all__ = ["MAX_PROPS_DEPTH", "Workbench"]
+
+
+MAX_PROPS_DEPTH = 64
+"""Props nesting arrays and objects deeper than this are refused before they
+are parsed (a clear error, never a RecursionError); a component's props need
+a few levels."""
 
 
 def _parse(text: str) -> tuple[Any, str | None]:
+    if json_depth(text) > MAX_PROPS_DEPTH:
+        return None, (
+            f"the props are refused: nested more than {MAX_PROPS_DEPTH} levels deep "
+            f"(limit {MAX_PROPS_DEPTH})"
+        )
     try:
         return json.loads(text), None
     except json.JSONDecodeError as exc:

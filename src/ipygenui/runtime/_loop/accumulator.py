@@ -34,6 +34,7 @@ from ...messages import (
     TextPart,
     ToolCallPart,
     Usage,
+    bounded_provider_data,
     new_id,
     parse_args_text,
 )
@@ -402,4 +403,4 @@ def _merge_provider_data(part: Any, data: dict[str, Any]) -> None:
         merged[key] = (
             {**inner, **value} if isinstance(inner, dict) and isinstance(value, dict) else value
         )
-    part.provider_data = merged
+    part.provider_data = bounded_provider_data(merged)  # an oversized one is never kept

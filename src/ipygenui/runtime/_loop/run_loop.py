@@ -7,7 +7,8 @@ calls. After it the message requires action for its calls, and ``goes_on``
 left open) decides whether the loop answers that itself or a call waits for
 the user; the runtime asks the loop the same after a decision (``resumes``).
 The limits are stops of their own: ``max_steps``, the identical-call limit
-(tool phase), and a step the model ends by length or content filter. A run
+(tool phase), and a step the model ends by length or content filter
+(``max_run_seconds``, the wall clock, is the run lifecycle's). A run
 resumed after the user decided starts with the tool phase it stopped in.
 """
 
@@ -68,6 +69,7 @@ class RunSettings(Protocol):
     agent_state: dict[str, Any]
     instructions: str | None
     max_steps: int
+    max_run_seconds: float | None
     max_result_chars: int | None
     components: list[Any]
 
@@ -116,6 +118,11 @@ class RunLoop:
         """An AG-UI client's declared tools, offered while it is served (see
         ``agui/_client_tools.py``); the client answers their calls."""
         self._streaming: Accumulator | None = None
+
+    @property
+    def max_run_seconds(self) -> float | None:
+        """The runtime's wall-clock limit of one run (``RunLifecycle`` applies it)."""
+        return self._settings.max_run_seconds
 
     @property
     def executing(self) -> frozenset[str]:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...components.component import Component
+from ...components.component import Component, ComponentTool
 from ...components.interactive import update_tools
 from ...messages import Thread
 from ...tools import Tool
@@ -62,4 +62,5 @@ def step_toolset(
     far, plus ``client``'s tools."""
     shown_kinds = [c for c in components if isinstance(c, Component)]
     updates = update_tools(thread, shown_kinds) if shown_kinds else []
-    return Toolset(own, {t.name: t for t in updates if t.name not in own}, dict(client or {}))
+    bound = {n: t.in_thread(thread) if isinstance(t, ComponentTool) else t for n, t in own.items()}
+    return Toolset(bound, {t.name: t for t in updates if t.name not in own}, dict(client or {}))
