@@ -85,7 +85,7 @@ from ._server_requests import ServerRequests
 from ._suggesting import Suggesting
 from ._thread_list import ThreadList
 from ._transcript import thread_to_markdown
-from .arguments import check_runtime_arguments, take_renamed, warn_renamed
+from .arguments import check_runtime_arguments, renamed_attribute, renamed_method, take_renamed
 from .run import Run
 from .usage import UsageRow, UsageTotal, usage_rows, usage_total
 
@@ -263,11 +263,7 @@ class Runtime:
         ``revoke_always`` takes one back): their calls run without asking."""
         return self._decisions.always_allowed()
 
-    @property
-    def always_approved(self) -> frozenset[str]:
-        """Deprecated: the old name of :attr:`always_allowed`."""
-        warn_renamed("Runtime.always_approved", "Runtime.always_allowed")
-        return self.always_allowed
+    always_approved = renamed_attribute("always_allowed")
 
     @property
     def save_error(self) -> str | None:
@@ -352,21 +348,8 @@ class Runtime:
         self.agent_state = json_safe(dict(state))
         self._events.emit(AgentStateChanged(self.agent_state))
 
-    @property
-    def state(self) -> dict[str, Any]:
-        """Deprecated: the old name of :attr:`agent_state`."""
-        warn_renamed("Runtime.state", "Runtime.agent_state")
-        return self.agent_state
-
-    @state.setter
-    def state(self, value: dict[str, Any]) -> None:
-        warn_renamed("Runtime.state", "Runtime.agent_state")
-        self.agent_state = value
-
-    def set_state(self, state: dict[str, Any]) -> None:
-        """Deprecated: the old name of :meth:`set_agent_state`."""
-        warn_renamed("Runtime.set_state", "Runtime.set_agent_state")
-        self.set_agent_state(state)
+    state = renamed_attribute("agent_state")
+    set_state = renamed_method("set_agent_state")
 
     # --- the loop's verbs -------------------------------------------------------
 

@@ -29,6 +29,8 @@ __all__ = [
     "check_runtime_arguments",
     "check_type",
     "described",
+    "renamed_attribute",
+    "renamed_method",
     "take_renamed",
     "warn_renamed",
 ]
@@ -45,6 +47,44 @@ def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
         DeprecationWarning,
         stacklevel=stacklevel,
     )
+
+
+class renamed_attribute:
+    """An attribute kept under its old name for one release: reading or setting
+    it warns and goes to ``new`` (``state = renamed_attribute("agent_state")``)."""
+
+    def __init__(self, new: str) -> None:
+        self.new = new
+        self.old = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.old, self.new = f"{owner.__name__}.{name}", f"{owner.__name__}.{self.new}"
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        warn_renamed(self.old, self.new)
+        return getattr(instance, self.new.rpartition(".")[2])
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        warn_renamed(self.old, self.new)
+        setattr(instance, self.new.rpartition(".")[2], value)
+
+
+class renamed_method(renamed_attribute):
+    """A method kept under its old name for one release: calling it warns and
+    calls ``new`` (``set_state = renamed_method("set_agent_state")``)."""
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        method = getattr(instance, self.new.rpartition(".")[2])
+
+        def old_name(*args: Any, **kwargs: Any) -> Any:
+            warn_renamed(self.old, self.new)
+            return method(*args, **kwargs)
+
+        return old_name
 
 
 def take_renamed(
