@@ -15,7 +15,7 @@ chat shows each request as a card and the call waits for the answer.
 page the chat shows, sandboxed, in the call's place (docs/mcp-apps.md).
 
 Run it with ``gu.MCPTools.stdio(sys.executable, ["mcp_demo_server.py"])``; it
-needs the ``mcp`` extra (``pip install ipygenui[mcp]``).
+needs the ``mcp`` extra (``pip install ".[mcp]"`` in the checkout).
 """
 
 from __future__ import annotations

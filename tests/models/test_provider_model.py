@@ -595,7 +595,7 @@ def test_without_pydantic_ai_the_error_says_what_to_install() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
-    assert 'pip install "ipygenui[providers]"' in out.stdout, out.stderr
+    assert 'pip install ".[providers]"' in out.stdout, out.stderr
 
 
 def test_a_missing_sdk_names_the_extra_that_brings_it() -> None:
@@ -613,5 +613,5 @@ def test_a_missing_sdk_names_the_extra_that_brings_it() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     claude, bedrock = out.stdout.strip().splitlines()
-    assert claude.startswith('anthropic:claude-sonnet-4-5 needs pip install "ipygenui[providers]"')
+    assert claude.startswith('anthropic:claude-sonnet-4-5 needs pip install ".[providers]"')
     assert 'pip install "pydantic-ai-slim[bedrock]"' in bedrock

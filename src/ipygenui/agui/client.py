@@ -64,6 +64,7 @@ from ag_ui.core import (
 )
 from pydantic import TypeAdapter, ValidationError
 
+from .._internal.install_hint import install_hint
 from .._internal.loop_clients import LoopClients
 from ..a2ui import AGENT_A2UI_TOOL
 from ..messages import new_id
@@ -105,7 +106,7 @@ def _import_extra() -> tuple[Any, Any]:
         import httpx
         import jsonpatch
     except ImportError as exc:
-        raise ImportError(f"gu.AGUIAgent needs {exc.name}: pip install 'ipygenui[agui]'") from exc
+        raise ImportError(f"gu.AGUIAgent needs {exc.name}: {install_hint('agui')}") from exc
     return httpx, jsonpatch
 
 

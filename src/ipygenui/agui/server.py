@@ -37,6 +37,7 @@ from ag_ui.core import BaseEvent, EventType, RunAgentInput, ToolMessage, UserMes
 from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
 
+from .._internal.install_hint import install_hint
 from ..errors import DecisionError
 from ..messages import DecidedBy, Thread, ToolCallPart
 from ..tools import Tool
@@ -100,7 +101,7 @@ class ServedRuntime(Protocol):
 
 
 def _missing(extra: str, exc: ImportError) -> ImportError:
-    return ImportError(f"Runtime.ag_ui_app() needs {exc.name}: pip install 'ipygenui[{extra}]'")
+    return ImportError(f"Runtime.ag_ui_app() needs {exc.name}: {install_hint(extra)}")
 
 
 def _user_text(message: UserMessage) -> str:

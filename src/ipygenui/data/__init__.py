@@ -28,6 +28,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from .._internal.install_hint import install_hint
 from .._internal.jsonable import to_jsonable
 from ..errors import UnknownReference
 from ..messages import Thread
@@ -500,7 +501,7 @@ def as_frame(obj: Any) -> Any:
         import pandas as pd
     except ImportError:
         raise ImportError(
-            "showing data by reference needs pandas: pip install 'ipygenui[data]'"
+            f"showing data by reference needs pandas: {install_hint('data')}"
         ) from None
 
     if isinstance(obj, pd.DataFrame):

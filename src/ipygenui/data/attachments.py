@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .._internal.figure_style import figure_bytes
+from .._internal.install_hint import install_hint
 from ..errors import AttachmentError
 from ..messages import AttachmentPart
 from ..persistence.attachment_files import (
@@ -209,9 +210,7 @@ def _read_table(name: str, data: bytes, sep: str) -> Any:
     try:
         import pandas as pd
     except ImportError:
-        raise ImportError(
-            f"attaching {name!r} needs pandas: pip install 'ipygenui[data]'"
-        ) from None
+        raise ImportError(f"attaching {name!r} needs pandas: {install_hint('data')}") from None
     try:
         return pd.read_csv(io.BytesIO(data), sep=sep)
     except Exception as exc:

@@ -58,6 +58,7 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._internal.install_hint import install_hint
 from .._internal.sanitize import clean_text
 from ..errors import MCPConnectionError
 from ..tools import Tool, ToolDefinitionError, ToolError
@@ -125,9 +126,7 @@ def _require_mcp() -> None:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise ImportError(
-            "gu.MCPTools needs the MCP SDK: install the extra with `pip install ipygenui[mcp]`"
-        ) from None
+        raise ImportError(f"gu.MCPTools needs the MCP SDK: {install_hint('mcp')}") from None
 
 
 # --- the public object --------------------------------------------------------------------

@@ -47,8 +47,9 @@ chat = gu.Chat(model="google-gla:gemini-2.5-flash")  # GOOGLE_API_KEY or GEMINI_
 ```
 
 With one of these keys set, `gu.Chat()` picks that provider by itself (Claude and Gemini \
-need `pip install "ipygenui[providers]"`). Any OpenAI-compatible server (Ollama, vLLM, \
-LM Studio) works through `gu.OpenAIModel(name, base_url=...)`.
+need the `providers` extra: `pip install ".[providers]"` in the checkout). Any \
+OpenAI-compatible server (Ollama, vLLM, LM Studio) works through \
+`gu.OpenAIModel(name, base_url=...)`.
 """
 
 ABOUT = (

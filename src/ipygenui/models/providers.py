@@ -39,6 +39,7 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+from .._internal.install_hint import install_hint
 from .._internal.loop_clients import LoopClients
 from ._retries import Retries
 from .base import (
@@ -57,7 +58,7 @@ from .waits import SilenceWatch
 
 __all__ = ["INSTALL_HINT", "ProviderModel"]
 
-INSTALL_HINT = 'pip install "ipygenui[providers]"'
+INSTALL_HINT = install_hint("providers")
 
 _ALIASES = {"google-gla": "google", "google-vertex": "google-cloud"}
 """pydantic-ai's older provider names (still what most docs say) -> the current ones."""

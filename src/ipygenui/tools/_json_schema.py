@@ -30,6 +30,8 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from .._internal.install_hint import install_hint
+
 __all__ = ["SchemaProblem", "schema_checker"]
 
 Checker = Callable[[Mapping[str, Any]], list[str]]
@@ -160,7 +162,7 @@ def _check_patterns(schema: Mapping[str, Any]) -> None:
     except ImportError:
         raise SchemaProblem(
             "its patterns are checked only with google-re2 (a regex engine that cannot "
-            "be made to hang): install it with `pip install ipygenui[mcp]`"
+            f"be made to hang): {install_hint('mcp')}"
         ) from None
     for pattern in patterns:
         try:

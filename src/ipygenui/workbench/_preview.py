@@ -70,7 +70,7 @@ def _model_examples(model: type[BaseModel]) -> list[dict[str, Any]]:
 
 
 def _factory(model: type[BaseModel], *, use_defaults: bool) -> Any:
-    try:  # an optional dependency: pip install "ipygenui[workbench]"
+    try:  # an optional dependency: the workbench extra
         factories = importlib.import_module("polyfactory.factories.pydantic_factory")
     except ImportError:
         return None

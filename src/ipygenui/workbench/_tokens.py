@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._internal.install_hint import install_hint
 from ..models.token_estimate import CHARS_PER_TOKEN, text_tokens
 
 __all__ = ["TokenCounter", "model_name_of", "token_counter"]
@@ -81,7 +82,7 @@ def token_counter(model: Any = None) -> TokenCounter:
     try:
         import tiktoken
     except ImportError:
-        return _estimate("tiktoken is not installed (pip install 'ipygenui[tokens]')")
+        return _estimate(f"tiktoken is not installed ({install_hint('tokens')})")
     try:
         encoding_name = tiktoken.encoding_name_for_model(name)
     except KeyError:
