@@ -159,7 +159,7 @@ packaging: setup
 # One worker per notebook file (--dist loadfile): a notebook's cells share its kernel.
 nbval: $(SETUP)
 	$(VENV)/bin/pytest --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		-p no:python -q -n 2 --dist loadfile notebooks
+		-p no:python -q -n $(PYTEST_WORKERS) --dist loadfile notebooks
 
 jstest: $(SETUP)
 	cd js && npm test
@@ -168,18 +168,19 @@ jstest: $(SETUP)
 e2e: $(SETUP) browser lite
 	GU_CHROMIUM=$(CHROMIUM) $(VENV)/bin/pytest tests/e2e -m e2e -q -n $(E2E_WORKERS) --dist loadfile
 
-# Stages on one line run at the same time (scripts/stages.py): the ones that
-# mostly wait (installs, the browser) beside ones that compute.
+# Stages on one line run at the same time (scripts/stages.py), paired so that
+# one mostly waits (on a kernel, a page, an install) while the other computes;
+# the quick static checks go first, so a lint error shows within a minute.
 test:
 	@$(STAGES) begin make test
 	@$(STAGES) run setup -- $(MAKE) --no-print-directory -j4 $(SETUP) browser $(LITE_SETUP)
 	@$(STAGES) run typecheck -- $(MAKE) --no-print-directory typecheck \
 		lint -- $(MAKE) --no-print-directory lint \
 		jstest -- $(MAKE) --no-print-directory jstest
-	@$(STAGES) run pytest -- $(MAKE) --no-print-directory pytest
-	@$(STAGES) run nbval -- $(MAKE) --no-print-directory nbval
-	@$(STAGES) run e2e -- $(MAKE) --no-print-directory e2e
-	@$(STAGES) run packaging -- $(MAKE) --no-print-directory packaging
+	@$(STAGES) run pytest -- $(MAKE) --no-print-directory pytest \
+		nbval -- $(MAKE) --no-print-directory nbval
+	@$(STAGES) run e2e -- $(MAKE) --no-print-directory e2e \
+		packaging -- $(MAKE) --no-print-directory packaging
 	@$(STAGES) end
 	@echo "All checks passed."
 
