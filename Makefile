@@ -188,10 +188,10 @@ test:
 check:
 	@$(STAGES) begin make check
 	$(if $(SETUP),@$(STAGES) run setup -- $(MAKE) --no-print-directory -j3 $(SETUP))
-	@$(STAGES) run typecheck -- $(MAKE) --no-print-directory typecheck \
+	@$(STAGES) run pytest -- $(MAKE) --no-print-directory pytest \
+		typecheck -- $(MAKE) --no-print-directory typecheck \
 		lint -- $(MAKE) --no-print-directory lint \
 		jstest -- $(MAKE) --no-print-directory jstest
-	@$(STAGES) run pytest -- $(MAKE) --no-print-directory pytest
 	@$(STAGES) end
 	@echo "The quick checks passed (make test runs the browser tests, nbval and packaging too)."
 
