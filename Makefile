@@ -1,5 +1,6 @@
 # Two commands matter: `make demo` (JupyterLab on the demo notebooks) and
 # `make test` (everything CI runs). Each sets itself up from scratch.
+# `make check` is the contributor's quick loop: lint, types, unit tests.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -8,7 +9,20 @@ CHROMIUM ?= /usr/bin/chromium
 PORT ?= 8888
 LITE_VENV ?= .lite-venv
 
-.PHONY: demo test setup peers lint typecheck pytest nbval jstest e2e packaging browser bench clean lite protocol
+.PHONY: demo test check setup peers widget docs lint typecheck pytest nbval jstest e2e packaging browser bench clean lite protocol
+
+# Each stage of `make test` / `make check` runs under scripts/stages.py, which
+# times it and prints the table at the end (or at the first failure). It needs
+# only the standard library: it runs before the venv exists.
+STAGES := $(PYTHON) scripts/stages.py
+# The unit tests on every core (pytest-xdist); the browser tests on two
+# workers, each with its own JupyterLab server and Chromium: a browser test
+# mostly waits on the kernel and the page, so two share two cores well.
+PYTEST_WORKERS ?= auto
+E2E_WORKERS ?= 2
+# What a stage needs installed first. `make check SETUP= VENV=/other/.venv`
+# runs the checks in an environment set up elsewhere, leaving it untouched.
+SETUP ?= setup
 
 # The venv, the JS dependencies and the package (editable) in stamps, redone
 # when the project's manifests change: one per set of extras, so the demo
@@ -31,15 +45,28 @@ tests/peers/node_modules/.package-lock.json: tests/peers/package.json tests/peer
 
 peers: tests/peers/node_modules/.package-lock.json
 
-$(VENV)/.installed-%: $(VENV)/.created pyproject.toml js/node_modules/.package-lock.json
-	@echo "Installing ipygenui with its '$*' extra and building the widget ($(INSTALL_TIME_$*))..."
-	$(PY) -m pip install --quiet -e ".[$*]"
+# The widget's bundle in src/ipygenui/static (git-ignored), rebuilt when a JS
+# source changes. pip's build hook is skipped (SKIP_JUPYTER_BUILDER) so the
+# Python install needs no node_modules and runs beside npm ci (make -j).
+WIDGET_BUNDLE := src/ipygenui/static/widget.js
+WIDGET_SOURCES := $(shell find js/src -type f) js/package.json
+
+$(WIDGET_BUNDLE): js/node_modules/.package-lock.json $(WIDGET_SOURCES)
+	cd js && npm run build --silent
+	touch $@
+
+widget: $(WIDGET_BUNDLE)
+
+$(VENV)/.installed-%: $(VENV)/.created pyproject.toml
+	@echo "Installing ipygenui with its '$*' extra ($(INSTALL_TIME_$*))..."
+	SKIP_JUPYTER_BUILDER=1 $(PY) -m pip install --quiet -e ".[$*]"
 	touch $@
 
 INSTALL_TIME_demo := about 50 s on a fresh clone: JupyterLab, pandas, matplotlib
-INSTALL_TIME_test := about 2 min on a fresh clone: JupyterLab, Playwright, mypy, ruff, pandas...
+INSTALL_TIME_test,docs := about 2 min on a fresh clone: JupyterLab, Playwright, mypy, ruff, pandas...
 
-setup: $(VENV)/.installed-test
+# make test's environment: the test toolchain and the docs' (one pip install).
+setup: $(VENV)/.installed-test,docs $(WIDGET_BUNDLE) peers
 
 # The demo runs on a git-ignored copy of notebooks/, so JupyterLab's autosave
 # never leaves the tracked notebooks modified. A copy is refreshed only when
@@ -58,7 +85,7 @@ $(DEMO_DIR)/%.ipynb: notebooks/%.ipynb
 	@if [ -f $@ ]; then cp $@ $@.bak && echo "$< changed: your copy is kept as $@.bak"; fi
 	cp $< $@
 
-demo: $(VENV)/.installed-demo $(DEMO_NOTEBOOKS) $(DEMO_FILES)
+demo: $(VENV)/.installed-demo $(WIDGET_BUNDLE) $(DEMO_NOTEBOOKS) $(DEMO_FILES)
 	@echo "Starting JupyterLab on $(DEMO_DIR), a git-ignored copy of notebooks/"
 	@echo "(offline demo model unless OPENAI_API_KEY is set)."
 	@echo "Open the URL printed below (it carries the login token)."
@@ -74,8 +101,20 @@ $(LITE_VENV)/.installed: lite/requirements-build.txt
 	$(LITE_VENV)/bin/python -m pip install --quiet -r lite/requirements-build.txt
 	touch $@
 
-lite: $(LITE_VENV)/.installed js/node_modules/.package-lock.json
+# Rebuilt only when something that goes into the site changed (its own
+# caches then make a rebuild quick): a stamp, so a second `make test` skips it.
+LITE_SITE := lite/_output/offline.json
+LITE_INPUTS := $(shell find src/ipygenui notebooks lite -type f \
+	-not -path 'lite/_output/*' -not -path 'lite/.cache/*' -not -path 'lite/static/*' \
+	-not -name '*.pyc') pyproject.toml $(WIDGET_SOURCES)
+# The build environment and the JS dependencies the wheel's build needs.
+LITE_SETUP ?= $(LITE_VENV)/.installed js/node_modules/.package-lock.json
+
+$(LITE_SITE): $(LITE_SETUP) $(LITE_INPUTS)
 	$(LITE_VENV)/bin/python lite/build.py
+	touch $@
+
+lite: $(LITE_SITE)
 
 # Debian's chromium drives the browser tests; install it where we may.
 browser:
@@ -100,32 +139,33 @@ WIRE_CODEGEN := ipygenui.widget._wire_codegen ipygenui.workbench._wire_codegen
 protocol: setup
 	for module in $(WIRE_CODEGEN); do $(PY) -m $$module || exit 1; done
 
-lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/ruff format --check src tests benchmarks
+lint: $(SETUP)
+	$(VENV)/bin/ruff check src tests benchmarks scripts
+	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	for module in $(WIRE_CODEGEN); do $(PY) -m $$module --check || exit 1; done
 	cd js && npm run lint
 
-typecheck: setup
+typecheck: $(SETUP)
 	$(VENV)/bin/mypy
 
-pytest: setup peers
-	$(VENV)/bin/pytest tests -m "not e2e and not packaging" -q
+pytest: $(SETUP)
+	$(VENV)/bin/pytest tests -m "not e2e and not packaging" -q -n $(PYTEST_WORKERS)
 
 # Binder's build from binder/ alone in a fresh venv (every notebook run with
 # no key); a wheel built after a js/src edit; docs/install.md's commands run
 # as written in fresh venvs (the wheel then installed with no Node and the
 # quickstart run offline) in a clone named ipygenui, which runs the tests
 # that read paths (tests/project/test_install.py): several minutes.
-packaging: setup
+packaging: $(SETUP)
 	@echo "Building fresh environments and wheels from this checkout (about 8 min)..."
 	$(VENV)/bin/pytest tests -m packaging -q
 
-nbval: setup
+# One worker per notebook file (--dist loadfile): a notebook's cells share its kernel.
+nbval: $(SETUP)
 	$(VENV)/bin/pytest --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		-p no:python -q notebooks
+		-p no:python -q -n $(PYTEST_WORKERS) --dist loadfile notebooks
 
-jstest: setup
+jstest: $(SETUP)
 	cd js && npm test
 
 # The documentation site in site/ (mkdocs.yml; open site/index.html): the six
@@ -133,22 +173,49 @@ jstest: setup
 # warnings (a broken link or anchor included) as errors; then every public
 # name must be in the API reference, and the links to other hosts, which
 # cannot be checked offline, are listed in site/external-links.txt.
-.PHONY: docs
 INSTALL_TIME_docs := about 1 min on a fresh clone: mkdocs-material, mkdocstrings, the demo's packages
-docs: $(VENV)/.installed-docs
+# What docs needs installed first (make test has installed it with the test extra).
+DOCS_SETUP ?= $(VENV)/.installed-docs $(WIDGET_BUNDLE)
+docs: $(DOCS_SETUP)
 	@echo "Building the documentation site into site/ (about 80 s: it runs the six notebooks)..."
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	$(PY) docs/hooks/check_site.py site
 
-e2e: setup peers browser lite
-	GU_CHROMIUM=$(CHROMIUM) $(VENV)/bin/pytest tests/e2e -m e2e -q
+# A test module's tests share one page and kernel: a module stays on one worker.
+e2e: $(SETUP) browser lite
+	GU_CHROMIUM=$(CHROMIUM) $(VENV)/bin/pytest tests/e2e -m e2e -q -n $(E2E_WORKERS) --dist loadfile
 
-test: lint typecheck pytest nbval jstest docs e2e packaging
+# Stages on one line run at the same time (scripts/stages.py), paired so that
+# one mostly waits (on a kernel, a page, an install) while the other computes;
+# the quick static checks go first, so a lint error shows within a minute.
+test:
+	@$(STAGES) begin make test
+	@$(STAGES) run setup -- $(MAKE) --no-print-directory -j4 $(SETUP) browser $(LITE_SETUP)
+	@$(STAGES) run typecheck -- $(MAKE) --no-print-directory typecheck \
+		lint -- $(MAKE) --no-print-directory lint \
+		jstest -- $(MAKE) --no-print-directory jstest \
+		docs -- $(MAKE) --no-print-directory docs DOCS_SETUP=
+	@$(STAGES) run pytest -- $(MAKE) --no-print-directory pytest \
+		nbval -- $(MAKE) --no-print-directory nbval
+	@$(STAGES) run e2e -- $(MAKE) --no-print-directory e2e \
+		packaging -- $(MAKE) --no-print-directory packaging
+	@$(STAGES) end
 	@echo "All checks passed."
+
+# The contributor's loop: no browser, no packaging, no docs.
+check:
+	@$(STAGES) begin make check
+	$(if $(SETUP),@$(STAGES) run setup -- $(MAKE) --no-print-directory -j3 $(SETUP))
+	@$(STAGES) run pytest -- $(MAKE) --no-print-directory pytest \
+		typecheck -- $(MAKE) --no-print-directory typecheck \
+		lint -- $(MAKE) --no-print-directory lint \
+		jstest -- $(MAKE) --no-print-directory jstest
+	@$(STAGES) end
+	@echo "The quick checks passed (make test runs the browser tests, nbval and packaging too)."
 
 bench: setup browser
 	$(PY) -m pip install --quiet -e ".[test,bench]"
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) js/node_modules tests/peers/node_modules src/ipygenui/static .demo $(LITE_VENV) lite/_output lite/.cache lite/static
+	rm -rf $(VENV) js/node_modules tests/peers/node_modules src/ipygenui/static .demo $(LITE_VENV) lite/_output lite/.cache lite/static .stage-times
