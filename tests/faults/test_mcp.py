@@ -228,9 +228,9 @@ def test_requires_approval_of_a_wrong_type_is_refused() -> None:
 
 def test_the_missing_sdk_names_the_extra(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)
-    with pytest.raises(ImportError, match=r"ipygenui\[mcp\]"):
+    with pytest.raises(ImportError, match=r'pip install "\.\[mcp\]"'):
         gu.MCPTools.stdio(sys.executable, [])
-    with pytest.raises(ImportError, match=r"ipygenui\[mcp\]"):
+    with pytest.raises(ImportError, match=r'pip install "\.\[mcp\]"'):
         gu.MCPTools.http("http://127.0.0.1:1/mcp")
 
 

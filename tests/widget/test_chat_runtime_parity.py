@@ -22,6 +22,7 @@ import pytest
 from comm.base_comm import BaseComm
 
 import ipygenui as gu
+from ipygenui.runtime.arguments import renamed_attribute, renamed_method
 from ipygenui.testing import ScriptedCall, ScriptedModel
 from ipygenui.widget.chat import Chat
 
@@ -63,18 +64,22 @@ WIDGET_MEANING = {
 
 
 def public_methods(cls: type) -> dict[str, Any]:
+    """Methods, an old name kept for one release (``renamed_method``) among them."""
     return {
         name: getattr(cls, name)
         for name, raw in vars(cls).items()
         if not name.startswith("_")
         and not isinstance(raw, property)
-        and callable(getattr(cls, name))
+        and (isinstance(raw, renamed_method) or callable(getattr(cls, name)))
     }
 
 
 def public_properties(cls: type) -> set[str]:
+    """Properties, an old name kept for one release (``renamed_attribute``) among them."""
     return {
-        n for n, raw in vars(cls).items() if not n.startswith("_") and isinstance(raw, property)
+        n
+        for n, raw in vars(cls).items()
+        if not n.startswith("_") and (isinstance(raw, property) or type(raw) is renamed_attribute)
     }
 
 
