@@ -185,9 +185,10 @@ docs: $(DOCS_SETUP)
 e2e: $(SETUP) browser lite
 	GU_CHROMIUM=$(CHROMIUM) $(VENV)/bin/pytest tests/e2e -m e2e -q -n $(E2E_WORKERS) --dist loadfile
 
-# Stages on one line run at the same time (scripts/stages.py), paired so that
-# one mostly waits (on a kernel, a page, an install) while the other computes;
-# the quick static checks go first, so a lint error shows within a minute.
+# Stages on one line run at the same time (scripts/stages.py): the quick static
+# checks and the docs first, so a lint error shows within a minute; then the
+# browser tests and packaging, which mostly wait (on a kernel, a page, an
+# install), beside the unit tests and nbval, which compute.
 test:
 	@$(STAGES) begin make test
 	@$(STAGES) run setup -- $(MAKE) --no-print-directory -j4 $(SETUP) browser $(LITE_SETUP)
@@ -195,10 +196,10 @@ test:
 		lint -- $(MAKE) --no-print-directory lint \
 		jstest -- $(MAKE) --no-print-directory jstest \
 		docs -- $(MAKE) --no-print-directory docs DOCS_SETUP=
-	@$(STAGES) run pytest -- $(MAKE) --no-print-directory pytest \
-		nbval -- $(MAKE) --no-print-directory nbval
 	@$(STAGES) run e2e -- $(MAKE) --no-print-directory e2e \
-		packaging -- $(MAKE) --no-print-directory packaging
+		packaging -- $(MAKE) --no-print-directory packaging \
+		pytest -- $(MAKE) --no-print-directory pytest \
+		nbval -- $(MAKE) --no-print-directory nbval
 	@$(STAGES) end
 	@echo "All checks passed."
 
