@@ -21,9 +21,11 @@ from notebook_imports import NOTEBOOKS, ROOT, modules_installed_with, notebook_i
 
 
 def _make_dry_run(target: str, tmp_path: Path) -> str:
+    """What ``make target`` runs on a fresh clone (``-B``: as if nothing were
+    built yet, so a demo copy made earlier in this checkout changes nothing)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     done = subprocess.run(
-        ["make", "-n", target, f"VENV={tmp_path / 'venv'}"],
+        ["make", "-n", "-B", target, f"VENV={tmp_path / 'venv'}"],
         cwd=ROOT,
         env=env,
         capture_output=True,
