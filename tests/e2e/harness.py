@@ -11,6 +11,7 @@ widget, switch themes.
 from __future__ import annotations
 
 import contextlib
+import http.server
 import importlib.metadata
 import json
 import os
@@ -20,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -71,6 +73,20 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serving(handler: Any) -> Iterator[str]:
+    """An HTTP server of ``handler`` (a ``BaseHTTPRequestHandler`` class or
+    factory) on a free loopback port, in a thread: its base URL (no slash)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def jupyter_env(base: Path) -> dict[str, str]:

@@ -15,9 +15,8 @@ No JupyterLab: a headless Chromium page is enough.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -28,6 +27,8 @@ import ipygenui as gu
 from agui_agents import serve
 from ipygenui.testing import ScriptedModel
 from runtime_helpers import call
+
+from .harness import serving
 
 pytestmark = pytest.mark.e2e
 
@@ -88,14 +89,8 @@ def page_origin() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield url
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ import http.server
 import os
 import subprocess
 import sys
-import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +28,7 @@ from playwright.sync_api import Browser, Page, Route, expect
 from ipygenui.models.base import ModelRequest
 from ipygenui.models.demo import demo_reply
 
-from .harness import REPO
+from .harness import REPO, serving
 from .widget import assistant, messages
 
 pytestmark = pytest.mark.e2e
@@ -69,15 +68,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def site_url(site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(functools.partial(_QuietHandler, directory=str(site))) as url:
+        yield url + "/"
 
 
 class Offline:

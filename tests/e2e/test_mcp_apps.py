@@ -18,15 +18,14 @@ with UPDATE_SCREENSHOTS=1.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, FrameLocator, Locator, expect
 
-from .harness import REPO, LabPage, LabServer, report_on_failure, shared_notebook
+from .harness import REPO, LabPage, LabServer, report_on_failure, serving, shared_notebook
 from .widget import assistant, messages, send_from_ui, shoot_500px_window, tool_card
 
 pytestmark = pytest.mark.e2e
@@ -79,11 +78,8 @@ def _recording() -> Iterator[tuple[str, list[str]]]:
     """A local server that records every request reaching it: its URL and what it saw."""
     seen: list[str] = []
     handler = type("Recorder", (_Recorder,), {"seen": seen})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    server.shutdown()
+    with serving(handler) as url:
+        yield url, seen
 
 
 @pytest.fixture(scope="module")
