@@ -21,7 +21,9 @@ model request, the tool never run):
 - resumes not bound to the run that raised the interrupt: of the notebook's
   own pending call, from another ``threadId``, naming another ``parentRunId``
   (each 409, the call still pending, its arguments as they were); no error
-  text names a call the client was not told of;
+  text names a call the client was not told of; a tool message answering a
+  human tool's call the notebook's own run made, or one sent to a client on
+  another thread (403, the call still waiting for its answer);
 - a body over the size limit, declared and streamed (100 MB, never held
   whole); JSON nested 65 and 100,000 deep; brackets inside strings;
 - a client hanging up mid-run: its run is cancelled, the next POST served;
@@ -337,18 +339,24 @@ async def test_refusals_come_before_the_body_is_read(
 # --- a client answers only a human tool ----------------------------------------
 
 
+async def interrupted(script: list[Any], by_client: bool) -> tuple[gu.Runtime, Any]:
+    """A runtime whose first run, started by the client on thread t1 (or,
+    ``by_client=False``, in the notebook), ends waiting on ``script``'s call."""
+    rt = gu.Runtime(model=ScriptedModel(script), tools=[drop, ask])
+    app = rt.ag_ui_app()
+    if by_client:
+        go = run_input(UserMessage(id="u1", content="go"))
+        first = await request(app, body=json.dumps(go).encode())
+        assert parse_sse(first.text)[-1].outcome.type == "interrupt"
+    else:
+        await rt.send("go")
+    return rt, app
+
+
 async def waiting_for_approval(by_client: bool = True) -> tuple[gu.Runtime, Any]:
     """A gated call d1 pending, in a run the client started on thread t1
     (or, ``by_client=False``, the notebook's own)."""
-    model = ScriptedModel([call("drop", {"name": "users"}, id="d1"), "Dropped."])
-    rt = gu.Runtime(model=model, tools=[drop, ask])
-    app = rt.ag_ui_app()
-    if by_client:
-        ask_drop = run_input(UserMessage(id="u1", content="drop users"))
-        first = await request(app, body=json.dumps(ask_drop).encode())
-        assert parse_sse(first.text)[-1].outcome.type == "interrupt"
-    else:
-        await rt.send("drop users")
+    rt, app = await interrupted([call("drop", {"name": "users"}, id="d1"), "Dropped."], by_client)
     assert rt.thread.messages[-1].tool_calls[0].approval.status == "pending"
     return rt, app
 
@@ -385,7 +393,8 @@ async def test_a_forged_answer_beside_a_human_tools_answer_changes_nothing() -> 
     )
     rt = gu.Runtime(model=model, tools=[drop, ask])
     app = rt.ag_ui_app()
-    await rt.send("go")
+    go = await request(app, body=json.dumps(run_input(UserMessage(id="u1", content="go"))).encode())
+    assert parse_sse(go.text)[-1].outcome.type == "interrupt"  # both sent to this client
     answers = [
         ToolMessage(id="r1", tool_call_id="h1", content="yes"),
         ToolMessage(id="r2", tool_call_id="d1", content="dropped"),
@@ -596,6 +605,40 @@ async def test_no_error_names_a_call_the_client_was_not_told_of() -> None:
     for response in (busy, stale):
         assert "d1" not in response.json()["error"], response.json()["error"]
     assert still_pending(rt, 2)
+
+
+async def asking(by_client: bool) -> tuple[gu.Runtime, Any]:
+    """A human tool's call h1 waiting for its answer (``interrupted``)."""
+    return await interrupted([call("ask", {"question": "which?"}, id="h1"), "Noted."], by_client)
+
+
+def human_unanswered(rt: gu.Runtime) -> bool:
+    part = rt.thread.messages[-1].tool_call("h1")
+    return part is not None and not part.has_result and not rt.running
+
+
+async def test_a_client_cannot_answer_the_notebook_s_own_human_tool_call() -> None:
+    rt, app = await asking(by_client=False)
+    answer = ToolMessage(id="r1", tool_call_id="h1", content="users")
+    response = await request(app, body=json.dumps(run_input(answer)).encode())
+    assert response.status_code == 403, response.text
+    assert "not sent to this client" in response.json()["error"]
+    assert human_unanswered(rt)
+    await rt.add_tool_result("h1", "orders")  # the notebook user still answers
+    assert rt.thread.messages[-1].text == "Noted."
+
+
+async def test_a_client_on_another_thread_cannot_answer_a_human_call_it_was_not_sent() -> None:
+    rt, app = await asking(by_client=True)
+    answer = ToolMessage(id="r1", tool_call_id="h1", content="users")
+    elsewhere = {**run_input(answer), "threadId": "t2"}
+    response = await request(app, body=json.dumps(elsewhere).encode())
+    assert response.status_code == 403 and human_unanswered(rt)
+    own = await request(app, body=json.dumps(run_input(answer)).encode())
+    assert own.status_code == 200, own.text
+    parts = [p for m in rt.thread.messages for p in m.tool_calls if p.tool_call_id == "h1"]
+    assert [p.has_result for p in parts] == [True]
+    assert rt.thread.messages[-1].text == "Noted."
 
 
 # --- limits --------------------------------------------------------------------
@@ -853,3 +896,21 @@ async def test_a_notebook_send_during_a_served_run_is_not_offered_the_clients_to
     offered = [[t["function"]["name"] for t in r.tools] for r in model.requests]
     assert offered == [["browser_confirm"], []]
     rt.cancel()
+
+
+async def test_a_call_to_a_client_s_tool_is_answered_only_by_that_thread_s_client() -> None:
+    model = ScriptedModel([call("pick", {}, id="p1"), "Picked."])
+    rt = gu.Runtime(model=model)
+    app = rt.ag_ui_app()
+    first = {**ASK_ADD, "tools": [declared("pick")]}
+    started = await request(app, body=json.dumps(first).encode())
+    assert parse_sse(started.text)[-1].type == EventType.RUN_FINISHED
+    answer = ToolMessage(id="r1", tool_call_id="p1", content="blue")
+    other = {**run_input(answer), "threadId": "t2", "tools": [declared("pick")]}
+    response = await request(app, body=json.dumps(other).encode())
+    assert response.status_code == 403 and "not sent to this client" in response.json()["error"]
+    part = rt.thread.messages[-1].tool_call("p1")
+    assert part is not None and not part.has_result
+    own = {**run_input(answer), "tools": [declared("pick")]}
+    assert (await request(app, body=json.dumps(own).encode())).status_code == 200
+    assert rt.thread.messages[-1].text == "Picked."

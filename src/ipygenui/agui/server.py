@@ -33,7 +33,14 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ag_ui.core import BaseEvent, EventType, RunAgentInput, ToolMessage, UserMessage
+from ag_ui.core import (
+    BaseEvent,
+    EventType,
+    RunAgentInput,
+    ToolCallStartEvent,
+    ToolMessage,
+    UserMessage,
+)
 from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
 
@@ -132,6 +139,13 @@ def _not_the_clients(part: ToolCallPart) -> str:
     return f"{call} cannot be answered with a tool message: {why}"
 
 
+def _not_sent(part: ToolCallPart) -> str:
+    return (
+        f"tool call {part.tool_call_id} ({part.tool_name}) was not sent to this client: "
+        "a client answers only the calls its own runs on its thread asked it for"
+    )
+
+
 def _undeclared(part: ToolCallPart) -> str:
     return (
         f"tool call {part.tool_call_id} ({part.tool_name}) calls no tool of this chat: "
@@ -158,10 +172,12 @@ def start_from_input(
     """Start the run ``data`` asks for; ``Refused`` says why there is none.
 
     ``declared``: the names of the tools the client declared, whose calls it
-    answers too; ``issued``: the interrupts this client's run ended with, the
-    only ones its resume may decide. Every answer is checked before any is given, and ``prepare``
-    (which takes the client's tools and state) runs only once all are, so a
-    refused input changes nothing.
+    answers too; ``issued``: the interrupts this client's run ended with and
+    the calls its run made to its own tools, the only ones its resume may
+    decide or its tool messages answer (a human tool's call the notebook's
+    own run made is the notebook user's to answer). Every answer is checked
+    before any is given, and ``prepare`` (which takes the client's tools and
+    state) runs only once all are, so a refused input changes nothing.
     """
     waiting = _waiting_calls(runtime.thread)
     human = set(runtime.human_tool_names)
@@ -179,6 +195,8 @@ def start_from_input(
             raise Refused(403, _undeclared(part))
         if not own and (part.tool_name not in human or part.approval is not None):
             raise Refused(403, _not_the_clients(part))
+        if part.tool_call_id not in issued:
+            raise Refused(403, _not_sent(part))
         answers.append(message)
     decisions = _resumed(runtime, data, {a.tool_call_id for a in answers}, issued)
     new = _new_user_message(runtime, data)
@@ -338,13 +356,14 @@ def ag_ui_app(
     )
     encoder = EventEncoder()
     issued: dict[str, tuple[str, str]] = {}
-    """Interrupt id -> the client's (threadId, runId) of the run that ended with it
-    (touched on the runtime's loop only)."""
+    """Interrupt id, or the id of a call to a client's own tool -> the client's
+    (threadId, runId) of the run that asked for it (touched on the runtime's
+    loop only)."""
 
     def issued_to(data: RunAgentInput) -> set[str]:
-        """The open interrupts ``data``'s client was sent: its thread's, of the
+        """The waiting calls ``data``'s client was sent: its thread's, of the
         run it names as its parent when it names one."""
-        still_open = open_interrupts(runtime.thread, runtime.tools)
+        still_open = _waiting_calls(runtime.thread)
         for call in [c for c in issued if c not in still_open]:
             del issued[call]  # decided or gone: forget it
         return {
@@ -431,6 +450,8 @@ def ag_ui_app(
                 runtime.set_agent_state(state)
 
         def deliver(event: BaseEvent) -> None:
+            if isinstance(event, ToolCallStartEvent) and event.tool_call_name in own_tools:
+                issued[event.tool_call_id] = (data.thread_id, data.run_id)  # its to answer
             if event.type == EventType.RUN_FINISHED:
                 for interrupt in getattr(getattr(event, "outcome", None), "interrupts", None) or ():
                     issued[interrupt.id] = (data.thread_id, data.run_id)
