@@ -20,6 +20,10 @@ STAGES := $(PYTHON) scripts/stages.py
 # mostly waits on the kernel and the page, so two share two cores well.
 PYTEST_WORKERS ?= auto
 E2E_WORKERS ?= 2
+# Packaging on two workers too: pip is single-threaded, so the Binder build
+# and the install page's builds (one module each, --dist loadfile) share the
+# cores once the other stages end.
+PACKAGING_WORKERS ?= 2
 # What a stage needs installed first. `make check SETUP= VENV=/other/.venv`
 # runs the checks in an environment set up elsewhere, leaving it untouched.
 SETUP ?= setup
@@ -158,7 +162,7 @@ pytest: $(SETUP)
 # that read paths (tests/project/test_install.py): several minutes.
 packaging: $(SETUP)
 	@echo "Building fresh environments and wheels from this checkout (about 8 min)..."
-	$(VENV)/bin/pytest tests -m packaging -q
+	$(VENV)/bin/pytest tests -m packaging -q -n $(PACKAGING_WORKERS) --dist loadfile
 
 # One worker per notebook file (--dist loadfile): a notebook's cells share its kernel.
 nbval: $(SETUP)

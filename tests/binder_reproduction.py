@@ -111,6 +111,11 @@ def clean_environment(venv: Path, home: Path) -> dict[str, str]:
     env["JUPYTER_CONFIG_DIR"] = str(home / "jupyter-config")
     env["IPYTHONDIR"] = str(home / "ipython")
     env["MPLBACKEND"] = "Agg"
+    # Throwaway environments: pip's ahead-of-time byte-compiling of every
+    # module (JupyterLab's included) is minutes of CPU on two cores, and the
+    # imports compile what they use; no version check against the index.
+    env["PIP_NO_COMPILE"] = "1"
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     return env
 
 

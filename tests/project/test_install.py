@@ -46,13 +46,16 @@ SDIST = f"ipygenui-{ipygenui.__version__}.tar.gz"
 # The tests whose outcome could depend on where the checkout lies or what its
 # folder is called: the whole-project checks (paths of the package, the MCP
 # SDK beside our mcp/ package, the layers' module names), scripts run from
-# src/, warnings attributed to a test file, schemas found beside the package.
+# src/, warnings attributed to a test file, schemas found beside the package,
+# MCP servers started from the tests' and the notebooks' folders (one test
+# each: the rest of that file starts the same server the same way).
 PATH_SENSITIVE_TESTS = (
     "tests/project",
     "tests/runtime/test_scripts.py",
     "tests/widget/test_widget_names.py",
     "tests/a2ui/test_a2ui.py",
-    "tests/mcp/test_mcp_tools.py",
+    "tests/mcp/test_mcp_tools.py::test_the_servers_tools_are_chat_tools_with_their_schemas_as_given",
+    "tests/mcp/test_mcp_tools.py::test_the_notebook_demo_servers_form_and_sampling_with_the_offline_model",
 )
 BASH = shutil.which("bash") or "/bin/bash"
 """Found before a test empties ``PATH`` (the shell the page's blocks are typed in)."""
