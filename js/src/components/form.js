@@ -7,10 +7,22 @@
 
 import { h } from "../common/dom.js";
 
+// A number input's `step` per field type. Without one a browser takes step 1
+// and refuses 95.5 ("the two nearest valid values are 95 and 96").
+const stepOf = (type) => (type === "number" ? "any" : type === "integer" ? "1" : null);
+
 function fieldValue(input, type) {
   if (input instanceof HTMLInputElement && type === "checkbox") return input.checked;
-  if (type === "number") return input.value === "" ? null : Number(input.value);
+  if (stepOf(type)) return input.value === "" ? null : Number(input.value);
   return input.value;
+}
+
+/** A number input for a `number` (any decimal) or `integer` (whole numbers) field, within its bounds. */
+function numberInput(field, type) {
+  const whole = type === "integer";
+  const bound = (value, round) => (typeof value === "number" && Number.isFinite(value) ? String(whole ? round(value) : value) : undefined);
+  // an integer's bounds rounded inward: a step counts from `min`, so min 0.5 would allow only 0.5, 1.5...
+  return h("input", { type: "number", step: stepOf(type), min: bound(field.minimum, Math.ceil), max: bound(field.maximum, Math.floor) });
 }
 
 /** A field name as a reader says it: "start_date" / "startDate" -> "Start date". */
@@ -70,9 +82,8 @@ function buildField(field, value, onInput) {
         ? h("option", { value: String(o.value), text: String(o.label ?? o.value) })
         : h("option", { value: String(o), text: String(o) });
     input = h("select", {}, ...options.map(option));
-  } else {
-    input = h("input", { type: ["number", "checkbox", "date"].includes(type) ? type : "text" });
-  }
+  } else if (stepOf(type)) input = numberInput(field, type);
+  else input = h("input", { type: ["checkbox", "date"].includes(type) ? type : "text" });
   input.id = id;
   input.name = String(field.name);
   input.dataset.field = String(field.name);

@@ -110,7 +110,7 @@ export function formFields(schema) {
     const out = { name, label: f.title || undefined, required: required.has(name), default: f.default, description: f.description };
     const choices = choiceOptions(f);
     if (f.type === "boolean") Object.assign(out, { type: "checkbox", default: f.default ?? false });
-    else if (f.type === "number" || f.type === "integer") out.type = "number";
+    else if (f.type === "number" || f.type === "integer") Object.assign(out, { type: f.type, minimum: f.minimum, maximum: f.maximum });
     else if (f.type === "array") {
       const items = f.items ?? {};
       const options = Array.isArray(items.enum) ? items.enum : (items.anyOf ?? []).map((o) => o?.const);

@@ -104,6 +104,33 @@ describe("form", () => {
     );
   });
 
+  it("takes decimals in a number field and whole numbers in an integer field, within bounds", () => {
+    const el = document.createElement("div");
+    const props = {
+      fields: [
+        { name: "price", type: "number", default: 9.99, minimum: 0.5, maximum: 100 },
+        { name: "guests", type: "integer", minimum: 0.5, maximum: 8.5 },
+      ],
+    };
+    const setState = vi.fn();
+    form.render({ props, status: complete(props), el, state: {}, setState });
+    const price = el.querySelector('[data-field="price"]');
+    const guests = el.querySelector('[data-field="guests"]');
+    expect([price.type, price.step, price.min, price.max, price.value]).toEqual(["number", "any", "0.5", "100", "9.99"]);
+    // an integer's bounds rounded inward, so its steps count from a whole number
+    expect([guests.type, guests.step, guests.min, guests.max]).toEqual(["number", "1", "1", "8"]);
+    price.value = "95.5";
+    price.dispatchEvent(new Event("input"));
+    expect(price.checkValidity()).toBe(true);
+    guests.value = "3";
+    guests.dispatchEvent(new Event("input"));
+    expect(setState).toHaveBeenLastCalledWith({ values: { price: 95.5, guests: 3 } });
+    guests.value = "2.5";
+    expect(guests.checkValidity()).toBe(false); // the browser keeps the form from submitting
+    guests.value = "9";
+    expect(guests.checkValidity()).toBe(false);
+  });
+
   it("keeps the user's input when unrelated updates arrive", () => {
     const el = document.createElement("div");
     const props = { fields: [{ name: "a" }] };

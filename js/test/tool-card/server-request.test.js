@@ -116,13 +116,57 @@ describe("form request", () => {
   it("maps fields and content by the schema", () => {
     expect(formFields(SCHEMA).map((f) => [f.name, f.type, f.required])).toEqual([
       ["name", "text", true],
-      ["age", "number", false],
+      ["age", "integer", false],
       ["agree", "checkbox", false],
       ["pet", "select", false],
       ["hero", "select", false],
       ["tools", "text", false],
     ]);
     expect(formContent(SCHEMA, { name: "", tools: "saw,,drill " })).toEqual({ tools: ["saw", "drill"] });
+  });
+});
+
+// The MCP conformance scenario elicitation-sep1034-client-defaults asks with defaults like these.
+const DEFAULTS = {
+  type: "object",
+  properties: {
+    score: { type: "number", default: 95.5, minimum: 0, maximum: 100 },
+    age: { type: "integer", default: 30, minimum: 0, maximum: 150 },
+  },
+};
+
+describe("form request, numbers", () => {
+  const show = (c) => {
+    const card = createToolCard(c);
+    card.update(request("mcp_elicitation", { server: "srv", mode: "form", message: "Defaults", schema: DEFAULTS }), { canAct: true });
+    const input = (name) => /** @type {HTMLInputElement} */ (card.el.querySelector(`input[data-field="${name}"]`));
+    const submit = () => card.el.querySelector("form")?.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+    return { input, submit };
+  };
+
+  it("keeps the schema's bounds and defaults: decimals for a number, whole numbers for an integer", () => {
+    const { input } = show(ctx());
+    const score = input("score");
+    const age = input("age");
+    expect([score.type, score.step, score.min, score.max, score.value]).toEqual(["number", "any", "0", "100", "95.5"]);
+    expect([age.type, age.step, age.min, age.max, age.value]).toEqual(["number", "1", "0", "150", "30"]);
+    expect(score.checkValidity()).toBe(true); // step 1 (none given) refused 95.5
+    age.value = "30.5";
+    expect(age.checkValidity()).toBe(false);
+  });
+
+  it("sends the defaults as numbers, and a typed decimal as a number", () => {
+    const c = ctx();
+    const first = show(c);
+    first.submit();
+    expect(c.send).toHaveBeenLastCalledWith({ type: "tool_result", tool_call_id: "req_1", result: { action: "accept", content: { score: 95.5, age: 30 } } });
+    const second = show(c);
+    second.input("score").value = "12.25";
+    second.input("score").dispatchEvent(new Event("input"));
+    second.input("age").value = "41";
+    second.input("age").dispatchEvent(new Event("input"));
+    second.submit();
+    expect(c.send).toHaveBeenLastCalledWith({ type: "tool_result", tool_call_id: "req_1", result: { action: "accept", content: { score: 12.25, age: 41 } } });
   });
 });
 

@@ -383,10 +383,14 @@ class ImageProps(_Props):
 class FormField(_Props):
     name: str
     label: str | None = None
-    type: Literal["text", "number", "textarea", "select", "checkbox", "date"] = "text"
+    type: Literal["text", "number", "integer", "textarea", "select", "checkbox", "date"] = Field(
+        "text", description="number takes decimals, integer whole numbers"
+    )
     options: list[str] | None = Field(None, description="Choices of a select field")
     required: bool = False
     default: str | float | bool | None = None
+    minimum: float | None = Field(None, description="Lowest value of a number or integer field")
+    maximum: float | None = Field(None, description="Highest value of a number or integer field")
 
 
 class FormProps(_Props):

@@ -14,6 +14,8 @@ blocks, Gemini's thought signatures, Responses reasoning items and item ids)
 is kept on our parts under this model's ``provider_key``
 (``"pydantic-ai:<provider>"``) and given back only to it:
 ``_provider_messages.py`` says what is kept and how the history is rebuilt.
+``openai-responses:`` says each input item's type (``_responses_items.py``),
+so a strict server of the Responses API (llama.cpp's) reads the history too.
 
 Like ``OpenAIModel``, retries are ours (the SDKs' are turned off with
 ``max_retries=0`` in the request settings), so the chat says "Rate limited by
@@ -204,6 +206,11 @@ class ProviderModel(BatchStreaming):
         from pydantic_ai.models import infer_model
 
         try:
+            if self._provider_name == "openai-responses":  # each input item's type said
+                from ._responses_items import responses_model_class
+
+                provider = self._provider(self._provider_name)
+                return responses_model_class()(self._model_name, provider=provider)
             return infer_model(f"{self._provider_name}:{self._model_name}", self._provider)
         except ImportError as error:
             if self._provider_name in _IN_THE_EXTRA:
