@@ -150,8 +150,8 @@ protocol: setup
 	for module in $(WIRE_CODEGEN); do $(PY) -m $$module || exit 1; done
 
 lint: $(SETUP)
-	$(VENV)/bin/ruff check src tests benchmarks scripts
-	$(VENV)/bin/ruff format --check src tests benchmarks scripts
+	$(VENV)/bin/ruff check src tests benchmarks scripts docs/hooks lite
+	$(VENV)/bin/ruff format --check src tests benchmarks scripts docs/hooks lite
 	for module in $(WIRE_CODEGEN); do $(PY) -m $$module --check || exit 1; done
 	cd js && npm run lint
 
