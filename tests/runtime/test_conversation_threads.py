@@ -219,11 +219,34 @@ def test_bad_starters_are_refused(starters: Any, error: str) -> None:
         gu.Runtime(model=ScriptedModel([]), starters=starters)
 
 
-async def test_demo_starters_get_demo_answers() -> None:
-    rt = gu.Runtime(model=gu.DemoModel(delay=0))
-    for starter in rt.starters:
+@gu.tool
+def get_weather(city: str) -> dict:
+    """Current weather for a city."""
+    return {"city": city, "temperature_c": 21}
+
+
+CHATS = {
+    "nothing": {},
+    "weather": {"tools": [get_weather]},
+    "weather and chart": {"tools": [get_weather], "components": [gu.Chart]},
+    "table and metric": {"components": [gu.Table, gu.Metric]},
+}
+
+
+@pytest.mark.parametrize("kind", list(CHATS))
+async def test_demo_starters_fit_the_chat_and_each_gets_a_real_answer(kind: str) -> None:
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), **CHATS[kind])
+    offered = rt.starters
+    assert 2 <= len(offered) <= 3
+    assert any("weather" in s for s in offered) == ("get_weather" in rt.tools)
+    assert any("chart" in s for s in offered) == ("show_component_Chart" in rt.tools)
+    for starter in offered:
+        rt.new_thread()
         reply = await rt.send(starter)
-        assert reply.text or reply.tool_calls
+        called = [p.tool_name for m in rt.thread.messages for p in m.tool_calls]
+        answer = " ".join(m.text for m in rt.thread.messages[1:])
+        assert called or reply.text, starter
+        assert "but this chat has none" not in answer and "none is registered" not in answer
 
 
 # --- transcript ---------------------------------------------------------------------

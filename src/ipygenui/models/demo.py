@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
@@ -450,8 +451,28 @@ STARTERS = (
     "What's the weather in Paris?",
     "Show me a chart of monthly sales",
 )
-"""The prompts an empty demo chat offers (``Runtime.starters``): each shows
-something the demo answers well."""
+"""The prompts an empty demo chat with the weather tool and the Chart
+component offers (``Runtime.starters``): each shows something the demo
+answers well. A chat with other tools gets ``DemoModel.starters_for``'s."""
+
+_COMPONENT_STARTERS = {"chart": "Show me a chart of monthly sales"}
+"""A component's starter where "Show me a <component>" says too little."""
+MAX_STARTERS = 3
+
+
+def starters_for(tool_names: Collection[str]) -> list[str]:
+    """The starters a chat with ``tool_names`` answers well: the weather only
+    with ``get_weather``, a component only when it is registered, and what
+    the demo can do whatever the chat holds."""
+    offered = [STARTERS[0]]
+    if "get_weather" in tool_names:
+        offered.append(STARTERS[1])
+    for keyword, (tool_name, _) in COMPONENT_DEMOS.items():
+        if tool_name in tool_names:
+            offered.append(_COMPONENT_STARTERS.get(keyword, f"Show me {_a(keyword)}"))
+    if len(offered) == 1:
+        offered.append(_REAL_MODEL_QUESTION)  # no tool to show: how to get a real one
+    return offered[:MAX_STARTERS]
 
 
 class DemoModel(ScriptedModel):
@@ -471,6 +492,11 @@ class DemoModel(ScriptedModel):
     """A ``"provider:model"`` the estimated tokens are priced as (``ipygenui.runtime.usage``)."""
 
     starters: tuple[str, ...] = STARTERS
+
+    def starters_for(self, tool_names: Collection[str]) -> list[str]:
+        """The prompts an empty chat with ``tool_names`` offers (``STARTERS``
+        for the weather tool and the Chart component)."""
+        return starters_for(tool_names)
 
     def __init__(
         self, *, delay: float = 0.022, record: bool = False, price_ref: str | None = None

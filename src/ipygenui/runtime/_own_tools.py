@@ -56,8 +56,11 @@ class OwnTools(dict[str, Tool]):
 
     def starters(self, model: Model) -> list[str]:
         """The prompts an empty thread offers when ``starters=`` names none: the
-        model's own, then the tool sources' (an MCP server's prompts), each once."""
-        offered = [*getattr(model, "starters", ())]
+        model's own (fitted to this chat's tools when the model can,
+        ``starters_for``), then the tool sources' (an MCP server's prompts),
+        each once."""
+        fitted = getattr(model, "starters_for", None)
+        offered = [*(fitted(set(self)) if callable(fitted) else getattr(model, "starters", ()))]
         for source in self.sources:
             offered.extend(getattr(source, "starters", ()))
         return list(dict.fromkeys(clean_text(s) for s in offered if isinstance(s, str)))
