@@ -73,9 +73,7 @@ async def test_a_listed_model_that_cannot_be_made_says_why_and_the_model_stays(
     chat = gu.Chat(models=["demo", "openai:gpt-4o-mini"])
     await choose(chat, {"type": "choose_model", "model": "openai:gpt-4o-mini"})
     (error,) = customs(wire, "error")
-    assert error["message"].startswith("could not switch to the model 'openai:gpt-4o-mini': ")
-    assert "OPENAI_API_KEY" in error["message"]
-    assert error["message"].endswith("the chat keeps 'offline demo'")
+    assert error["message"] == "Set OPENAI_API_KEY to use gpt-4o-mini; still using 'offline demo'"
     assert isinstance(chat.model, DemoModel)
     assert (chat.model_choice, chat.model_name) == ("demo", "offline demo")
     assert (await chat.send("still answered?")).status.type == "complete"
@@ -91,9 +89,35 @@ def test_from_code_the_same_failure_raises_and_changes_nothing(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     rt = gu.Runtime(models=["demo", "openai:gpt-4o-mini"])
-    with pytest.raises(ModelChoiceError, match="could not switch to the model"):
+    with pytest.raises(ModelChoiceError, match="Set OPENAI_API_KEY to use gpt-4o-mini"):
         rt.model = "openai:gpt-4o-mini"
     assert rt.model_choice == "demo"
+
+
+@pytest.mark.parametrize(
+    ("listed", "keys"),
+    [
+        ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ("google-gla:gemini-2.5-flash", "GEMINI_API_KEY or GOOGLE_API_KEY"),
+        ("openai-responses:gpt-5", "OPENAI_API_KEY"),
+    ],
+)
+def test_a_missing_key_is_said_at_once_in_one_line_before_any_sdk_is_tried(
+    monkeypatch: pytest.MonkeyPatch, listed: str, keys: str
+) -> None:
+    for key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+
+    def never(chosen: Any) -> Any:
+        raise AssertionError(f"{chosen!r} was made: the SDK's slow, long error would show")
+
+    monkeypatch.setattr("ipygenui.runtime._model_choices.resolve_model", never)
+    rt = gu.Runtime(models=[ScriptedModel(default="a", name="alpha"), listed])
+    with pytest.raises(ModelChoiceError) as caught:
+        rt.model = listed
+    name = listed.partition(":")[2]
+    assert str(caught.value) == f"Set {keys} to use {name}; still using 'alpha'"
+    assert rt.model.name == "alpha"
 
 
 @pytest.mark.parametrize(

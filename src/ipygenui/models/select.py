@@ -73,6 +73,26 @@ ENV_MODELS: tuple[tuple[tuple[str, ...], str], ...] = (
 """After ``OPENAI_API_KEY``: the model used when one of these keys is set (the
 first found), through :class:`~ipygenui.models.providers.ProviderModel`."""
 
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "openai-responses": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "google-gla": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "groq": ("GROQ_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+}
+"""The environment variables a hosted provider's name needs one of (a
+provider not listed, such as ``ollama:``, needs none)."""
+
+
+def missing_key(name: str) -> tuple[str, ...]:
+    """The keys ``"provider:model"`` needs when none of them is set, else ``()``:
+    known at once, before the provider's SDK is imported."""
+    keys = PROVIDER_KEYS.get(name.partition(":")[0].strip().lower(), ())
+    return () if any(os.environ.get(k) for k in keys) else keys
+
 
 def resolve_model(chosen: Model | str | None) -> Model:
     """``chosen`` itself (a model, or a ``"provider:model"`` name); or, when

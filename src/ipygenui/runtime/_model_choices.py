@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import ModelChoiceError
 from ..models.base import Model
-from ..models.select import DEMO, resolve_model, split_name
+from ..models.select import DEMO, missing_key, resolve_model, split_name
 
 __all__ = ["SAVED_CHOICE", "ModelChoiceError", "ModelChoices", "choice_id"]
 
@@ -104,6 +104,13 @@ class ModelChoices:
         ``ModelChoiceError`` (nothing changed) when it cannot be made: the
         message names the model and the one kept (``current``)."""
         choice = self._choices[key]
+        if choice.built is None and isinstance(choice.source, str):
+            keys = missing_key(choice.source)
+            if keys:  # said at once, in a line (the SDK's own error is long and slow)
+                name, _ = _label(choice.source)
+                kept = getattr(current, "name", None)
+                stays = f"; still using {kept!r}" if isinstance(kept, str) and kept else ""
+                raise ModelChoiceError(f"Set {' or '.join(keys)} to use {name}{stays}")
         if choice.built is None:
             try:
                 choice.built = resolve_model(choice.source)
