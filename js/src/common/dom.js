@@ -64,3 +64,19 @@ export function setData(el, key, value) {
   const text = String(value ?? "");
   if (el.dataset[key] !== text) el.dataset[key] = text;
 }
+
+/**
+ * A one-line field of a card: Enter does `action` (a reason field rejects,
+ * as its button does), and no key reaches the notebook's shortcuts.
+ * @param {HTMLInputElement} input
+ * @param {() => void} action
+ */
+export function enterDoes(input, action) {
+  input.addEventListener("keydown", (event) => {
+    event.stopPropagation();
+    if (event.key === "Enter" && !event.isComposing) {
+      event.preventDefault();
+      action();
+    }
+  });
+}

@@ -4,7 +4,7 @@
 // - a human tool: an input whose text becomes the tool's result.
 // Controls are built once per pending call so typing survives re-renders.
 
-import { h, show } from "../common/dom.js";
+import { enterDoes, h, show } from "../common/dom.js";
 import { escapeInvisibleInJson, fillMarked, findInvisible, invisibleWarning, linesOf } from "./invisible-chars.js";
 import { renderMarkdown } from "../markdown/markdown.js";
 import { toKernel } from "../protocol.js";
@@ -118,7 +118,8 @@ export function createApproval({ toolCallId, toolName, args, argsJson, send, not
       h("button.gu-reject", { type: "button", onclick: () => decide("reject") }, "Reject"),
     ),
   );
-  for (const node of [editor, reason]) node.addEventListener("keydown", (e) => e.stopPropagation());
+  editor.addEventListener("keydown", (e) => e.stopPropagation());
+  enterDoes(reason, () => decide("reject"));
   refreshWarning();
   return { el };
 }

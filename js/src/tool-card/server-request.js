@@ -10,7 +10,7 @@
 //   approval card, since a U+202E makes an address read as another.
 // Every decision goes through the usual messages (approve / reject / tool_result).
 
-import { h } from "../common/dom.js";
+import { enterDoes, h } from "../common/dom.js";
 import { update as renderForm } from "../components/form.js";
 import { toKernel } from "../protocol.js";
 import { findInvisible, invisibleWarning, markInvisibleIn } from "./invisible-chars.js";
@@ -70,8 +70,9 @@ function prompt(args) {
 function sampling(part, args, send) {
   const id = part.tool_call_id;
   const reason = h("input.gu-reject-reason", { type: "text", placeholder: "Reason (optional)", "aria-label": "Reason for declining" });
-  reason.addEventListener("keydown", (e) => e.stopPropagation());
-  const decline = button("gu-reject", "Decline", () => send(toKernel.reject(id, reason.value.trim() || null)));
+  const declineNow = () => send(toKernel.reject(id, reason.value.trim() || null));
+  enterDoes(reason, declineNow);
+  const decline = button("gu-reject", "Decline", declineNow);
   const limit = `at most ${Number(args.max_tokens ?? 0).toLocaleString()} tokens`;
   if ("reply" in args) {
     return h(
