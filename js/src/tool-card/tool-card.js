@@ -23,10 +23,12 @@ import { createToolProgress } from "./progress.js";
  * @param {any} part
  * @param {Iterable<string>} hidden the standard parameters (the kernel's
  *   `standard_params` trait): for the status line, not shown as arguments
+ * @returns {Record<string, unknown>}
  */
 export function displayArgs(part, hidden = []) {
   const args = parsedArgs(part);
   const skip = new Set(hidden);
+  /** @type {Record<string, unknown>} */
   const out = {};
   for (const [k, v] of Object.entries(args ?? {})) if (!skip.has(k)) setOwn(out, k, v);
   return out;
@@ -63,19 +65,36 @@ export function decisionLine(approval) {
  * The one-line status of a call, beside its name: the tool's own status texts
  * when it has them, else how the call stands ("Calling…" while the model
  * writes it, "Running…", "Done", "Failed"), and who decided a gated call.
+ * @param {any} part
+ * @param {{human?: boolean, args?: Record<string, unknown> | null}} [opts] `args`:
+ *   the arguments as shown (the standard parameters left out)
  */
-export function statusLine(part, { human = false } = {}) {
+export function statusLine(part, { human = false, args = null } = {}) {
   const decided = decisionLine(part.approval);
   const withDecision = (text) => (decided && part.approval?.status === "approved" ? `${text} · ${decided}` : text);
+  // The model's status texts describe the arguments it wrote: after an edit
+  // they would name what did not run, so the line names what did.
+  const ran = part.approval?.status === "approved" && part.approval.edited ? argsLine(args ?? {}) : null;
   if (part.has_result) {
     if (part.approval?.status === "rejected") return decided;
     if (part.is_error) return withDecision(errorMessage(part.result) || "Failed");
-    return withDecision(part.completion_status_message || "Done");
+    return withDecision(ran !== null ? `Ran with ${ran}` : part.completion_status_message || "Done");
   }
   if (part.approval?.status === "pending") return "Waiting for your approval";
   if (part.approval?.status === "rejected") return decided;
   if (human && part.args_complete) return "Waiting for your answer";
+  if (ran !== null) return withDecision(`Running with ${ran}`);
   return withDecision(part.status_message || (part.args_complete ? "Running…" : "Calling…"));
+}
+
+const ARGS_LINE_CHARS = 80;
+
+/** Arguments in a line ("city: Bergen, days: 2"), cut at `ARGS_LINE_CHARS`. */
+export function argsLine(args) {
+  const entries = Object.entries(args);
+  if (!entries.length) return "no arguments";
+  const text = entries.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ");
+  return text.length > ARGS_LINE_CHARS ? `${text.slice(0, ARGS_LINE_CHARS - 1)}…` : text;
 }
 
 /** The message of an error result (`{error: "..."}` or a plain string). */
@@ -210,7 +229,8 @@ export function createToolCard(ctx) {
       setData(el, "status", callStatusOf(part));
       const title = part.synthetic ? requestTitle(part, displayArgs(part)) : null;
       setText(name, title ?? (part.component ? part.component : part.tool_name));
-      setText(status, statusLine(part, { human }));
+      const args = displayArgs(part, ctx.standardParams?.() ?? []);
+      setText(status, statusLine(part, { human, args }));
       progress.update(part);
       // A component stands in the thread as itself: no card, no status line
       // (only a waiting approval or a failure still speaks).
@@ -218,7 +238,6 @@ export function createToolCard(ctx) {
       el.classList.toggle("gu-tool-call-ui", isComponentCall);
       const callStatus = callStatusOf(part);
       show(head, !isComponentCall || callStatus === "approval" || (callStatus === "error" && !shownComponent(part)));
-      const args = displayArgs(part, ctx.standardParams?.() ?? []);
       const revision = argsRevision(part);
       component.update(part, args, revision, { streaming });
       latestArgs = args;

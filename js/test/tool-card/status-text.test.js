@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { decisionLine, statusLine } from "../../src/tool-card/tool-card.js";
+import { describe, expect, it, vi } from "vitest";
+import { argsLine, createToolCard, decisionLine, statusLine } from "../../src/tool-card/tool-card.js";
 import { activityName, liveActivity, phaseText } from "../../src/widget.js";
 
 const running = (parts) => [{ id: "a", role: "assistant", status: { type: "running" }, parts }];
@@ -90,5 +90,36 @@ describe("the always-allow grants", () => {
     v.renderNow();
     expect(row.hidden).toBe(true);
     v.destroy();
+  });
+
+  it("names the arguments that ran once the user edited them, not the model's texts for its own", () => {
+    const card = createToolCard({ send: vi.fn(), notify: vi.fn(), isHuman: () => false, standardParams: () => ["status", "completion"] });
+    const weather = (extra) => ({
+      type: "tool-call",
+      tool_call_id: "w1",
+      tool_name: "get_weather",
+      args_complete: true,
+      args: { city: "Bergen", status: "looking up the weather in Oslo", completion: "looked up the weather in Oslo" },
+      status_message: "looking up the weather in Oslo",
+      completion_status_message: "looked up the weather in Oslo",
+      approval: { status: "approved", decided_by: "user", edited: true },
+      ...extra,
+    });
+    const line = () => card.el.querySelector(".gu-tool-status")?.textContent;
+    card.update(weather({}), { canAct: true });
+    expect(line()).toBe("Running with city: Bergen · Approved by you, edited");
+    card.update(weather({ has_result: true, result: { city: "Bergen" } }), { canAct: true });
+    expect(line()).toBe("Ran with city: Bergen · Approved by you, edited");
+    // approved as written: the model's own texts are right
+    card.update(weather({ has_result: true, result: {}, approval: { status: "approved", decided_by: "user" } }), { canAct: true });
+    expect(line()).toBe("looked up the weather in Oslo · Approved by you");
+  });
+
+  it("writes arguments in one bounded line", () => {
+    expect(argsLine({})).toBe("no arguments");
+    expect(argsLine({ city: "Bergen", days: 2, units: ["c"] })).toBe('city: Bergen, days: 2, units: ["c"]');
+    const long = argsLine({ text: "x".repeat(500) });
+    expect(long.length).toBe(80);
+    expect(long.endsWith("…")).toBe(true);
   });
 });
