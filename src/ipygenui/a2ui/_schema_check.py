@@ -23,6 +23,7 @@ import functools
 import json
 import numbers
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
@@ -580,6 +581,11 @@ def _items(check: Check) -> Check:
 # --- what _validate.py asks for -------------------------------------------------------
 
 
+_COMPILING = threading.Lock()
+"""Held while a check compiles: its stand-ins for recursive ``$ref`` are
+filled only when the compile ends, so no other thread may call them before."""
+
+
 @functools.cache
 def _compiler() -> _Compiler:
     return _Compiler(_Schemas())
@@ -588,9 +594,10 @@ def _compiler() -> _Compiler:
 def schema_check(uri: str, pointer: str = "") -> Check:
     """The compiled check of the shipped schema at ``uri`` (a file's ``$id``,
     or its name when it has none) and JSON Pointer ``pointer``."""
-    compiler = _compiler()
-    schema, where = compiler.schemas.resolve(uri, "#" + pointer)
-    return compiler.check(schema, where)
+    with _COMPILING:
+        compiler = _compiler()
+        schema, where = compiler.schemas.resolve(uri, "#" + pointer)
+        return compiler.check(schema, where)
 
 
 @functools.cache
