@@ -23,7 +23,15 @@ import ipygenui
 from a2ui_helpers import form_messages
 from ipygenui.a2ui import A2UIError, _validate, catalog_names, check_message
 from ipygenui.a2ui._schema_check import message_check
-from ipygenui.a2ui._validate import _kind, _load, _validators, message_version
+from ipygenui.a2ui._validate import (
+    MAX_PROBLEMS,
+    _best,
+    _kind,
+    _load,
+    _validators,
+    _where,
+    message_version,
+)
 from ipygenui.models._demo_a2ui import A2UI_FORM
 
 TESTS = Path(__file__).parents[1]
@@ -250,6 +258,46 @@ def test_a_valid_message_never_asks_jsonschema_and_a_broken_one_gets_its_errors(
     with pytest.raises(A2UIError, match=r"invalid A2UI v0\.9 message: at /updateComponents"):
         check_message(broken)
     assert calls == [1]
+
+
+class _Seen:
+    """Stands in for a jsonschema validator, noting how many components it was given."""
+
+    def __init__(self, real: Any, key: str) -> None:
+        self.real, self.key = real, key
+        self.sizes: list[int] = []
+
+    def iter_errors(self, message: Any) -> Any:
+        self.sizes.append(len(message[self.key]["components"]))
+        return self.real.iter_errors(message)
+
+
+@pytest.mark.parametrize("version", ["v0.8", "v0.9"])
+def test_a_broken_long_list_gets_the_whole_lists_errors_from_a_few_components(
+    version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "updateComponents" if version == "v0.9" else "surfaceUpdate"
+    message = max((m for m in BY_VERSION[version] if key in m), key=lambda m: len(json.dumps(m)))
+    message = copy.deepcopy(message)
+    components = message[key]["components"]
+    components *= -(-40 // len(components))  # 40 or more, the same ones again
+    components[:] = [{**c, "id": f"c{i}"} for i, c in enumerate(components)]
+    for i in (3, 11, 12, 20, 27, 33, 39):
+        components[i]["bogus"] = i
+    components[30] = "not a component"
+    message[key]["extra"] = True  # and one error outside the list
+    validators = _validators()
+    assert validators is not None
+    kind = _kind(message, version)
+    whole = sorted(validators[kind].iter_errors(message), key=lambda e: list(e.path))
+    expected = "; ".join(f"{_where(e)}{_best(e, validators)}" for e in whole[:MAX_PROBLEMS])
+    seen = _Seen(validators[kind], key)
+    monkeypatch.setitem(validators, kind, seen)
+    with pytest.raises(A2UIError) as raised:
+        check_message(message)
+    assert str(raised.value) == f"invalid A2UI {version} message: {expected}"
+    assert "components/3:" in expected and "components/20:" in expected
+    assert seen.sizes == [MAX_PROBLEMS]
 
 
 def test_without_jsonschema_the_error_says_which_component(

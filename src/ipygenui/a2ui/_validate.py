@@ -186,8 +186,7 @@ def _basic_envelope(message: Mapping[str, Any], version: str) -> list[str]:
 
 
 def _where(error: Any) -> str:
-    path = "/".join(str(p) for p in error.absolute_path)
-    return f"at /{path}: " if path else ""
+    return _at(list(error.absolute_path))
 
 
 def _kind(message: Mapping[str, Any], version: str) -> str:
@@ -209,11 +208,47 @@ def check_message(message: Any) -> str:
     if validators is None:
         problems = _basic_envelope(message, version) or [_where_invalid(message, version)]
     else:
-        errors = sorted(validators[kind].iter_errors(message), key=lambda e: list(e.path))
-        problems = [f"{_where(e)}{_best(e, validators)}" for e in errors[:MAX_PROBLEMS]]
+        problems = _schema_problems(message, version, kind, validators)
     if problems:
         raise A2UIError(f"invalid A2UI {version} message: " + "; ".join(problems))
     return version
+
+
+def _schema_problems(
+    message: Mapping[str, Any], version: str, kind: str, validators: Mapping[str, Any]
+) -> list[str]:
+    """jsonschema's first errors, sorted by where they are.
+
+    A components list is given to it cut to its first failing components
+    (the compiled check finds them): a valid component has no error, and a
+    later failing one's errors sort after the first ``MAX_PROBLEMS``, so the
+    errors shown are the whole message's, at a few components' cost (each
+    costs jsonschema all of ``anyComponent``'s branches). Their indexes are
+    the message's again.
+    """
+    key = "updateComponents" if version == "v0.9" else "surfaceUpdate"
+    body = message.get(key)
+    # only dicts are cut: the copies are dicts, and a Mapping is no JSON object to jsonschema
+    components = body.get("components") if isinstance(body, dict) else None
+    kept: list[int] = []
+    if kind in (key, "v0.8") and isinstance(message, dict) and isinstance(components, list):
+        assert isinstance(body, dict)
+        check = component_check(version)
+        kept = [i for i, c in enumerate(components) if not check(c)][:MAX_PROBLEMS]
+        kept = (kept or [0]) if components else []  # one kept, so minItems stays as it was
+        message = {**message, key: {**body, "components": [components[i] for i in kept]}}
+    found = []
+    for error in validators[kind].iter_errors(message):
+        path = list(error.absolute_path)
+        if kept and path[:2] == [key, "components"] and len(path) > 2:
+            path[2] = kept[path[2]]
+        found.append((path, error))
+    found.sort(key=lambda f: f[0])
+    return [f"{_at(path)}{_best(error, validators)}" for path, error in found[:MAX_PROBLEMS]]
+
+
+def _at(path: list[Any]) -> str:
+    return f"at /{'/'.join(str(p) for p in path)}: " if path else ""
 
 
 def _where_invalid(message: Mapping[str, Any], version: str) -> str:
