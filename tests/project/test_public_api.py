@@ -250,6 +250,7 @@ INTERNAL_ERRORS = {
     "InvalidHistory": "the history checker's assertion, for tests",
     "PartialJSONError": "caught by the argument parser, the card shows the raw text",
     "Refused": "an AG-UI HTTP request refused with its status",
+    "SchemaCompileError": "a shipped A2UI schema the compiler cannot check: met by its tests",
     "SchemaProblem": "raised again as ToolDefinitionError",
     "StateLimitError": "raised again as ModelError",
     "UnsafeFileError": "an attachment file left out with a notice on its part",

@@ -6,11 +6,13 @@ Two message shapes are accepted, as the spec defines them: v0.8
 ``updateComponents`` / ``updateDataModel`` / ``deleteSurface``).
 
 Components outside the basic catalog are refused first, with a message that
-names them and lists the catalog, so a model can fix its call. The full
-schema check runs on ``jsonschema`` (installed with the ``a2ui`` or ``mcp``
-extra); without it the envelope and the catalog are still checked. The
-schemas are ours (never a peer's), so their ``$ref`` resolve only among the
-shipped files and nothing is fetched.
+names them and lists the catalog, so a model can fix its call. The schema
+check itself is ``_schema_check.py``'s, the schemas compiled to Python (no
+dependency, linear in the message). Only a message it finds invalid imports
+``jsonschema`` (installed with the ``a2ui`` or ``mcp`` extra), to name what
+is wrong; without it the error says where. The schemas are ours (never a
+peer's), so their ``$ref`` resolve only among the shipped files and nothing
+is fetched.
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
 from .._internal.json_depth import value_depth
 from ..errors import A2UIError
+from ._schema_check import component_check, load_schema, message_check
 
 __all__ = [
     "BASIC_CATALOG_IDS",
@@ -75,19 +77,7 @@ MAX_MESSAGE_DEPTH = MAX_DATA_DEPTH + 8
 """Levels one message may nest (its data model's, plus the envelope around it):
 a deeper one is refused before the schema check walks it."""
 
-_ENVELOPE = "updateComponents, components unchecked"
-"""The validators' key for the ``updateComponents`` message without its components."""
-
-
-def _load(name: str) -> dict[str, Any]:
-    text = (
-        resources.files(__package__ or "ipygenui.a2ui")
-        .joinpath("schemas")
-        .joinpath(name)
-        .read_text("utf-8")
-    )
-    data: dict[str, Any] = json.loads(text)
-    return data
+_load = load_schema
 
 
 @functools.cache
@@ -154,7 +144,7 @@ def _validators() -> dict[str, Any] | None:
     try:
         import jsonschema
         from referencing import Registry, Resource
-    except ImportError:  # the envelope and the catalog are still checked
+    except ImportError:  # the compiled check still decides; its errors say less
         return None
     base = "https://a2ui.org/specification/v0_9/"
     catalog = _load("v0_9/basic_catalog.json")
@@ -177,49 +167,11 @@ def _validators() -> dict[str, Any] | None:
         for kind in V09_KINDS
     }
     validators["v0.8"] = jsonschema.Draft202012Validator(v08, registry=registry)
-    # The same message with its components left unchecked: with each component
-    # checked against its own definition, the verdict of the full schema for a
-    # fraction of its cost (see _passes_by_parts).
-    unchecked = {"$schema": catalog["$schema"], "$defs": {"anyComponent": True}}
-    validators[_ENVELOPE] = jsonschema.Draft202012Validator(
-        {"$ref": f"{v09['$id']}#/$defs/UpdateComponentsMessage"},
-        registry=registry.with_resource(base + "catalog.json", Resource.from_contents(unchecked)),
-    )
     for name in catalog_names("v0.9"):  # one component's own errors, not anyComponent's oneOf
         validators[name] = jsonschema.Draft202012Validator(
             {"$ref": f"{catalog['$id']}#/components/{name}"}, registry=registry
         )
     return validators
-
-
-@functools.cache
-def _dispatched_names() -> frozenset[str]:
-    """The components ``anyComponent`` chooses among (``#/components/<name>``)."""
-    any_component = _load("v0_9/basic_catalog.json")["$defs"]["anyComponent"]
-    return frozenset(branch["$ref"].rsplit("/", 1)[-1] for branch in any_component["oneOf"])
-
-
-def _passes_by_parts(message: Mapping[str, Any], validators: Mapping[str, Any]) -> bool:
-    """Whether a v0.9 ``updateComponents`` message is valid, checked as its
-    envelope plus each component against the one definition its
-    ``"component"`` names.
-
-    Each ``anyComponent`` branch pins ``"component"`` to its own name, so its
-    ``oneOf`` holds exactly when that branch does; checking all fifteen
-    branches of every component is most of the full check's cost. Only a
-    pass is trusted: anything else goes through the full check for its errors.
-    """
-    body = message.get("updateComponents")
-    components = body.get("components") if isinstance(body, Mapping) else None
-    if not isinstance(components, list) or not validators[_ENVELOPE].is_valid(message):
-        return False
-    for component in components:
-        name = component.get("component") if isinstance(component, Mapping) else None
-        if not isinstance(name, str) or name not in _dispatched_names():
-            return False
-        if not validators[name].is_valid(component):
-            return False
-    return True
 
 
 def _basic_envelope(message: Mapping[str, Any], version: str) -> list[str]:
@@ -234,27 +186,82 @@ def _basic_envelope(message: Mapping[str, Any], version: str) -> list[str]:
 
 
 def _where(error: Any) -> str:
-    path = "/".join(str(p) for p in error.absolute_path)
-    return f"at /{path}: " if path else ""
+    return _at(list(error.absolute_path))
+
+
+def _kind(message: Mapping[str, Any], version: str) -> str:
+    """The schema a message is checked against: v0.8's whole, or a v0.9
+    kind's own definition (so an error names what is wrong with it)."""
+    if version == "v0.8":
+        return "v0.8"
+    return next((k for k in V09_KINDS if k in message), "createSurface")
 
 
 def check_message(message: Any) -> str:
     """Check one A2UI message; return its version or raise :class:`A2UIError`."""
     version = message_version(message)
     _check_catalog(message, version)
+    kind = _kind(message, version)
+    if message_check(kind)(message):
+        return version
     validators = _validators()
     if validators is None:
-        problems = _basic_envelope(message, version)
+        problems = _basic_envelope(message, version) or [_where_invalid(message, version)]
     else:
-        kind = next((k for k in V09_KINDS if k in message), "") if version == "v0.9" else "v0.8"
-        if kind == "updateComponents" and _passes_by_parts(message, validators):
-            return version
-        validator = validators.get(kind) or validators["createSurface"]
-        errors = sorted(validator.iter_errors(message), key=lambda e: list(e.path))
-        problems = [f"{_where(e)}{_best(e, validators)}" for e in errors[:MAX_PROBLEMS]]
+        problems = _schema_problems(message, version, kind, validators)
     if problems:
         raise A2UIError(f"invalid A2UI {version} message: " + "; ".join(problems))
     return version
+
+
+def _schema_problems(
+    message: Mapping[str, Any], version: str, kind: str, validators: Mapping[str, Any]
+) -> list[str]:
+    """jsonschema's first errors, sorted by where they are.
+
+    A components list is given to it cut to its first failing components
+    (the compiled check finds them): a valid component has no error, and a
+    later failing one's errors sort after the first ``MAX_PROBLEMS``, so the
+    errors shown are the whole message's, at a few components' cost (each
+    costs jsonschema all of ``anyComponent``'s branches). Their indexes are
+    the message's again.
+    """
+    key = "updateComponents" if version == "v0.9" else "surfaceUpdate"
+    body = message.get(key)
+    # only dicts are cut: the copies are dicts, and a Mapping is no JSON object to jsonschema
+    components = body.get("components") if isinstance(body, dict) else None
+    kept: list[int] = []
+    if kind in (key, "v0.8") and isinstance(message, dict) and isinstance(components, list):
+        assert isinstance(body, dict)
+        check = component_check(version)
+        kept = [i for i, c in enumerate(components) if not check(c)][:MAX_PROBLEMS]
+        kept = (kept or [0]) if components else []  # one kept, so minItems stays as it was
+        message = {**message, key: {**body, "components": [components[i] for i in kept]}}
+    found = []
+    for error in validators[kind].iter_errors(message):
+        path = list(error.absolute_path)
+        if kept and path[:2] == [key, "components"] and len(path) > 2:
+            path[2] = kept[path[2]]
+        found.append((path, error))
+    found.sort(key=lambda f: f[0])
+    return [f"{_at(path)}{_best(error, validators)}" for path, error in found[:MAX_PROBLEMS]]
+
+
+def _at(path: list[Any]) -> str:
+    return f"at /{'/'.join(str(p) for p in path)}: " if path else ""
+
+
+def _where_invalid(message: Mapping[str, Any], version: str) -> str:
+    """Without ``jsonschema``: the first component that fails, else the message."""
+    key = "updateComponents" if version == "v0.9" else "surfaceUpdate"
+    body = message.get(key)
+    components = body.get("components") if isinstance(body, Mapping) else None
+    why = "(install the a2ui extra for the reason)"
+    for i, component in enumerate(components if isinstance(components, list) else ()):
+        if not component_check(version)(component):
+            name = _component_name(component, version) or "component"
+            return f"at /{key}/components/{i}: this {name} does not match its schema {why}"
+    return f"the message does not match the {version} schema {why}"
 
 
 def _best(error: Any, validators: Mapping[str, Any]) -> str:
