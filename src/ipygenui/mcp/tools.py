@@ -73,6 +73,7 @@ from ._connection import (
     Worker,
     connection_lost,
     describe_error,
+    sign_in_failed,
 )
 from ._features import (
     READ_RESOURCE,
@@ -87,9 +88,11 @@ from ._features import (
     roots_callback,
     task_refusal,
 )
+from ._oauth import unauthorized_text
 from ._requests import RequestBridge
 from ._results import result_value
 from ._server_name import command_text, server_hash, server_name
+from .oauth import MCPOAuth
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
@@ -117,6 +120,9 @@ most this many tokens of the chat's model's answer, whatever it asks."""
 MCPRoots = bool | Sequence[str | os.PathLike[str]] | None
 """The folders a server hears of (``roots/list``): none by default, ``True``
 for the notebook's folder, or a list of folders."""
+
+SIGN_IN_SECONDS = 600.0
+"""What a start waits, beyond ``startup_timeout``, for a person to sign in."""
 
 _READS = "\0read_resource"
 """The read-resource tool's key among the calls (no server tool is named so)."""
@@ -266,13 +272,23 @@ class MCPTools:
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
         roots: MCPRoots = None,
         sampling_max_tokens: int = SAMPLING_MAX_TOKENS,
+        auth: MCPOAuth | None = None,
     ) -> MCPTools:
-        """A server at ``url`` over streamable HTTP; ``headers`` go with every request."""
+        """A server at ``url`` over streamable HTTP; ``headers`` go with every request.
+
+        ``auth=gu.MCPOAuth(...)`` signs in with OAuth 2.1 (the MCP SDK's
+        client): a person in a browser (``MCPOAuth(redirect)``), a program
+        (``MCPOAuth.client_credentials(...)``) or an enterprise identity
+        (``MCPOAuth.identity_assertion(...)``). The tokens are kept outside the
+        notebook, refreshed without asking; ``sign_out()`` forgets them.
+        """
         _require_mcp()
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise TypeError(f"MCPTools.http(url=...) must be an http(s) URL, got {url!r}")
+        if auth is not None and not isinstance(auth, MCPOAuth):
+            raise TypeError(f"MCPTools.http(auth=...) must be a gu.MCPOAuth, got {auth!r}")
         return cls(
-            HTTP(url, headers),
+            HTTP(url, headers, auth),
             requires_approval=requires_approval,
             trust_annotations=trust_annotations,
             prefix=prefix,
@@ -325,7 +341,7 @@ class MCPTools:
         connection = Connection(self._transport, self._session_options())
         self._connection = connection
         try:
-            listed = await connection.ready(self.startup_timeout)
+            listed = await connection.ready(self._start_wait)
             session = connection.session
             if session is not None and not restarting:
                 self._offers_resources, self.starters = await asyncio.wait_for(
@@ -337,12 +353,39 @@ class MCPTools:
             self._connection = None
             await connection.close()
             verb = "could not be restarted" if restarting else "failed to start"
+            refused = self._transport.refused if isinstance(self._transport, HTTP) else None
+            if refused is not None:  # a 401 with no auth=: say so, not "an error response"
+                said = await unauthorized_text(self._transport.describe(), *refused)
+                raise MCPConnectionError(self._failure(said)) from None
+            if sign_in_failed(exc):
+                verb = "could not sign in"
             why = (
                 "it closed the connection before answering (did the process exit?)"
                 if connection_lost(exc)
                 else describe_error(exc)
             )
             raise MCPConnectionError(self._failure(f"{verb}: {why}")) from None
+
+    @property
+    def _start_wait(self) -> float:
+        """How long a start may take: a person signing in gets ``SIGN_IN_SECONDS`` more."""
+        transport = self._transport
+        person = isinstance(transport, HTTP) and transport.auth is not None
+        if person and transport.auth.grant == "authorization_code":  # type: ignore[union-attr]
+            return self.startup_timeout + SIGN_IN_SECONDS
+        return self.startup_timeout
+
+    def sign_out(self) -> bool:
+        """Forget this server's OAuth tokens (their file and the connection's
+        memory of them) and close the connection: the next call signs in
+        again. Whether there were tokens kept to forget."""
+        transport = self._transport
+        if not isinstance(transport, HTTP) or transport.auth is None:
+            return False
+        worker = self._worker
+        if worker is not None and self._connection is not None:
+            worker.run(self._close_connection(), 15)
+        return transport.forget_sign_in()
 
     def _session_options(self) -> dict[str, Any]:
         """The session's callbacks: what this client advertises and answers."""
@@ -388,7 +431,7 @@ class MCPTools:
             return list(self._tools)
         if self._listed is None:
             worker = self._ensure_worker()
-            self._listed = worker.run(self._start(), self.startup_timeout + 15)
+            self._listed = worker.run(self._start(), self._start_wait + 15)
         self._tools = self._make_tools(self._listed)
         return list(self._tools)
 
@@ -502,7 +545,7 @@ class MCPTools:
         had = self._requests.answers
         self._requests.requests = requests
         if not had and self._connection is not None and self._worker is not None:
-            self._listed = self._worker.run(self._start(), self.startup_timeout + 15)
+            self._listed = self._worker.run(self._start(), self._start_wait + 15)
 
     def _caller(self, name: str) -> Callable[[dict[str, Any]], Any]:
         async def call(arguments: dict[str, Any]) -> Any:
