@@ -60,7 +60,7 @@ SCENARIOS = [
     "auth/client-credentials-basic",
     "auth/cross-app-access-complete-flow",
 ]
-"""The client scenarios of the pinned suite (0.1.16), as ``conformance list --client`` lists them."""
+"""The client scenarios of the pinned suite (0.1.16), as ``conformance list --client`` says."""
 
 EXPECTED_FAILURES = {
     "auth/2025-03-26-oauth-metadata-backcompat": (
@@ -104,8 +104,19 @@ def _run(scenario: str, out: Path) -> tuple[list[dict[str, Any]], Path]:
     command = shlex.join([sys.executable, str(CLIENT)])
     env = {**os.environ, "PYTHONPATH": str(SRC), "IPYGENUI_MCP_TOKENS": str(tokens)}
     done = subprocess.run(
-        [str(NODE), str(CONFORMANCE), "client", "--command", command, "--scenario", scenario]
-        + ["--timeout", "90000", "-o", str(out / "results")],
+        [
+            str(NODE),
+            str(CONFORMANCE),
+            "client",
+            "--command",
+            command,
+            "--scenario",
+            scenario,
+            "--timeout",
+            "90000",
+            "-o",
+            str(out / "results"),
+        ],
         capture_output=True,
         text=True,
         timeout=150,

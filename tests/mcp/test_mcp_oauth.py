@@ -165,7 +165,7 @@ def test_the_grants() -> None:
         "app", "s", issuer="https://auth.example", assertion=lambda audience, resource: "jag"
     )
     assert enterprise.grant == "identity_assertion" and enterprise.issuer == "https://auth.example"
-    with pytest.raises(TypeError, match="gu.MCPOAuth"):
+    with pytest.raises(TypeError, match=r"gu\.MCPOAuth"):
         gu.MCPTools.http(SERVER, auth={"client_id": "a"})  # type: ignore[arg-type]
 
 
