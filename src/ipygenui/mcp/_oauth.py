@@ -163,7 +163,8 @@ def _authorization_code(oauth: MCPOAuth, server_url: str, store: TokenFile) -> h
         redirect_uris=redirect_uris,
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
-        token_endpoint_auth_method=oauth.token_endpoint_auth_method if oauth.client_id else None,  # type: ignore[arg-type]
+        # registering: the authorization server says how (its answer is what the SDK uses)
+        token_endpoint_auth_method=oauth.token_endpoint_auth_method if oauth.client_id else None,
     )
     registered = None
     if oauth.client_id is not None:  # a client registered beforehand: never written to the file
