@@ -51,6 +51,9 @@ def test_a_token_folder_inside_the_notebooks_folder_is_refused(monkeypatch, tmp_
     with pytest.raises(ValueError, match="inside the notebook's folder"):
         gu.MCPOAuth(token_dir=".")
     assert gu.MCPOAuth(token_dir=tmp_path.parent / "other").token_dir == tmp_path.parent / "other"
+    # a hidden folder (the data folder under a home folder Jupyter started in) is not shown
+    hidden = tmp_path / ".local/share/ipygenui/mcp-tokens"
+    assert gu.MCPOAuth(token_dir=hidden).token_dir == hidden
 
 
 async def test_the_tokens_are_kept_in_a_file_only_the_user_reads(tmp_path: Path) -> None:

@@ -241,12 +241,14 @@ def _is_metadata_url(url: str) -> bool:
 
 
 def _check_token_dir(token_dir: str | os.PathLike[str] | None) -> Path | None:
-    """A folder of the user's choosing, but not the notebook's (nor one inside it)."""
+    """A folder of the user's choosing, but not the notebook's (nor one shown
+    inside it: a hidden one, such as ``~/.local`` under a home folder, is fine)."""
     if token_dir is None:
         return None
     folder = Path(token_dir).expanduser().resolve()
     here = Path.cwd().resolve()
-    if folder == here or here in folder.parents:
+    inside = folder == here or here in folder.parents
+    if inside and not any(part.startswith(".") for part in folder.relative_to(here).parts):
         raise ValueError(
             f"MCPOAuth(token_dir={str(token_dir)!r}) is inside the notebook's folder, where a "
             "token could be committed or shared: choose a folder outside it (the default is "
