@@ -202,6 +202,8 @@ class MCPTools:
         oversized schema, an oversized description)."""
         self.restarts = 0
         """How many times the server was restarted after it died."""
+        self._signed_out = False
+        """``sign_out()`` closed the connection: the next call opens one, quietly."""
         self._requests = RequestBridge(self._card_server, sampling_max_tokens)
         """The chat answering the server's sampling and elicitation requests."""
         self._apps: dict[str, tuple[AppTool, bool]] = {}
@@ -385,6 +387,7 @@ class MCPTools:
         worker = self._worker
         if worker is not None and self._connection is not None:
             worker.run(self._close_connection(), 15)
+            self._signed_out = True
         return transport.forget_sign_in()
 
     def _session_options(self) -> dict[str, Any]:
@@ -631,8 +634,11 @@ class MCPTools:
                 return  # restarted by a call that found it dead first
             if self._closed:
                 raise ToolError({"error": f"the MCP server {self.server} was closed"})
-            logger.warning("MCP server %s %s: restarting it", self.server, why)
-            self.restarts += 1
+            if self._signed_out:  # closed on purpose: this call signs in again, no restart
+                self._signed_out = False
+            else:
+                logger.warning("MCP server %s %s: restarting it", self.server, why)
+                self.restarts += 1
             try:
                 await self._start(restarting=True)
             except MCPConnectionError as exc:
