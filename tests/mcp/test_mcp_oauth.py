@@ -168,6 +168,10 @@ def test_the_grants() -> None:
         "app", "s", issuer="https://auth.example", assertion=lambda audience, resource: "jag"
     )
     assert enterprise.grant == "identity_assertion" and enterprise.issuer == "https://auth.example"
+    # a person signing in gets ten minutes more to start; a program does not
+    person = gu.MCPTools.http(SERVER, auth=gu.MCPOAuth(), startup_timeout=5)
+    program = gu.MCPTools.http(SERVER, auth=keyed, startup_timeout=5)
+    assert (person._start_wait, program._start_wait) == (605, 5)
     with pytest.raises(TypeError, match=r"gu\.MCPOAuth"):
         gu.MCPTools.http(SERVER, auth={"client_id": "a"})  # type: ignore[arg-type]
 

@@ -371,9 +371,8 @@ class MCPTools:
     @property
     def _start_wait(self) -> float:
         """How long a start may take: a person signing in gets ``SIGN_IN_SECONDS`` more."""
-        transport = self._transport
-        person = isinstance(transport, HTTP) and transport.auth is not None
-        if person and transport.auth.grant == "authorization_code":  # type: ignore[union-attr]
+        auth = self._transport.auth if isinstance(self._transport, HTTP) else None
+        if auth is not None and auth.grant == "authorization_code":
             return self.startup_timeout + SIGN_IN_SECONDS
         return self.startup_timeout
 
