@@ -41,10 +41,12 @@ js/node_modules/.package-lock.json: js/package.json js/package-lock.json
 	@echo "Installing the widget's JS dependencies with npm ci (about 20 s)..."
 	cd js && npm ci --no-audit --no-fund
 
-# The reference peers the tests run against: the official AG-UI client and
-# the MCP reference server (tests/peers/package.json).
+# The reference peers the tests run against: the official AG-UI client, the
+# MCP reference server and the MCP conformance suite, with the Node >= 22 the
+# suite needs as an npm package (tests/peers/package.json; the system's Node
+# is left alone).
 tests/peers/node_modules/.package-lock.json: tests/peers/package.json tests/peers/package-lock.json
-	@echo "Installing the test peers (@ag-ui/client, MCP server-everything) with npm ci (about 10 s)..."
+	@echo "Installing the test peers (@ag-ui/client, MCP server-everything, MCP conformance, Node 24) with npm ci (about 30 s)..."
 	cd tests/peers && npm ci --no-audit --no-fund
 
 peers: tests/peers/node_modules/.package-lock.json

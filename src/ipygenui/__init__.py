@@ -59,6 +59,7 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "tools.code": ("python_tool",),
         "tools.data": ("data_tools",),
         "mcp.tools": ("MCPTools",),
+        "mcp.oauth": ("MCPOAuth",),
     },
     "components": {
         "components.component": ("Component",),
@@ -217,6 +218,7 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .data import DataRef as DataRef
     from .data import DataStore as DataStore
     from .errors import ToolError as ToolError
+    from .mcp.oauth import MCPOAuth as MCPOAuth
     from .mcp.tools import MCPTools as MCPTools
     from .messages import Message as Message
     from .messages import Thread as Thread

@@ -17,6 +17,7 @@ __all__ = [
     "BranchError",
     "DecisionError",
     "MCPConnectionError",
+    "MCPSignInError",
     "ModelChoiceError",
     "ModelError",
     "PersistenceConflictError",
@@ -120,6 +121,12 @@ class UnknownReference(KeyError):
 class MCPConnectionError(RuntimeError):
     """An MCP server could not be started, reached or listed; the text says
     which server and why (with a stdio server's stderr tail)."""
+
+
+class MCPSignInError(RuntimeError):
+    """The sign-in to an MCP server could not go on (no ``redirect`` to show
+    the sign-in page to, an error sent back by the authorization server); the
+    text says why. A failed start reports it as an ``MCPConnectionError``."""
 
 
 class A2UIError(ValueError):

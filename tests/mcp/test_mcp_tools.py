@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import ipygenui as gu
+from ipygenui.mcp._oauth import token_store
 from ipygenui.messages import Complete, RequiresAction
 from ipygenui.testing import ScriptedModel
 from mcp_asking import card, until
@@ -278,6 +279,27 @@ async def test_http_server_tools_run_with_approval(files, http_server) -> None:
     assert_valid(model)
     runtime.close()
     assert not mcp.connected
+
+
+async def test_signing_out_forgets_the_tokens_and_the_next_call_connects_again(
+    files, http_server, tmp_path, caplog
+) -> None:
+    from mcp.shared.auth import OAuthToken
+
+    # the test server asks for no sign-in: the SDK's auth passes its requests through
+    oauth = gu.MCPOAuth(token_dir=tmp_path / "tokens")
+    mcp = gu.MCPTools.http(http_server, auth=oauth, trust_annotations=True)
+    files.opened.append(mcp)
+    await mcp.connect()
+    kept = token_store(oauth, http_server)
+    await kept.set_tokens(OAuthToken(access_token="kept"))
+    assert mcp.sign_out() is True
+    assert not kept.path.exists() and not mcp.connected
+    runtime, _ = mcp_runtime(mcp, [call("lookup", {"key": "h"}, id="c1")])
+    message = await runtime.send("again")
+    assert message.tool_calls[0].result == {"result": "value of h"}
+    assert mcp.restarts == 0 and "restarting it" not in caplog.text
+    runtime.close()
 
 
 # --- the notebook's demo server ---------------------------------------------------------

@@ -10,6 +10,10 @@
   log lines and progress for the calls' cards, prompts as starters,
   ``read_resource`` for the resources its tools link to; a task-only tool
   left out.
+- ``oauth.py``: ``MCPOAuth``, how to sign in to a server over HTTP;
+  ``_oauth.py`` wires it to the SDK's OAuth clients, ``_token_store.py``
+  keeps the tokens (a file per server only the user reads, outside the
+  notebook's folder).
 - ``_apps.py``: MCP Apps: the extension advertised, an app tool's ``ui://``
   resource read once and shown to the user only, ``visibility``, and an
   app's own requests checked before they reach the server.
@@ -21,6 +25,15 @@ top-level ``mcp``, and their own siblings relatively.
 
 from __future__ import annotations
 
+from .oauth import MCPAssertion, MCPOAuth, MCPRedirect
 from .tools import MCPApproval, MCPConnectionError, MCPTools, MCPTrust
 
-__all__ = ["MCPApproval", "MCPConnectionError", "MCPTools", "MCPTrust"]
+__all__ = [
+    "MCPApproval",
+    "MCPAssertion",
+    "MCPConnectionError",
+    "MCPOAuth",
+    "MCPRedirect",
+    "MCPTools",
+    "MCPTrust",
+]

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.types import Tool as MCPTool
 
+    from .oauth import MCPOAuth
+
 __all__ = [
     "HTTP",
     "Connection",
@@ -34,6 +36,7 @@ __all__ = [
     "connection_lost",
     "describe_error",
     "first_error",
+    "sign_in_failed",
 ]
 
 STDERR_LINES = 20
@@ -52,6 +55,15 @@ def describe_error(exc: BaseException) -> str:
     exc = first_error(exc)
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def sign_in_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the first error inside it) is an OAuth sign-in's failing."""
+    from mcp.client.auth import OAuthFlowError
+
+    from ..errors import MCPSignInError
+
+    return isinstance(first_error(exc), OAuthFlowError | MCPSignInError)
 
 
 def connection_lost(exc: BaseException) -> bool:
@@ -127,25 +139,54 @@ class Stdio:
 
 
 class HTTP:
-    """A server reached over the MCP streamable-HTTP transport."""
+    """A server reached over the MCP streamable-HTTP transport; with ``auth``,
+    signed in by the SDK's OAuth client (``_oauth.py``)."""
 
-    def __init__(self, url: str, headers: Mapping[str, str] | None) -> None:
+    def __init__(
+        self, url: str, headers: Mapping[str, str] | None, auth: MCPOAuth | None = None
+    ) -> None:
         self.url = url
         self.headers = dict(headers) if headers is not None else None
+        self.auth = auth
+        self._provider: Any = None
+        """The SDK's auth, kept across restarts (what it discovered stays known)."""
+        self.refused: tuple[int, str | None] | None = None
+        """The last 401 the server answered without ``auth`` (status, WWW-Authenticate)."""
 
     def describe(self) -> str:
         return self.url
+
+    def forget_sign_in(self) -> bool:
+        """Forget the tokens (their file and the SDK's memory of them); whether
+        a file was there."""
+        if self.auth is None:
+            return False
+        from ._oauth import token_store
+
+        self._provider = None
+        return token_store(self.auth, self.url).forget()
 
     @contextlib.asynccontextmanager
     async def open(self) -> AsyncIterator[Any]:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
+        if self.auth is not None and self._provider is None:
+            from ._oauth import auth_provider
+
+            self._provider = auth_provider(self.auth, self.url)
+        self.refused = None
         async with (
-            create_mcp_http_client(headers=self.headers) as client,
+            create_mcp_http_client(headers=self.headers, auth=self._provider) as client,
             streamable_http_client(self.url, http_client=client) as streams,
         ):
+            if self.auth is None:
+                client.event_hooks["response"].append(self._heard)
             yield streams
+
+    async def _heard(self, response: Any) -> None:
+        if response.status_code == 401:
+            self.refused = (401, response.headers.get("WWW-Authenticate"))
 
     def stderr_tail(self) -> str:
         return ""

@@ -73,6 +73,7 @@ from ._connection import (
     Worker,
     connection_lost,
     describe_error,
+    sign_in_failed,
 )
 from ._features import (
     READ_RESOURCE,
@@ -87,9 +88,11 @@ from ._features import (
     roots_callback,
     task_refusal,
 )
+from ._oauth import unauthorized_text
 from ._requests import RequestBridge
 from ._results import result_value
 from ._server_name import command_text, server_hash, server_name
+from .oauth import MCPOAuth
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
@@ -117,6 +120,9 @@ most this many tokens of the chat's model's answer, whatever it asks."""
 MCPRoots = bool | Sequence[str | os.PathLike[str]] | None
 """The folders a server hears of (``roots/list``): none by default, ``True``
 for the notebook's folder, or a list of folders."""
+
+SIGN_IN_SECONDS = 600.0
+"""What a start waits, beyond ``startup_timeout``, for a person to sign in."""
 
 _READS = "\0read_resource"
 """The read-resource tool's key among the calls (no server tool is named so)."""
@@ -196,6 +202,8 @@ class MCPTools:
         oversized schema, an oversized description)."""
         self.restarts = 0
         """How many times the server was restarted after it died."""
+        self._signed_out = False
+        """``sign_out()`` closed the connection: the next call opens one, quietly."""
         self._requests = RequestBridge(self._card_server, sampling_max_tokens)
         """The chat answering the server's sampling and elicitation requests."""
         self._apps: dict[str, tuple[AppTool, bool]] = {}
@@ -266,13 +274,23 @@ class MCPTools:
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
         roots: MCPRoots = None,
         sampling_max_tokens: int = SAMPLING_MAX_TOKENS,
+        auth: MCPOAuth | None = None,
     ) -> MCPTools:
-        """A server at ``url`` over streamable HTTP; ``headers`` go with every request."""
+        """A server at ``url`` over streamable HTTP; ``headers`` go with every request.
+
+        ``auth=gu.MCPOAuth(...)`` signs in with OAuth 2.1 (the MCP SDK's
+        client): a person in a browser (``MCPOAuth(redirect)``), a program
+        (``MCPOAuth.client_credentials(...)``) or an enterprise identity
+        (``MCPOAuth.identity_assertion(...)``). The tokens are kept outside the
+        notebook, refreshed without asking; ``sign_out()`` forgets them.
+        """
         _require_mcp()
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise TypeError(f"MCPTools.http(url=...) must be an http(s) URL, got {url!r}")
+        if auth is not None and not isinstance(auth, MCPOAuth):
+            raise TypeError(f"MCPTools.http(auth=...) must be a gu.MCPOAuth, got {auth!r}")
         return cls(
-            HTTP(url, headers),
+            HTTP(url, headers, auth),
             requires_approval=requires_approval,
             trust_annotations=trust_annotations,
             prefix=prefix,
@@ -325,7 +343,7 @@ class MCPTools:
         connection = Connection(self._transport, self._session_options())
         self._connection = connection
         try:
-            listed = await connection.ready(self.startup_timeout)
+            listed = await connection.ready(self._start_wait)
             session = connection.session
             if session is not None and not restarting:
                 self._offers_resources, self.starters = await asyncio.wait_for(
@@ -337,12 +355,39 @@ class MCPTools:
             self._connection = None
             await connection.close()
             verb = "could not be restarted" if restarting else "failed to start"
+            refused = self._transport.refused if isinstance(self._transport, HTTP) else None
+            if refused is not None:  # a 401 with no auth=: say so, not "an error response"
+                said = await unauthorized_text(self._transport.describe(), *refused)
+                raise MCPConnectionError(self._failure(said)) from None
+            if sign_in_failed(exc):
+                verb = "could not sign in"
             why = (
                 "it closed the connection before answering (did the process exit?)"
                 if connection_lost(exc)
                 else describe_error(exc)
             )
             raise MCPConnectionError(self._failure(f"{verb}: {why}")) from None
+
+    @property
+    def _start_wait(self) -> float:
+        """How long a start may take: a person signing in gets ``SIGN_IN_SECONDS`` more."""
+        auth = self._transport.auth if isinstance(self._transport, HTTP) else None
+        if auth is not None and auth.grant == "authorization_code":
+            return self.startup_timeout + SIGN_IN_SECONDS
+        return self.startup_timeout
+
+    def sign_out(self) -> bool:
+        """Forget this server's OAuth tokens (their file and the connection's
+        memory of them) and close the connection: the next call signs in
+        again. Whether there were tokens kept to forget."""
+        transport = self._transport
+        if not isinstance(transport, HTTP) or transport.auth is None:
+            return False
+        worker = self._worker
+        if worker is not None and self._connection is not None:
+            worker.run(self._close_connection(), 15)
+            self._signed_out = True
+        return transport.forget_sign_in()
 
     def _session_options(self) -> dict[str, Any]:
         """The session's callbacks: what this client advertises and answers."""
@@ -388,7 +433,7 @@ class MCPTools:
             return list(self._tools)
         if self._listed is None:
             worker = self._ensure_worker()
-            self._listed = worker.run(self._start(), self.startup_timeout + 15)
+            self._listed = worker.run(self._start(), self._start_wait + 15)
         self._tools = self._make_tools(self._listed)
         return list(self._tools)
 
@@ -502,7 +547,7 @@ class MCPTools:
         had = self._requests.answers
         self._requests.requests = requests
         if not had and self._connection is not None and self._worker is not None:
-            self._listed = self._worker.run(self._start(), self.startup_timeout + 15)
+            self._listed = self._worker.run(self._start(), self._start_wait + 15)
 
     def _caller(self, name: str) -> Callable[[dict[str, Any]], Any]:
         async def call(arguments: dict[str, Any]) -> Any:
@@ -588,8 +633,11 @@ class MCPTools:
                 return  # restarted by a call that found it dead first
             if self._closed:
                 raise ToolError({"error": f"the MCP server {self.server} was closed"})
-            logger.warning("MCP server %s %s: restarting it", self.server, why)
-            self.restarts += 1
+            if self._signed_out:  # closed on purpose: this call signs in again, no restart
+                self._signed_out = False
+            else:
+                logger.warning("MCP server %s %s: restarting it", self.server, why)
+                self.restarts += 1
             try:
                 await self._start(restarting=True)
             except MCPConnectionError as exc:
