@@ -25,10 +25,15 @@ import tempfile
 from typing import Any
 from urllib.parse import urlparse
 
-import httpx
+# jsonschema's import builds rfc3987-syntax's grammars (seconds of CPU here)
+# for the iri formats, which no check of ours asks for: this process is one
+# of 26, so it goes without them.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
 
-import ipygenui as gu
-from ipygenui.testing import ScriptedCall, ScriptedModel
+import httpx  # noqa: E402
+
+import ipygenui as gu  # noqa: E402
+from ipygenui.testing import ScriptedCall, ScriptedModel  # noqa: E402
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 """The client ID metadata document the suite's CIMD scenario expects."""
