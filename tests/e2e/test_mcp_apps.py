@@ -428,7 +428,7 @@ def test_the_official_sdks_app_sees_every_host_capability(
     assert {"openLinks", "serverTools", "serverResources", "logging", "sandbox"} <= caps.keys()
 
 
-def test_the_official_sdks_app_reads_its_calls_id_and_tool_definition(
+def test_the_official_sdks_app_reads_its_tools_listed_definition(
     page: LabPage, sdk_env: dict[str, str]
 ) -> None:
     _, app = show_sdk_app(page, sdk_env)
