@@ -18,6 +18,10 @@ the origin ``MCP_APPS_ALLOWED`` names (``connectDomains`` and
 ``resourceDomains``); the app fetches and loads an image from it and from
 ``MCP_APPS_PROBE``, declared nowhere.
 
+``show_sdk`` shows ``ui://sdk/app``, written with the official MCP Apps SDK
+(``@modelcontextprotocol/ext-apps``'s ``App``): ``MCP_APPS_SDK`` names its
+bundle as a script (the browser test builds it from ``tests/peers/``).
+
 ``MCP_APPS_READS`` names a file each read of a ``ui://`` resource appends a
 line to, so a test sees the host cache them.
 """
@@ -164,6 +168,30 @@ def csp_app() -> str:
 def show_csp() -> str:
     """Show the app whose CSP declares one origin."""
     return "csp app shown"
+
+
+SDK_APP = "ui://sdk/app"
+
+
+@server.resource(SDK_APP, name="sdk", mime_type=MIME)
+def sdk_app() -> str:
+    """The app written with the official SDK, its bundle inlined (its CSP runs no other script)."""
+    bundle = Path(os.environ["MCP_APPS_SDK"]).read_text()
+    return (
+        (APPS / "sdk.html")
+        .read_text()
+        .replace("SDK_SCRIPT", bundle.replace("</script", "<\\/script"))
+    )
+
+
+@server.tool(
+    title="SDK app",
+    annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    meta={"ui": {"resourceUri": SDK_APP}},
+)
+def show_sdk(topic: str) -> str:
+    """Show the app written with the official MCP Apps SDK on ``topic``."""
+    return f"SDK app on {topic}"
 
 
 if __name__ == "__main__":

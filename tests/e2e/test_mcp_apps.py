@@ -9,7 +9,10 @@ parent DOM, cookies or storage, no request reaching the Jupyter server or a
 local recording server, no top navigation, no popup; a message from any other
 window is ignored. An app's declared CSP origin (a public one, checked by the
 browser's CSP reports: a local one is dropped) lets its requests through while
-another stays blocked.
+another stays blocked. An app written with the official MCP Apps SDK's ``App``
+(``@modelcontextprotocol/ext-apps``, from ``tests/peers/``) reads every host
+capability and its tool's definition, closes itself through the usual
+teardown, and downloads a file only on the user's click.
 
 Screenshots light, dark and in a 500 px window go to ``docs/screenshots/``
 with UPDATE_SCREENSHOTS=1.
@@ -18,6 +21,7 @@ with UPDATE_SCREENSHOTS=1.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -48,6 +52,8 @@ RECORD_MESSAGES = """() => {
 
 
 PROXY = REPO / "tests" / "fixtures" / "mcp_apps" / "proxy.html"
+SDK = REPO / "tests" / "peers" / "node_modules" / "@modelcontextprotocol" / "ext-apps"
+ESBUILD = REPO / "js" / "node_modules" / ".bin" / "esbuild"
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -92,6 +98,17 @@ def probe() -> Iterator[tuple[str, list[str]]]:
 def undeclared() -> Iterator[tuple[str, list[str]]]:
     """A local server beside it that the app's CSP does not declare."""
     yield from _recording()
+
+
+@pytest.fixture(scope="module")
+def sdk_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The server's env for ``show_sdk``: the official SDK's ``App`` as one script
+    (its ESM bundle made an IIFE: the app's CSP takes inline scripts only)."""
+    out = tmp_path_factory.mktemp("sdk") / "ext-apps.js"
+    entry = SDK / "dist" / "src" / "app-with-deps.js"
+    build = [str(ESBUILD), str(entry), "--bundle", "--format=iife", "--global-name=McpApps"]
+    subprocess.run([*build, "--minify", f"--outfile={out}"], check=True, capture_output=True)
+    return {"MCP_APPS_SDK": str(out)}
 
 
 @pytest.fixture(scope="module")
@@ -388,3 +405,99 @@ def test_an_apps_csp_lets_its_declared_origin_through_and_no_other(
     policy = card.locator("iframe.gu-app-frame").get_attribute("srcdoc") or ""
     assert f"connect-src {allowed};" in policy and f"img-src 'self' data: {allowed};" in policy
     assert other_reached == []  # declared nowhere: nothing reached it
+
+
+def show_sdk_app(page: LabPage, sdk_env: dict[str, str]) -> tuple[Locator, FrameLocator]:
+    chat = show_chat(page, sdk_env)
+    send_from_ui(chat, "show the sdk")
+    card = tool_card(chat, "show_sdk")
+    app = app_of(card)
+    expect(app.locator("#log")).to_contain_text("result heard", timeout=LONG_WAIT)
+    return card, app
+
+
+def test_the_official_sdks_app_sees_every_host_capability(
+    page: LabPage, sdk_env: dict[str, str]
+) -> None:
+    _, app = show_sdk_app(page, sdk_env)
+    caps = json.loads(app.locator("#caps").inner_text())
+    # what the host does, under the spec's names (McpUiHostCapabilities)
+    assert caps["message"] == {"text": {}}
+    assert caps["updateModelContext"] == {"text": {}, "structuredContent": {}}
+    assert caps["downloadFile"] == {}
+    assert {"openLinks", "serverTools", "serverResources", "logging", "sandbox"} <= caps.keys()
+
+
+def test_the_official_sdks_app_reads_its_tools_listed_definition(
+    page: LabPage, sdk_env: dict[str, str]
+) -> None:
+    _, app = show_sdk_app(page, sdk_env)
+    info = json.loads(app.locator("#tool").inner_text())
+    # the server's own definition of the tool, as it listed it
+    tool = info["tool"]
+    assert tool["name"] == "show_sdk"
+    assert tool["title"] == "SDK app"
+    assert tool["description"].startswith("Show the app written with the official MCP Apps SDK")
+    assert tool["inputSchema"]["properties"]["topic"]["type"] == "string"
+    assert tool["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
+    assert tool["_meta"]["ui"]["resourceUri"] == "ui://sdk/app"
+    # the spec's id is the JSON-RPC id of the tools/call: the chat's call id is not passed as it
+    assert "id" not in info
+
+
+def test_the_official_sdks_request_teardown_closes_the_app(
+    page: LabPage, sdk_env: dict[str, str]
+) -> None:
+    card, app = show_sdk_app(page, sdk_env)
+    page.page.evaluate(RECORD_MESSAGES)
+    app.locator("#teardown").click()
+    # the usual teardown: ui/resource-teardown heard and answered, then the frame goes
+    expect(card.locator(".gu-app-note")).to_have_text("The app closed itself.", timeout=LONG_WAIT)
+    assert card.locator("iframe.gu-app-frame").count() == 0
+    seen = page.page.evaluate("() => window.__appMessages")
+    assert {"sdkTestTornDown": True} in seen
+    assert {"jsonrpc": "2.0", "id": "host-1", "result": {}} in seen
+
+
+def test_the_official_sdks_download_waits_for_the_users_click(
+    page: LabPage, sdk_env: dict[str, str], screenshots: Path
+) -> None:
+    card, app = show_sdk_app(page, sdk_env)
+    ask = card.locator(".gu-app-ask")
+    # refused: the user cancels, nothing downloads
+    app.locator("#download").click()
+    expect(ask).to_contain_text("report.csv", timeout=LONG_WAIT)
+    ask.locator("button.gu-app-no").click()
+    expect(app.locator("#log")).to_contain_text("download refused: report.csv", timeout=LONG_WAIT)
+    # accepted: the name and size shown, the file saved only on the click
+    app.locator("#download").click()
+    expect(ask).to_contain_text("report.csv", timeout=LONG_WAIT)
+    expect(ask).to_contain_text("8 bytes")
+    expect(ask).to_contain_text("text/csv")
+    card.scroll_into_view_if_needed()
+    card.screenshot(path=screenshots / "mcp-app-download-light-1280.png")
+    try:
+        page.set_theme("JupyterLab Dark")
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=screenshots / "mcp-app-download-dark-1280.png")
+    finally:
+        page.set_theme("JupyterLab Light")
+    with page.page.expect_download(timeout=LONG_WAIT) as saved:
+        ask.locator("button.gu-app-yes").click()
+    download = saved.value
+    assert download.suggested_filename == "report.csv"
+    assert Path(download.path()).read_text() == "a,b\n1,2\n"
+    expect(app.locator("#log")).to_contain_text("download done: report.csv", timeout=LONG_WAIT)
+    # over the cap: refused at once, no bar
+    app.locator("#download-big").click()
+    expect(app.locator("#log")).to_contain_text("download error:", timeout=LONG_WAIT)
+    expect(app.locator("#log")).to_contain_text("10 MB")
+    assert ask.count() == 0
+    # a bidi override in the name: flagged, as on the approval card
+    app.locator("#download-bidi").click()
+    expect(ask.locator(".gu-invisible-warning")).to_contain_text(
+        "invisible or bidirectional character", timeout=LONG_WAIT
+    )
+    expect(ask.locator(".gu-app-download-name .gu-invisible")).to_have_count(1)  # in the name too
+    ask.locator("button.gu-app-no").click()
+    expect(app.locator("#log")).to_contain_text("download refused", timeout=LONG_WAIT)

@@ -65,6 +65,12 @@ async def test_an_app_tool_shows_its_app_to_the_user_and_its_text_to_the_model(
     assert app["uri"] == "ui://counter/app" and '<h3 id="title">Counter app' in app["html"]
     assert app["csp"] == {}  # none declared: the browser uses the spec's default
     assert app["result"]["content"][0]["text"].startswith("Counter shown from 3")
+    # the tool as the server listed it, for the app's hostContext.toolInfo
+    tool = app["tool"]
+    assert tool["name"] == "show_counter"
+    assert tool["description"] == "Show a counter starting at ``start``."
+    assert tool["inputSchema"]["properties"]["start"]["type"] == "integer"
+    assert tool["_meta"] == {"ui": {"resourceUri": "ui://counter/app"}}
     # the server heard the extension advertised
     assert f"host app mime types: ['{APP_MIME}']" in first.result["result"]
     # the model reads the text, never the HTML
@@ -225,6 +231,8 @@ def test_the_chat_has_each_model_tools_app_before_any_call(apps, tmp_path: Path)
     assert set(chat.mcp_apps) == apps_shown  # not app-only bump
     assert chat.mcp_apps["srv_show_counter"]["uri"] == "ui://counter/app"
     assert '<h3 id="title">Counter app' in chat.mcp_apps["srv_show_counter"]["html"]
+    listed = chat.mcp_apps["srv_show_counter"]["tool"]  # the server's own name, unprefixed
+    assert listed["name"] == "show_counter" and "start" in listed["inputSchema"]["properties"]
     assert sorted(reads(tmp_path)) == ["ui://counter/app", "ui://csp/app", "ui://hostile/app"]
     chat.close()
 

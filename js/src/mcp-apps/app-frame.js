@@ -16,6 +16,7 @@ import { h, show } from "../common/dom.js";
 import { PACKAGE_VERSION } from "../protocol.js";
 import { createBridge, PROTOCOL_VERSION } from "./bridge.js";
 import { checkedCsp, withPolicy } from "./csp.js";
+import { downloadDetails, downloadFiles, saveFiles } from "./download.js";
 import { hostContext, styleVariables, themeOf } from "./host-context.js";
 
 const MAX_HEIGHT = 600;
@@ -151,14 +152,19 @@ export function createAppFrame(apps) {
     "ui/initialize": () => ({
       protocolVersion: PROTOCOL_VERSION,
       hostInfo: HOST_INFO,
+      // every capability the host has, under the spec's names (McpUiHostCapabilities):
+      // an app that checks one before using it turns the feature off when it is missing
       hostCapabilities: {
         openLinks: {},
+        downloadFile: {},
+        message: { text: {} }, // the text blocks of a ui/message become the user's message
+        updateModelContext: { text: {}, structuredContent: {} },
         serverTools: {},
         serverResources: {},
         logging: {},
         sandbox: { csp: live?.csp ?? {} },
       },
-      hostContext: hostContext(el, live?.part ?? {}, MAX_HEIGHT),
+      hostContext: hostContext(el, live?.part ?? {}, MAX_HEIGHT, live?.app?.tool),
     }),
     ping: () => ({}),
     "tools/call": throughKernel("tools/call"),
@@ -171,6 +177,14 @@ export function createAppFrame(apps) {
       const ok = await ask(`The app wants to send this message as you:\n\n${text}`, "Send", "Discard");
       if (!ok) throw denied("the user discarded the message");
       apps.sendText(text);
+      return {};
+    },
+    "ui/download-file": async (params) => {
+      const files = downloadFiles(params); // over the cap or not embedded: an error, no bar
+      const what = files.length === 1 ? "this file" : `these ${files.length} files`;
+      const ok = await ask(`The app wants to save ${what} to your computer:`, "Download", "Cancel", downloadDetails(files));
+      if (!ok) return { isError: true, content: [{ type: "text", text: "the user cancelled the download" }] };
+      saveFiles(files);
       return {};
     },
     "ui/open-link": async (params) => {
@@ -204,6 +218,8 @@ export function createAppFrame(apps) {
       const height = Math.max(MIN_HEIGHT, Math.min(MAX_HEIGHT, Math.ceil(params.height)));
       live.iframe.style.height = `${height}px`;
       el.dataset.appHeight = String(height);
+    } else if (method === "ui/notifications/request-teardown") {
+      void closeApp("the app asked to close", "The app closed itself.");
     } else if (method === "ui/notifications/sandbox-proxy-ready") {
       live.bridge.postRaw("ui/notifications/sandbox-resource-ready", {
         html: live.app.html,
@@ -329,15 +345,18 @@ export function createAppFrame(apps) {
     holder.remove();
   }
 
-  close.addEventListener("click", async () => {
+  /** Close app (the user's click, or the app's own request): the teardown, then the tool's text. */
+  async function closeApp(reason, why) {
     const part = live?.part;
-    await teardown("the user closed the app");
+    await teardown(reason);
     if (part) {
-      closed = { id: part.tool_call_id, why: "App closed." };
+      closed = { id: part.tool_call_id, why };
       const app = appOf(part);
       if (app) showText(app, closed.why);
     }
-  });
+  }
+
+  close.addEventListener("click", () => void closeApp("the user closed the app", "App closed."));
 
   const frame = {
     el,

@@ -80,13 +80,25 @@ function luminance(color) {
 }
 
 /**
- * The host context for the app of `part` shown in `el`.
- * @param {Element} el @param {any} part the tool-call part @param {number} maxHeight
+ * The tool as its server listed it (the kernel's `tool`), else the little the call says.
+ * @param {any} part @param {any} listed
  */
-export function hostContext(el, part, maxHeight) {
+function toolOf(part, listed) {
+  if (listed && typeof listed === "object" && typeof listed.name === "string") return listed;
+  return { name: part.tool_name, inputSchema: { type: "object" } };
+}
+
+/**
+ * The host context for the app of `part` shown in `el`. `toolInfo` has no
+ * `id`: the spec's is the JSON-RPC id of the `tools/call`, which the chat's
+ * call id is not.
+ * @param {Element} el @param {any} part the tool-call part @param {number} maxHeight
+ * @param {any} [listed] the tool's definition, as its server listed it
+ */
+export function hostContext(el, part, maxHeight, listed = null) {
   const width = Math.round(el.getBoundingClientRect().width) || undefined;
   return {
-    toolInfo: { id: part.tool_call_id, tool: { name: part.tool_name, inputSchema: { type: "object" } } },
+    toolInfo: { tool: toolOf(part, listed) },
     theme: themeOf(el),
     styles: { variables: styleVariables(el) },
     displayMode: "inline",

@@ -6,8 +6,9 @@
   server: ``AppResources``) and goes in the result's ``for_user`` entry
   (``mcp_app``): the card shows the app, the model reads the text only, and
   the thread file keeps what a reload needs (the HTML, its CSP, the raw
-  ``CallToolResult`` the app is sent) and, for AG-UI clients, its server's
-  name and reference (``server``: ``{id, hash}``).
+  ``CallToolResult`` the app is sent, the tool as its server listed it)
+  and, for AG-UI clients, its server's name and reference (``server``:
+  ``{id, hash}``).
 - ``visibility``: a tool without ``"model"`` is left out of the model's
   tools; an app's ``tools/call`` of a tool without ``"app"`` is refused.
 - An app's requests (``tools/call``, ``resources/read``) come from the
@@ -72,10 +73,12 @@ _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomain
 
 @dataclass(frozen=True)
 class AppTool:
-    """What a server tool's ``_meta.ui`` says."""
+    """What a server tool's ``_meta.ui`` says, and the tool as its server
+    listed it (``definition``: the app reads it as ``hostContext.toolInfo.tool``)."""
 
     resource_uri: str | None
     visibility: tuple[str, ...] = ("model", "app")
+    definition: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def for_model(self) -> bool:
@@ -98,10 +101,11 @@ def app_tool(listed: MCPTool) -> AppTool:
     uri = ui.get("resourceUri", meta.get("ui/resourceUri"))  # the flat form is deprecated
     if not (isinstance(uri, str) and uri.startswith("ui://") and len(uri) <= 2_000):
         uri = None
+    definition = listed.model_dump(mode="json", by_alias=True, exclude_none=True)
     visibility = ui.get("visibility")
     if isinstance(visibility, list) and all(v in ("model", "app") for v in visibility):
-        return AppTool(uri, tuple(visibility))
-    return AppTool(uri)
+        return AppTool(uri, tuple(visibility), definition)
+    return AppTool(uri, definition=definition)
 
 
 def clean_csp(
@@ -175,15 +179,20 @@ class AppResources:
         self.cache[uri] = app
         return app
 
-    async def specs(self, session: ClientSession, tools: dict[str, str]) -> dict[str, Any]:
-        """Tool name -> its app, for ``tools`` (name -> resource URI); an app
-        that cannot be read is left out (its calls show their text)."""
+    async def specs(self, session: ClientSession, tools: dict[str, AppTool]) -> dict[str, Any]:
+        """Tool name -> its app (with the tool's ``definition``), for ``tools``
+        (those with a resource URI); an app that cannot be read is left out
+        (its calls show their text)."""
         out: dict[str, Any] = {}
-        for name, uri in tools.items():
+        for name, tool in tools.items():
+            if tool.resource_uri is None:
+                continue
             try:
-                out[name] = await self.read(session, uri)
+                app = await self.read(session, tool.resource_uri)
             except Exception as exc:
-                logger.warning("MCP app %s of %s not shown: %s", uri, name, exc)
+                logger.warning("MCP app %s of %s not shown: %s", tool.resource_uri, name, exc)
+                continue
+            out[name] = {**app, "tool": tool.definition}  # the cached read stays the server's
         return out
 
 
@@ -210,14 +219,18 @@ class AppRequestError(Exception):
 async def app_view(
     resources: AppResources,
     session: ClientSession,
-    uri: str,
+    tool: AppTool,
     result: CallToolResult,
     server: dict[str, str],
 ) -> Any:
-    """The tool result with the app in its ``for_user`` entry (the text alone
-    when the app cannot be read: the model's result never depends on it).
-    ``server`` (``{id, hash}``) names its server to AG-UI clients."""
+    """The tool result with the app (and the tool's definition) in its
+    ``for_user`` entry (the text alone when the app cannot be read: the
+    model's result never depends on it). ``server`` (``{id, hash}``) names
+    its server to AG-UI clients."""
     value = result_value(result)  # an error result raises: no app for it
+    uri = tool.resource_uri
+    if uri is None:
+        return value
     try:
         app = await resources.read(session, uri)
     except Exception as exc:
@@ -228,7 +241,8 @@ async def app_view(
     elif value is result.structured_content:  # the model reads it as without the app
         value = dict(value) if FOR_USER not in value else {"structured": value}
     shown = _object(value.get(FOR_USER))
-    value[FOR_USER] = {**shown, "mcp_app": {**app, "result": raw_result(result), "server": server}}
+    app = {**app, "tool": tool.definition, "result": raw_result(result), "server": server}
+    value[FOR_USER] = {**shown, "mcp_app": app}
     return value
 
 

@@ -665,7 +665,7 @@ class MCPTools:
         app = self._apps.get(name)
         if app is not None and app[0].resource_uri is not None:  # its app shows in the card
             server = {"id": self.display_name, "hash": server_hash(self._transport)}
-            return await app_view(self._app_resources, session, app[0].resource_uri, result, server)
+            return await app_view(self._app_resources, session, app[0], result, server)
         return result_value(result)
 
     def app_specs(self) -> dict[str, dict[str, Any]]:
@@ -676,7 +676,7 @@ class MCPTools:
         if worker is None or connection is None or connection.session is None:
             return {}
         wanted = {
-            self.prefix + name: app.resource_uri
+            self.prefix + name: app
             for name, (app, _) in self._apps.items()
             if app.resource_uri is not None and app.for_model
         }
