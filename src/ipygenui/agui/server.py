@@ -37,6 +37,7 @@ from ag_ui.core import (
     BaseEvent,
     EventType,
     RunAgentInput,
+    RunErrorEvent,
     ToolCallStartEvent,
     ToolMessage,
     UserMessage,
@@ -53,7 +54,16 @@ from ._client_tools import client_tools
 from ._convert import result_message_id
 from ._emitter import AGUIListener
 from ._http_guard import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, HttpGuard, Refused
-from ._resume import Answer, Approve, Decision, open_interrupts, read_resume
+from ._resume import (
+    INVALID,
+    NOT_OPEN,
+    Answer,
+    Approve,
+    BadResume,
+    Decision,
+    open_interrupts,
+    read_resume,
+)
 
 
 class ServedRun(Protocol):
@@ -169,7 +179,8 @@ def start_from_input(
     prepare: Callable[[], None] = lambda: None,
     issued: Collection[str] = (),
 ) -> ServedRun:
-    """Start the run ``data`` asks for; ``Refused`` says why there is none.
+    """Start the run ``data`` asks for; ``Refused`` (or ``BadResume``, for its
+    ``resume``) says why there is none.
 
     ``declared``: the names of the tools the client declared, whose calls it
     answers too; ``issued``: the interrupts this client's run ended with and
@@ -248,7 +259,7 @@ def _new_user_message(runtime: ServedRuntime, data: RunAgentInput) -> UserMessag
 def _resumed(
     runtime: ServedRuntime, data: RunAgentInput, answered: set[str], issued: Collection[str]
 ) -> list[Decision]:
-    """The decisions the input's ``resume`` asks for, all checked (``Refused`` if not),
+    """The decisions the input's ``resume`` asks for, all checked (``BadResume`` if not),
     of the open interrupts this client was ``issued`` only.
     Beside a new user message a resume may only cancel: the user moves on (AG-UI's
     way to leave interrupts), and the message ends the waiting reply."""
@@ -257,8 +268,8 @@ def _resumed(
     if _new_user_message(runtime, data) is not None and any(
         entry.status != "cancelled" for entry in data.resume
     ):
-        raise Refused(
-            400,
+        raise BadResume(
+            INVALID,
             "a resume that decides continues the interrupted run: send the new user "
             "message in a request of its own once that run ends (or cancel every "
             "interrupt to move on with it)",
@@ -285,7 +296,7 @@ def _decide(runtime: ServedRuntime, decisions: list[Decision]) -> ServedRun | No
             else:
                 run = runtime.reject(decision.tool_call_id, decision.reason, by="client") or run
         except DecisionError as exc:
-            raise Refused(409, f"interrupt {decision.tool_call_id}: {exc}") from None
+            raise BadResume(NOT_OPEN, f"interrupt {decision.tool_call_id}: {exc}") from None
     return run
 
 
@@ -396,6 +407,18 @@ def ag_ui_app(
         headers = {**guard.cors_headers(origin), **refusal.headers}
         return JSONResponse({"error": refusal.message}, refusal.status, headers=headers)
 
+    def refused_resume(bad: BadResume, origin: str | None) -> Response:
+        """A stream that opens with RUN_ERROR: AG-UI's way to reject an input's
+        resume before the run starts (nothing ran, nothing changed)."""
+        error = RunErrorEvent(message=bad.message, code=bad.code)
+
+        async def one_event() -> Any:
+            yield encoder.encode(error)
+
+        return StreamingResponse(
+            one_event(), media_type=encoder.get_content_type(), headers=guard.cors_headers(origin)
+        )
+
     async def endpoint(request: Request) -> Response:
         origin: str | None = None
         try:
@@ -476,7 +499,10 @@ def ag_ui_app(
                 runtime._serve_client_tools({})
                 raise
 
-        run, unsubscribe = await on_home(start)
+        try:
+            run, unsubscribe = await on_home(start)
+        except BadResume as bad:
+            return refused_resume(bad, origin)
         ended = False
 
         async def stream() -> Any:
