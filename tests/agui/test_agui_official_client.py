@@ -167,3 +167,25 @@ async def test_the_official_client_cancels_an_interrupt_to_move_on_with_a_new_me
     assert second["pendingInterrupts"] == [] and dropped == []
     assert second["messages"] == ours(rt)
     assert [m.text for m in rt.thread.messages[2:]] == ["keep it", "Kept w."]
+
+
+async def test_an_interrupt_the_notebook_user_regenerated_away_is_not_open_to_the_client() -> None:
+    """The user regenerates in the notebook while the client's interrupt is open:
+    the new reply's call, though its id is the same (a provider numbering its
+    calls), is the notebook's; the client's resume of the old one is refused."""
+    again = call("drop", {"name": "z"}, id="d5")
+    model = ScriptedModel([call("drop", {"name": "z"}, id="d5"), again, "Dropped z."])
+    rt = gu.Runtime(model=model, tools=[drop])
+    app = rt.ag_ui_app()
+    with serve(app) as url:
+        [first] = await drive(url, app.token, [user("drop z")])
+        assert [i["id"] for i in first["pendingInterrupts"]] == ["d5"]
+        await rt.regenerate()  # in the notebook: the old reply is stashed as a branch
+        hijack = resume("d5", {"approved": True, "editedArgs": {"name": "everything"}})
+        # the client, its history kept, resumes as if nothing happened
+        [late] = await drive(url, app.token, [{"add": first["messages"], **hijack}])
+    [error] = late["events"]
+    assert error["type"] == "RUN_ERROR" and error["code"] == "INTERRUPT_NOT_OPEN"
+    part = rt.thread.messages[-1].tool_call("d5")
+    assert part is not None and part.approval is not None and part.approval.status == "pending"
+    assert part.args == {"name": "z"} and dropped == []

@@ -624,6 +624,33 @@ async def test_no_error_names_a_call_the_client_was_not_told_of() -> None:
     assert still_pending(rt, 2)
 
 
+async def edit_first(rt: gu.Runtime) -> None:
+    await rt.edit(rt.thread.messages[0].id, "go, but carefully")
+
+
+async def regenerate(rt: gu.Runtime) -> None:
+    await rt.regenerate()
+
+
+@pytest.mark.parametrize("branch", [edit_first, regenerate])
+async def test_an_interrupt_stashed_by_an_edit_or_regenerate_is_no_longer_open(
+    branch: Any,
+) -> None:
+    """The notebook user edits or regenerates while the client's interrupt d1 is
+    open: the new reply's own call (with the same id, as a provider numbering
+    its calls gives it) is the notebook's, not the client's to decide."""
+    again = call("drop", {"name": "users"}, id="d1")
+    rt, app = await interrupted([call("drop", {"name": "users"}, id="d1"), again, "Dropped."], True)
+    await branch(rt)
+    response = await request(app, body=resume_input(HIJACK))
+    assert "d1, which is not open" in refused_resume(response, "INTERRUPT_NOT_OPEN")
+    part = rt.thread.messages[-1].tool_call("d1")
+    assert part is not None and part.approval is not None
+    assert part.approval.status == "pending" and part.args == {"name": "users"} and not ran
+    await rt.approve("d1")  # the notebook user decides its own call
+    assert ran == ["drop"]
+
+
 async def asking(by_client: bool) -> tuple[gu.Runtime, Any]:
     """A human tool's call h1 waiting for its answer (``interrupted``)."""
     return await interrupted([call("ask", {"question": "which?"}, id="h1"), "Noted."], by_client)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -135,6 +136,26 @@ def _waiting_calls(thread: Thread) -> dict[str, ToolCallPart]:
         for p in m.tool_calls
         if not p.has_result and p.args_complete
     }
+
+
+def _waiting_replies(thread: Thread) -> dict[str, str]:
+    """Each waiting call's id -> the id of the reply that holds it."""
+    return {
+        p.tool_call_id: m.id
+        for m in thread.messages
+        for p in m.tool_calls
+        if not p.has_result and p.args_complete
+    }
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A call a client was sent to decide or answer: the client's ``threadId``
+    and ``runId`` of the run that asked, and the reply holding the call."""
+
+    thread_id: str
+    run_id: str
+    reply: str | None
 
 
 def _not_the_clients(part: ToolCallPart) -> str:
@@ -366,22 +387,29 @@ def ag_ui_app(
         max_depth,
     )
     encoder = EventEncoder()
-    issued: dict[str, tuple[str, str]] = {}
-    """Interrupt id, or the id of a call to a client's own tool -> the client's
-    (threadId, runId) of the run that asked for it (touched on the runtime's
-    loop only)."""
+    issued: dict[str, Issued] = {}
+    """Interrupt id, or the id of a call to a client's own tool -> what the
+    client was sent (touched on the runtime's loop only)."""
+
+    def issue(call: str, data: RunAgentInput) -> None:
+        """Record ``call`` as sent to ``data``'s client, with the reply that holds it."""
+        found = runtime.thread.find_tool_call(call)
+        reply = found[0].id if found is not None else None
+        issued[call] = Issued(data.thread_id, data.run_id, reply)
 
     def issued_to(data: RunAgentInput) -> set[str]:
         """The waiting calls ``data``'s client was sent: its thread's, of the
         run it names as its parent when it names one."""
-        still_open = _waiting_calls(runtime.thread)
-        for call in [c for c in issued if c not in still_open]:
-            del issued[call]  # decided or gone: forget it
+        still_open = _waiting_replies(runtime.thread)
+        for call in [c for c, sent in issued.items() if still_open.get(c) != sent.reply]:
+            # decided, or its reply ended (an edit or regenerate stashed it): a
+            # call of that id in another reply is not the one this client was sent
+            del issued[call]
         return {
             call
-            for call, (thread_id, run_id) in issued.items()
-            if thread_id == data.thread_id
-            and (data.parent_run_id is None or run_id == data.parent_run_id)
+            for call, sent in issued.items()
+            if sent.thread_id == data.thread_id
+            and (data.parent_run_id is None or sent.run_id == data.parent_run_id)
         }
 
     try:
@@ -474,10 +502,10 @@ def ag_ui_app(
 
         def deliver(event: BaseEvent) -> None:
             if isinstance(event, ToolCallStartEvent) and event.tool_call_name in own_tools:
-                issued[event.tool_call_id] = (data.thread_id, data.run_id)  # its to answer
+                issue(event.tool_call_id, data)  # its to answer
             if event.type == EventType.RUN_FINISHED:
                 for interrupt in getattr(getattr(event, "outcome", None), "interrupts", None) or ():
-                    issued[interrupt.id] = (data.thread_id, data.run_id)
+                    issue(interrupt.id, data)
             if event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR):
                 # on the runtime's loop, as the run ends: a run started next (a
                 # send from the notebook) is not offered the client's tools
