@@ -205,8 +205,9 @@ async def test_an_unknown_component_fails_the_call_and_the_model_reads_why(wire:
 # --- AG-UI: an agent's a2ui-surface activity in, our show_a2ui calls out ------
 
 
-def activity_app(operations: list[dict[str, Any]]) -> Any:
-    """A real AG-UI agent server whose run shows an A2UI surface as an activity."""
+def activity_app(operations: list[dict[str, Any]], after: tuple[Any, ...] = ()) -> Any:
+    """A real AG-UI agent server whose run shows an A2UI surface as an activity
+    (then sends the events ``after``)."""
     from ag_ui.core import (
         ActivitySnapshotEvent,
         RunFinishedEvent,
@@ -236,6 +237,7 @@ def activity_app(operations: list[dict[str, Any]]) -> Any:
                 activity_type="a2ui-surface",
                 content={"a2ui_operations": operations},
             ),
+            *after,
             RunFinishedEvent(**ids),
         ]
 
@@ -258,6 +260,47 @@ async def test_an_agents_a2ui_activity_renders_as_a_show_a2ui_call() -> None:
     [part] = message.tool_calls
     assert part.tool_name == "a2ui_surface" and part.tool_call_id == "act1" and not part.is_error
     assert rt.surfaces()[0]["components"]["go"]["component"] == "Button"
+
+
+LABEL = "/a2ui_operations/1/updateComponents/components/2/text"
+
+
+def activity_delta(*patch: dict[str, Any], message_id: str = "act1") -> Any:
+    from ag_ui.core import ActivityDeltaEvent
+
+    return ActivityDeltaEvent(
+        message_id=message_id, activity_type="a2ui-surface", patch=list(patch)
+    )
+
+
+async def test_an_agents_activity_delta_shows_the_patched_surface() -> None:
+    from agui_agents import serve
+
+    relabel = activity_delta({"op": "replace", "path": LABEL, "value": "Send now"})
+    stray = activity_delta({"op": "replace", "path": LABEL, "value": "x"}, message_id="act9")
+    with serve(activity_app(form_messages(), after=(relabel, stray))) as url:
+        rt = gu.Runtime(agent=gu.AGUIAgent(url), components=[gu.A2UI])
+        message = await rt.send("form please")
+    first, patched = message.tool_calls  # the delta for an activity never shown is ignored
+    assert patched.tool_name == "a2ui_surface" and not patched.is_error
+    labels = [
+        c.get("text")
+        for part in (first, patched)
+        for c in part.args["messages"][1]["updateComponents"]["components"]
+        if c["id"] == "go_label"
+    ]
+    assert labels == ["Send", "Send now"]  # the first version is left as it was
+
+
+async def test_an_agents_activity_delta_that_does_not_apply_ends_the_reply() -> None:
+    from agui_agents import serve
+
+    broken = activity_delta({"op": "remove", "path": "/a2ui_operations/9"})
+    with serve(activity_app(form_messages(), after=(broken,))) as url:
+        rt = gu.Runtime(agent=gu.AGUIAgent(url), components=[gu.A2UI])
+        message = await rt.send("form please")
+    assert message.status.type == "incomplete"
+    assert "ACTIVITY_DELTA for act1 that does not apply" in (message.status.error or "")
 
 
 async def test_an_agents_activity_with_an_unknown_component_is_refused() -> None:

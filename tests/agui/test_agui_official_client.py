@@ -126,8 +126,31 @@ async def test_the_official_client_holds_our_history_and_resumes_interrupts() ->
     assert rt.thread.messages[-1].text == "Kept v."
     assert all(r["pendingInterrupts"] == [] for r in runs[2::2])
 
-    assert stale["error"]["status"] == 409 and "not open" in stale["error"]["message"]
+    # a stale resume: a stream of one RUN_ERROR (AG-UI's rejection before the run starts)
+    [error] = stale["events"]
+    assert "error" not in stale and error["type"] == "RUN_ERROR"
+    assert error["code"] == "INTERRUPT_NOT_OPEN" and "not open" in error["message"]
     assert stale["messages"] == ours(rt)  # the refused resume changed nothing
+
+
+async def test_a_malformed_resume_is_a_run_error_and_the_interrupt_stays_open() -> None:
+    """The client reads the refusal as a failed run (its RUN_ERROR, not an HTTP
+    error): its interrupt is still pending, and the corrected resume decides it."""
+    model = ScriptedModel([call("drop", {"name": "x"}, id="d7"), "Dropped x."])
+    rt = gu.Runtime(model=model, tools=[drop])
+    app = rt.ag_ui_app()
+    misspelt = resume("d7", {"approved": True, "args": {"name": "everything"}})
+    with serve(app) as url:
+        first, refused, fixed = await drive(
+            url, app.token, [user("drop x"), misspelt, resume("d7", {"approved": True})]
+        )
+    assert [e["type"] for e in refused["events"]] == ["RUN_ERROR"] and "error" not in refused
+    error = refused["events"][0]
+    assert error["code"] == "RESUME_INVALID" and "unknown payload field(s) args" in error["message"]
+    assert refused["messages"] == first["messages"] and refused["newMessages"] == []
+    assert [i["id"] for i in refused["pendingInterrupts"]] == ["d7"]  # still the client's to answer
+    assert dropped == ["x"] and "error" not in fixed  # the corrected resume ran the original call
+    assert fixed["pendingInterrupts"] == [] and rt.thread.messages[-1].text == "Dropped x."
 
 
 async def test_the_official_client_cancels_an_interrupt_to_move_on_with_a_new_message() -> None:
@@ -144,3 +167,25 @@ async def test_the_official_client_cancels_an_interrupt_to_move_on_with_a_new_me
     assert second["pendingInterrupts"] == [] and dropped == []
     assert second["messages"] == ours(rt)
     assert [m.text for m in rt.thread.messages[2:]] == ["keep it", "Kept w."]
+
+
+async def test_an_interrupt_the_notebook_user_regenerated_away_is_not_open_to_the_client() -> None:
+    """The user regenerates in the notebook while the client's interrupt is open:
+    the new reply's call, though its id is the same (a provider numbering its
+    calls), is the notebook's; the client's resume of the old one is refused."""
+    again = call("drop", {"name": "z"}, id="d5")
+    model = ScriptedModel([call("drop", {"name": "z"}, id="d5"), again, "Dropped z."])
+    rt = gu.Runtime(model=model, tools=[drop])
+    app = rt.ag_ui_app()
+    with serve(app) as url:
+        [first] = await drive(url, app.token, [user("drop z")])
+        assert [i["id"] for i in first["pendingInterrupts"]] == ["d5"]
+        await rt.regenerate()  # in the notebook: the old reply is stashed as a branch
+        hijack = resume("d5", {"approved": True, "editedArgs": {"name": "everything"}})
+        # the client, its history kept, resumes as if nothing happened
+        [late] = await drive(url, app.token, [{"add": first["messages"], **hijack}])
+    [error] = late["events"]
+    assert error["type"] == "RUN_ERROR" and error["code"] == "INTERRUPT_NOT_OPEN"
+    part = rt.thread.messages[-1].tool_call("d5")
+    assert part is not None and part.approval is not None and part.approval.status == "pending"
+    assert part.args == {"name": "z"} and dropped == []

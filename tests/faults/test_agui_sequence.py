@@ -7,7 +7,8 @@ Faults tried:
   runs (a TOOL_CALL_RESULT after RUN_FINISHED, before the next RUN_STARTED);
 - ``retry()`` after a RUN_ERROR (events after RUN_ERROR in the same stream);
 - a tool call naming as its parent a message that is no assistant's (a tool result);
-- the verifier itself: each broken rule, fed by hand, is caught;
+- the verifier itself: each broken rule, fed by hand, is caught (reasoning
+  spans left open, closed twice, reopened, too);
 - ``import ipygenui; gu.Chat()`` importing ``ag_ui`` although nobody uses AG-UI;
 - the whole scripted suite (runtime, tools, approvals, loop seams) replayed
   through the verifier.
@@ -26,6 +27,8 @@ from typing import Any
 import pytest
 from ag_ui.core import (
     EventType,
+    ReasoningEndEvent,
+    ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunStartedEvent,
@@ -270,6 +273,23 @@ BROKEN: dict[str, tuple[list[Any], str]] = {
         "not open",
     ),
     "no RUN_STARTED": ([TextMessageStartEvent(message_id="m")], "open with RUN_STARTED"),
+    "a reasoning span open at RUN_FINISHED": (
+        [START, ReasoningStartEvent(message_id="s"), FINISH],
+        "reasoning spans are open",
+    ),
+    "a reasoning span closed twice": (
+        [
+            START,
+            ReasoningStartEvent(message_id="s"),
+            ReasoningEndEvent(message_id="s"),
+            ReasoningEndEvent(message_id="s"),
+        ],
+        "reasoning span s, which is not open",
+    ),
+    "a reasoning span reopened": (
+        [START, ReasoningStartEvent(message_id="s"), ReasoningStartEvent(message_id="s")],
+        "started while open",
+    ),
     "overlapping runs": ([START, START], "still open"),
 }
 

@@ -14,16 +14,18 @@ model request, the tool never run):
   ``approved``, a misspelt field, edits on a rejection or that the tool
   refuses, a reason on an approval), stale (an interrupt never raised, one
   decided in the notebook), repeated, partial, or deciding beside a new user
-  message: each a 4xx naming the problem, the call still pending, its
-  arguments as they were; a ``cancelled`` entry rejects the call, and beside
-  a new user message (AG-UI's way to move on) lets that message end the
-  waiting reply, the call not run;
+  message: each a stream of one RUN_ERROR whose code and message name the
+  problem (not an HTTP error: the request was sound), the call still
+  pending, its arguments as they were; a ``cancelled`` entry rejects the
+  call, and beside a new user message (AG-UI's way to move on) lets that
+  message end the waiting reply, the call not run;
 - resumes not bound to the run that raised the interrupt: of the notebook's
-  own pending call, from another ``threadId``, naming another ``parentRunId``
-  (each 409, the call still pending, its arguments as they were); no error
-  text names a call the client was not told of; a tool message answering a
-  human tool's call the notebook's own run made, or one sent to a client on
-  another thread (403, the call still waiting for its answer);
+  own pending call, from another ``threadId``, naming another
+  ``parentRunId`` (each a RUN_ERROR ``INTERRUPT_NOT_OPEN``, the call still
+  pending, its arguments as they were); no error text names a call the
+  client was not told of; a tool message answering a human tool's call the
+  notebook's own run made, or one sent to a client on another thread (403,
+  the call still waiting for its answer);
 - a body over the size limit, declared and streamed (100 MB, never held
   whole); JSON nested 65 and 100,000 deep; brackets inside strings;
 - a client hanging up mid-run: its run is cancelled, the next POST served;
@@ -424,62 +426,79 @@ def resume_input(*entries: dict[str, Any], messages: tuple[Any, ...] = ()) -> by
     return json.dumps({**run_input(*messages), "resume": list(entries)}).encode()
 
 
+def refused_resume(response: httpx.Response, code: str) -> str:
+    """The message of the RUN_ERROR a refused resume's stream opens (and is) with."""
+    assert response.status_code == 200, response.text
+    events = parse_sse(response.text)
+    assert [e.type for e in events] == [EventType.RUN_ERROR], events
+    assert events[0].code == code, events[0]
+    message: str = events[0].message
+    return message
+
+
 def approval(payload: Any, interrupt: str = "d1") -> dict[str, Any]:
     return {"interruptId": interrupt, "status": "resolved", "payload": payload}
 
 
 BAD_RESUMES = {
-    "a payload that is no object": (approval("yes"), 400, "boolean 'approved'"),
-    "no approved field": (approval({}), 400, "boolean 'approved'"),
-    "approved as a string": (approval({"approved": "true"}), 400, "boolean 'approved'"),
+    "a payload that is no object": (approval("yes"), "RESUME_INVALID", "boolean 'approved'"),
+    "no approved field": (approval({}), "RESUME_INVALID", "boolean 'approved'"),
+    "approved as a string": (
+        approval({"approved": "true"}),
+        "RESUME_INVALID",
+        "boolean 'approved'",
+    ),
     "a misspelt field": (
         approval({"approved": True, "args": {"name": "sales"}}),
-        400,
+        "RESUME_INVALID",
         "unknown payload field(s) args",
     ),
     "edits on a rejection": (
         approval({"approved": False, "editedArgs": {"name": "sales"}}),
-        400,
+        "RESUME_INVALID",
         "only with approved: true",
     ),
     "edits that are no object": (
         approval({"approved": True, "editedArgs": ["sales"]}),
-        400,
+        "RESUME_INVALID",
         "editedArgs must be an object",
     ),
     "edits the tool refuses": (
         approval({"approved": True, "editedArgs": {"table": "sales"}}),
-        422,
+        "RESUME_ARGS_REJECTED",
         "edited arguments rejected",
     ),
     "a reason on an approval": (
         approval({"approved": True, "reason": "fine"}),
-        400,
+        "RESUME_INVALID",
         "only with approved: false",
     ),
     "a reason that is no string": (
         approval({"approved": False, "reason": 3}),
-        400,
+        "RESUME_INVALID",
         "reason must be a string",
     ),
-    "an interrupt never raised": (approval({"approved": True}, "d9"), 409, "d9, which is not open"),
+    "an interrupt never raised": (
+        approval({"approved": True}, "d9"),
+        "INTERRUPT_NOT_OPEN",
+        "d9, which is not open",
+    ),
     "the same interrupt twice": (
         [approval({"approved": False}), approval({"approved": True})],
-        400,
+        "RESUME_INVALID",
         "answers interrupt d1 twice",
     ),
 }
 
 
-@pytest.mark.parametrize("entries, status, says", BAD_RESUMES.values(), ids=BAD_RESUMES.keys())
-async def test_a_malformed_or_stale_resume_is_refused_and_changes_nothing(
-    entries: Any, status: int, says: str
+@pytest.mark.parametrize("entries, code, says", BAD_RESUMES.values(), ids=BAD_RESUMES.keys())
+async def test_a_malformed_or_stale_resume_is_a_run_error_and_changes_nothing(
+    entries: Any, code: str, says: str
 ) -> None:
     rt, app = await waiting_for_approval()
     entries = entries if isinstance(entries, list) else [entries]
     response = await request(app, body=resume_input(*entries))
-    assert response.status_code == status
-    assert says in response.json()["error"]
+    assert says in refused_resume(response, code)
     assert still_pending(rt, 2)
     part = rt.thread.messages[-1].tool_call("d1")
     assert part is not None and part.args == {"name": "users"}  # no edit applied either
@@ -493,8 +512,8 @@ async def test_a_resume_must_answer_every_open_interrupt() -> None:
     app = rt.ag_ui_app()
     await request(app, body=json.dumps(run_input(UserMessage(id="u1", content="drop"))).encode())
     response = await request(app, body=resume_input(approval({"approved": True})))
-    assert response.status_code == 400
-    assert "no partial resume" in response.json()["error"] and "d2" in response.json()["error"]
+    message = refused_resume(response, "RESUME_INCOMPLETE")
+    assert "no partial resume" in message and "d2" in message
     assert still_pending(rt, 2)
 
 
@@ -502,7 +521,7 @@ async def test_a_resume_beside_a_new_user_message_is_refused() -> None:
     rt, app = await waiting_for_approval()
     new = UserMessage(id="u9", content="and also this")
     response = await request(app, body=resume_input(approval({"approved": True}), messages=(new,)))
-    assert response.status_code == 400 and "request of its own" in response.json()["error"]
+    assert "request of its own" in refused_resume(response, "RESUME_INVALID")
     assert still_pending(rt, 2)
 
 
@@ -521,14 +540,14 @@ async def test_cancelling_every_interrupt_beside_a_new_message_moves_on() -> Non
     assert part.approval.status == "rejected" and part.is_error and not ran
     assert [m.text for m in rt.thread.messages[2:]] == ["no, keep it", "Fine, kept."]
     stale = await request(app, body=resume_input(entry, messages=(new,)))
-    assert stale.status_code == 409 and "d1, which is not open" in stale.json()["error"]
+    assert "d1, which is not open" in refused_resume(stale, "INTERRUPT_NOT_OPEN")
 
 
 async def test_a_resume_of_a_call_decided_in_the_notebook_is_stale() -> None:
     rt, app = await waiting_for_approval()
     await rt.reject("d1", "not today", by="user")
     response = await request(app, body=resume_input(approval({"approved": True})))
-    assert response.status_code == 409 and "d1, which is not open" in response.json()["error"]
+    assert "d1, which is not open" in refused_resume(response, "INTERRUPT_NOT_OPEN")
     part = rt.thread.messages[-1].tool_call("d1")
     assert part is not None and part.approval is not None
     assert part.approval.status == "rejected" and not ran  # the user's decision stands
@@ -564,8 +583,7 @@ HIJACK = approval({"approved": True, "editedArgs": {"name": "everything"}})
 async def test_a_client_cannot_resume_the_notebook_s_own_pending_call() -> None:
     rt, app = await waiting_for_approval(by_client=False)
     response = await request(app, body=resume_as([HIJACK]))
-    assert response.status_code == 409, response.text
-    assert "not open" in response.json()["error"]
+    assert "not open" in refused_resume(response, "INTERRUPT_NOT_OPEN")
     assert still_pending(rt, 2)
     part = rt.thread.messages[-1].tool_call("d1")
     assert part is not None and part.args == {"name": "users"}
@@ -576,7 +594,7 @@ async def test_a_client_cannot_resume_the_notebook_s_own_pending_call() -> None:
 async def test_a_client_on_another_thread_cannot_resume_an_interrupt_it_was_not_sent() -> None:
     rt, app = await waiting_for_approval()
     response = await request(app, body=resume_as([HIJACK], thread_id="t2"))
-    assert response.status_code == 409 and "not open" in response.json()["error"]
+    assert "not open" in refused_resume(response, "INTERRUPT_NOT_OPEN")
     assert still_pending(rt, 2)
     part = rt.thread.messages[-1].tool_call("d1")
     assert part is not None and part.args == {"name": "users"}
@@ -588,7 +606,7 @@ async def test_a_client_on_another_thread_cannot_resume_an_interrupt_it_was_not_
 async def test_a_resume_naming_another_parent_run_is_refused() -> None:
     rt, app = await waiting_for_approval()
     response = await request(app, body=resume_as([HIJACK], parent_run_id="someone-elses-run"))
-    assert response.status_code == 409 and still_pending(rt, 2)
+    assert "not open" in refused_resume(response, "INTERRUPT_NOT_OPEN") and still_pending(rt, 2)
     named = await request(
         app, body=resume_as([approval({"approved": True})], parent_run_id="client-run")
     )
@@ -601,10 +619,36 @@ async def test_no_error_names_a_call_the_client_was_not_told_of() -> None:
     busy = await request(app, body=new.encode())
     assert busy.status_code == 409 and "waits for approval" in busy.json()["error"]
     stale = await request(app, body=resume_as([approval({"approved": True}, "d9")]))
-    assert stale.status_code == 409
-    for response in (busy, stale):
-        assert "d1" not in response.json()["error"], response.json()["error"]
+    for error in (busy.json()["error"], refused_resume(stale, "INTERRUPT_NOT_OPEN")):
+        assert "d1" not in error, error
     assert still_pending(rt, 2)
+
+
+async def edit_first(rt: gu.Runtime) -> None:
+    await rt.edit(rt.thread.messages[0].id, "go, but carefully")
+
+
+async def regenerate(rt: gu.Runtime) -> None:
+    await rt.regenerate()
+
+
+@pytest.mark.parametrize("branch", [edit_first, regenerate])
+async def test_an_interrupt_stashed_by_an_edit_or_regenerate_is_no_longer_open(
+    branch: Any,
+) -> None:
+    """The notebook user edits or regenerates while the client's interrupt d1 is
+    open: the new reply's own call (with the same id, as a provider numbering
+    its calls gives it) is the notebook's, not the client's to decide."""
+    again = call("drop", {"name": "users"}, id="d1")
+    rt, app = await interrupted([call("drop", {"name": "users"}, id="d1"), again, "Dropped."], True)
+    await branch(rt)
+    response = await request(app, body=resume_input(HIJACK))
+    assert "d1, which is not open" in refused_resume(response, "INTERRUPT_NOT_OPEN")
+    part = rt.thread.messages[-1].tool_call("d1")
+    assert part is not None and part.approval is not None
+    assert part.approval.status == "pending" and part.args == {"name": "users"} and not ran
+    await rt.approve("d1")  # the notebook user decides its own call
+    assert ran == ["drop"]
 
 
 async def asking(by_client: bool) -> tuple[gu.Runtime, Any]:

@@ -39,6 +39,7 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
     ToolMessage,
+    UserMessage,
 )
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
@@ -308,21 +309,32 @@ async def test_the_widget_answers_a_human_tool(wire: Wire) -> None:
     assert chat.thread.messages[-1].text.endswith("Blue it is.")
 
 
-async def test_an_agui_client_answers_a_human_tool() -> None:
+async def test_an_agui_client_answers_a_human_tool_its_run_asked() -> None:
+    """The client's own run asks the question (a question the notebook's
+    run asked is the notebook user's: tests/faults/test_agui_server.py)."""
     rt = waiting_question()
-    await rt.send("pick")
     app = rt.ag_ui_app()
     token = getattr(app, "token", None)
     headers = {"accept": "text/event-stream"}
     if token:
         headers["authorization"] = f"Bearer {token}"
+
+    def sent(*messages: Any) -> dict[str, Any]:
+        data = RunAgentInput(
+            thread_id="t1", run_id="client-run", messages=list(messages), tools=[], context=[]
+        )
+        return data.model_dump(mode="json", by_alias=True, exclude_none=True)
+
     answer = ToolMessage(id="r1", tool_call_id="h1", content="blue")
-    body = RunAgentInput(
-        thread_id="t1", run_id="client-run", messages=[answer], tools=[], context=[], state={}
-    ).model_dump(mode="json", by_alias=True, exclude_none=True)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
-        response = await client.post("/", json=body, headers=headers)
+        asked = await client.post(
+            "/", json=sent(UserMessage(id="u1", content="pick")), headers=headers
+        )
+        assert asked.status_code == 200 and isinstance(
+            rt.thread.messages[-1].status, RequiresAction
+        )
+        response = await client.post("/", json=sent(answer), headers=headers)
     assert response.status_code == 200, response.text
     assert rt.thread.messages[-1].tool_call("h1").result == "blue"
     assert rt.thread.messages[-1].text.endswith("Blue it is.")

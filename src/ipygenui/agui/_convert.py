@@ -10,10 +10,18 @@ history in order across runs: a model step is one assistant message, named by
 the part it starts at (``step_message_id``), whatever text parts and tool
 calls it streams; a reasoning part is a reasoning message of its own
 (``reasoning_message_id``); a call's result is ``result_message_id``.
+
+A reasoning part a provider signed or encrypted (Anthropic's thinking
+signature, a Responses reasoning item's ``encrypted_content``, both kept as a
+thinking block's ``signature`` in its ``provider_data``) carries that
+artefact as the reasoning message's ``encryptedValue``
+(``reasoning_encrypted_value``): the value itself when there is one, a JSON
+array of them when the part holds several blocks.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -48,6 +56,20 @@ def step_message_id(message_id: str, start: int) -> str:
 def reasoning_message_id(message_id: str, part: int) -> str:
     """The id of the reasoning message of part ``part`` (never a step's id)."""
     return f"{message_id}:{part}:reasoning"
+
+
+def reasoning_encrypted_value(part: ReasoningPart) -> str | None:
+    """The provider's opaque artefacts of a reasoning part, or None when it has none."""
+    found: list[str] = []
+    for data in (part.provider_data or {}).values():
+        blocks = data.get("parts") if isinstance(data, dict) else None
+        for block in blocks if isinstance(blocks, list) else ():
+            signature = block.get("signature") if isinstance(block, dict) else None
+            if isinstance(signature, str) and signature:
+                found.append(signature)
+    if not found:
+        return None
+    return found[0] if len(found) == 1 else json.dumps(found)
 
 
 def part_step_message_id(message: ThreadMessage, part: int) -> str:
@@ -95,7 +117,14 @@ def _assistant(
         said = [i for i, p in enumerate(parts) if _said(p)]
         anchor = said[0] if said else len(parts)  # where the stream opened the step's message
         thoughts = [
-            (i, ReasoningMessage(id=reasoning_message_id(message.id, start + i), content=p.text))
+            (
+                i,
+                ReasoningMessage(
+                    id=reasoning_message_id(message.id, start + i),
+                    content=p.text,
+                    encrypted_value=reasoning_encrypted_value(p),
+                ),
+            )
             for i, p in enumerate(parts)
             if as_streamed and isinstance(p, ReasoningPart) and p.text
         ]

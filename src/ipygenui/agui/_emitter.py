@@ -7,7 +7,9 @@ never speaks AG-UI neither imports ``ag_ui`` nor pays per delta.
 What a run's stream carries: RUN_STARTED, MESSAGES_SNAPSHOT (the thread so
 far) and STATE_SNAPSHOT (the shared state, with the shown components' user
 states under ``"components"``); per model step STEP_STARTED, the text, reasoning and
-tool-call messages as they stream, the step's TOOL_CALL_ENDs and
+tool-call messages as they stream (each reasoning message in a REASONING_START /
+REASONING_END span, with the provider's signed or encrypted thinking as its
+REASONING_ENCRYPTED_VALUE), the step's TOOL_CALL_ENDs and
 STEP_FINISHED; tool results as they arrive; a STATE_DELTA (RFC 6902 JSON
 Patch) when a component's state or the shared state changes; then everything
 still open is closed and RUN_FINISHED (with the interrupts waiting for the
@@ -38,9 +40,12 @@ from ag_ui.core import (
     CustomEvent,
     EventType,
     MessagesSnapshotEvent,
+    ReasoningEncryptedValueEvent,
+    ReasoningEndEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
+    ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
@@ -69,7 +74,7 @@ from ..events import (
     RunStarted,
     ThreadEvent,
 )
-from ..messages import Complete, Incomplete, Message, Thread, ToolCallPart
+from ..messages import Complete, Incomplete, Message, ReasoningPart, Thread, ToolCallPart
 from ..models.history import tool_result_content
 from ._activity import (
     A2UI_ACTIVITY,
@@ -80,6 +85,7 @@ from ._activity import (
 from ._client_state import COMPONENTS_KEY
 from ._convert import (
     part_step_message_id,
+    reasoning_encrypted_value,
     reasoning_message_id,
     result_message_id,
     to_agui_messages,
@@ -118,8 +124,8 @@ class AGUIEmitter:
         self._run_id: str | None = None
         self._message_id: str | None = None
         """The run's assistant message."""
-        self._open_text: tuple[str, str] | None = None
-        """(AG-UI message id, kind) of the text/reasoning part streaming now."""
+        self._open_text: tuple[str, str, int] | None = None
+        """(AG-UI message id, kind, part index) of the text/reasoning part streaming now."""
         self._calls: dict[int, str] = {}
         """Part index -> call id of the calls streamed in this run."""
         self._open_calls: list[str] = []
@@ -223,10 +229,10 @@ class AGUIEmitter:
                     if not value.get("synthetic"):  # a server request's card is no model call
                         self._start_call(index, value, part_step_message_id(message, index))
                 elif value["type"] == "reasoning":
-                    self._start_text(reasoning_message_id(message.id, index), "reasoning")
+                    self._start_text(reasoning_message_id(message.id, index), "reasoning", index)
                     self._content(value.get("text") or "")
                 else:  # every text part of a step streams into the step's one message
-                    self._start_text(part_step_message_id(message, index), value["type"])
+                    self._start_text(part_step_message_id(message, index), value["type"], index)
                     self._content(value.get("text") or "")
             elif name == "append":
                 if op["field"] == "text":
@@ -312,9 +318,10 @@ class AGUIEmitter:
         if value.get("args_text"):
             self._emit(ToolCallArgsEvent(tool_call_id=call, delta=value["args_text"]))
 
-    def _start_text(self, mid: str, kind: str) -> None:
-        self._open_text = (mid, kind)
-        if kind == "reasoning":
+    def _start_text(self, mid: str, kind: str, index: int) -> None:
+        self._open_text = (mid, kind, index)
+        if kind == "reasoning":  # a span of its own around each reasoning message
+            self._emit(ReasoningStartEvent(message_id=mid))
             self._emit(ReasoningMessageStartEvent(message_id=mid, role="reasoning"))
         else:
             self._emit(TextMessageStartEvent(message_id=mid, role="assistant"))
@@ -322,7 +329,7 @@ class AGUIEmitter:
     def _content(self, delta: str) -> None:
         if self._open_text is None or not delta:
             return
-        mid, kind = self._open_text
+        mid, kind, _ = self._open_text
         if kind == "reasoning":
             self._emit(ReasoningMessageContentEvent(message_id=mid, delta=delta))
         else:
@@ -331,12 +338,29 @@ class AGUIEmitter:
     def _close_text(self) -> None:
         if self._open_text is None:
             return
-        mid, kind = self._open_text
+        mid, kind, index = self._open_text
         self._open_text = None
-        if kind == "reasoning":
-            self._emit(ReasoningMessageEndEvent(message_id=mid))
-        else:
+        if kind != "reasoning":
             self._emit(TextMessageEndEvent(message_id=mid))
+            return
+        self._emit(ReasoningMessageEndEvent(message_id=mid))
+        value = self._encrypted_value(index)  # the provider sends it as the part ends
+        if value is not None:
+            self._emit(
+                ReasoningEncryptedValueEvent(
+                    subtype="message", entity_id=mid, encrypted_value=value
+                )
+            )
+        self._emit(ReasoningEndEvent(message_id=mid))
+
+    def _encrypted_value(self, index: int) -> str | None:
+        """The provider's artefact of part ``index`` of the run's message, if any."""
+        message = next(
+            (m for m in reversed(self._read_thread().messages) if m.id == self._message_id), None
+        )
+        parts = message.parts if message is not None else []
+        part = parts[index] if index < len(parts) else None
+        return reasoning_encrypted_value(part) if isinstance(part, ReasoningPart) else None
 
     def _results(self, message: Message) -> None:
         for part in message.tool_calls:

@@ -9,10 +9,15 @@ replace the arguments, or ``{"approved": false, "reason": "..."}``), and
 
 ``read_resume`` turns a request's ``resume`` entries into the decisions they
 ask for, checking every entry before any is applied, so a malformed or stale
-resume is refused whole (``Refused``, a 4xx) and changes nothing: each entry
+resume is refused whole (``BadResume``) and changes nothing: each entry
 names an open interrupt, once; together with the input's tool messages they
 answer every open interrupt (AG-UI allows no partial resume); a payload has
 exactly the fields above; edited arguments pass the tool's validation.
+
+The server answers a ``BadResume`` with a stream that opens with ``RUN_ERROR``
+(its ``code`` and message), as AG-UI's interrupt rules let a producer reject
+an input before the run starts: the request was well formed, the resume is
+what does not fit.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from ag_ui.core import Interrupt, ResumeEntry
 
 from ..messages import Message, Thread, ToolCallPart
 from ..tools import Tool
-from ._http_guard import Refused
 
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -42,6 +46,22 @@ APPROVAL_SCHEMA: dict[str, Any] = {
 }
 """What a resume entry's payload carries for an approval (AG-UI's
 approve-with-edits pattern, plus the reason a rejection gives the model)."""
+
+NOT_OPEN = "INTERRUPT_NOT_OPEN"
+INVALID = "RESUME_INVALID"
+INCOMPLETE = "RESUME_INCOMPLETE"
+ARGS_REJECTED = "RESUME_ARGS_REJECTED"
+"""The ``RUN_ERROR`` codes of a refused resume (AG-UI leaves codes open)."""
+
+
+class BadResume(Exception):
+    """A resume refused whole: ``code`` for a program, ``message`` for a person."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
 
 CANCELLED = "cancelled by the client"
 """The reason a ``cancelled`` resume entry rejects a call with."""
@@ -112,7 +132,7 @@ def read_resume(
     human: Collection[str],
     tools: Mapping[str, Tool],
 ) -> list[Decision]:
-    """The decisions ``entries`` ask for; ``Refused`` names the first problem.
+    """The decisions ``entries`` ask for; ``BadResume`` names the first problem.
 
     ``answered``: the calls the same input answers with tool messages (their
     entries only acknowledge the answer); ``human``: the human tools, whose
@@ -123,29 +143,31 @@ def read_resume(
     for entry in entries:
         name = entry.interrupt_id
         if name in seen:
-            raise Refused(400, f"resume answers interrupt {name} twice")
+            raise BadResume(INVALID, f"resume answers interrupt {name} twice")
         seen.add(name)
         part = waiting.get(name)
         if part is None:
-            raise Refused(409, _stale(name, waiting))
+            raise BadResume(NOT_OPEN, _stale(name, waiting))
         if name in answered:
             continue  # a human tool's answer came as a tool message
         if part.approval is not None:
             decisions.append(_approval(entry, part, tools))
         elif part.tool_name not in human:
-            raise Refused(
-                403, f"interrupt {name} ({part.tool_name}): answer it with a tool message"
+            raise BadResume(
+                INVALID, f"interrupt {name} ({part.tool_name}): answer it with a tool message"
             )
         elif entry.status == "cancelled":
             decisions.append(Answer(name, f"The user gave no answer: {CANCELLED}."))
         elif entry.payload is None:
-            raise Refused(400, f"resume of interrupt {name}: the payload is the answer, none sent")
+            raise BadResume(
+                INVALID, f"resume of interrupt {name}: the payload is the answer, none sent"
+            )
         else:
             decisions.append(Answer(name, entry.payload))
     missing = [call for call in waiting if call not in seen and call not in answered]
     if missing:
-        raise Refused(
-            400,
+        raise BadResume(
+            INCOMPLETE,
             "resume must answer every open interrupt (AG-UI has no partial resume); "
             f"not answered: {', '.join(missing)}",
         )
@@ -166,38 +188,42 @@ def _approval(entry: ResumeEntry, part: ToolCallPart, tools: Mapping[str, Tool])
         return Reject(part.tool_call_id, CANCELLED)
     payload = entry.payload
     if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool):
-        raise Refused(
-            400,
+        raise BadResume(
+            INVALID,
             f"resume of {call}: the payload must be an object with a boolean 'approved' "
             '(e.g. {"approved": true}), got ' + _shown(payload),
         )
     extra = sorted(set(payload) - set(APPROVAL_SCHEMA["properties"]))
     if extra:
-        raise Refused(
-            400,
+        raise BadResume(
+            INVALID,
             f"resume of {call}: unknown payload field(s) {', '.join(extra)}; "
             "allowed: approved, editedArgs, reason",
         )
     edited, reason = payload.get("editedArgs"), payload.get("reason")
     if not payload["approved"]:
         if edited is not None:
-            raise Refused(400, f"resume of {call}: editedArgs come only with approved: true")
+            raise BadResume(INVALID, f"resume of {call}: editedArgs come only with approved: true")
         if reason is not None and not isinstance(reason, str):
-            raise Refused(400, f"resume of {call}: reason must be a string")
+            raise BadResume(INVALID, f"resume of {call}: reason must be a string")
         return Reject(part.tool_call_id, reason or None)
     if reason is not None:
-        raise Refused(400, f"resume of {call}: a reason comes only with approved: false")
+        raise BadResume(INVALID, f"resume of {call}: a reason comes only with approved: false")
     if edited is None:
         return Approve(part.tool_call_id, None)
     if not isinstance(edited, dict):
-        raise Refused(400, f"resume of {call}: editedArgs must be an object of arguments")
+        raise BadResume(INVALID, f"resume of {call}: editedArgs must be an object of arguments")
     tool = tools.get(part.tool_name)
     if tool is None:
-        raise Refused(409, f"resume of {call}: tool {part.tool_name!r} is not registered here")
+        raise BadResume(
+            NOT_OPEN, f"resume of {call}: tool {part.tool_name!r} is not registered here"
+        )
     try:
         tool.validate(edited)
     except Exception as exc:  # ToolArgumentsError names each problem
-        raise Refused(422, f"resume of {call}: edited arguments rejected: {exc}") from None
+        raise BadResume(
+            ARGS_REJECTED, f"resume of {call}: edited arguments rejected: {exc}"
+        ) from None
     return Approve(part.tool_call_id, edited)
 
 

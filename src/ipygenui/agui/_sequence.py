@@ -10,8 +10,9 @@ or tool-call message is started once, then gets content/args, then ends;
 a tool result answers a call that is not streaming; a tool call's
 ``parent_message_id`` names an assistant message (one the stream carried,
 or a new one the call opens, as clients build it), never a user, tool or
-reasoning message; steps open and close by name; RUN_FINISHED leaves
-nothing open and names its run.
+reasoning message; steps open and close by name, and reasoning spans
+(REASONING_START / REASONING_END, ids of their own) by id; RUN_FINISHED
+leaves nothing open and names its run.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ class SequenceChecker:
         """Open text/reasoning messages: id -> kind."""
         self._calls: set[str] = set()
         self._steps: set[str] = set()
+        self._spans: set[str] = set()
+        """Open reasoning spans (a namespace apart from messages)."""
         self._roles: dict[str, str] = {}
         """The role of each message the stream carried (streamed or in a snapshot)."""
 
@@ -71,6 +74,7 @@ class SequenceChecker:
             self._messages.clear()
             self._calls.clear()
             self._steps.clear()
+            self._spans.clear()
             return
         if self.run_id is None:
             fail(
@@ -123,6 +127,16 @@ class SequenceChecker:
             if name not in self._steps:
                 fail(f"STEP_FINISHED for step {name!r}, which is not open")
             self._steps.discard(name)
+        elif kind == EventType.REASONING_START:
+            span = event.message_id  # type: ignore[attr-defined]
+            if span in self._spans:
+                fail(f"reasoning span {span} started while open")
+            self._spans.add(span)
+        elif kind == EventType.REASONING_END:
+            span = event.message_id  # type: ignore[attr-defined]
+            if span not in self._spans:
+                fail(f"REASONING_END for reasoning span {span}, which is not open")
+            self._spans.discard(span)
         elif kind == EventType.MESSAGES_SNAPSHOT:
             for message in event.messages:  # type: ignore[attr-defined]
                 self._roles[message.id] = message.role
@@ -139,6 +153,8 @@ class SequenceChecker:
             fail(f"RUN_FINISHED while tool calls are open: {', '.join(sorted(self._calls))}")
         if self._steps:
             fail(f"RUN_FINISHED while steps are open: {', '.join(sorted(self._steps))}")
+        if self._spans:
+            fail(f"RUN_FINISHED while reasoning spans are open: {', '.join(sorted(self._spans))}")
 
 
 def check_sequence(events: list[BaseEvent]) -> None:

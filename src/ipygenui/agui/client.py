@@ -326,6 +326,8 @@ class _RunReader:
         self._names: dict[str, str] = {}
         """The run's tool calls: AG-UI id -> tool name."""
         self._resumed = {decision.tool_call_id for decision in request.resume}
+        self._activities: dict[str, Any] = {}
+        """The run's A2UI activities: message id -> their content now."""
 
     def apply(self, event: BaseEvent) -> list[ModelDelta]:
         try:
@@ -345,7 +347,9 @@ class _RunReader:
         if kind == EventType.TOOL_CALL_CHUNK:
             return self._chunk(data)
         if kind == EventType.ACTIVITY_SNAPSHOT:
-            return self._activity(data)
+            return self._activity(data, data.content)
+        if kind == EventType.ACTIVITY_DELTA:
+            return self._activity_delta(data)
         if kind == EventType.TOOL_CALL_RESULT:
             index = self._calls.get(data.tool_call_id)
             if index is not None:  # a tool the agent ran itself
@@ -378,18 +382,41 @@ class _RunReader:
             return [FinishDelta("tool_calls" if kernel_calls else "stop")]
         return []
 
-    def _activity(self, data: Any) -> list[ModelDelta]:
+    def _activity(self, data: Any, content: Any) -> list[ModelDelta]:
         """An A2UI activity: a ``show_a2ui`` call the agent answered itself
         (other activity types are not shown)."""
         if data.activity_type != A2UI_ACTIVITY:
             return []
+        self._activities[str(data.message_id)] = content  # what a delta patches
         call_id = str(data.message_id)
-        if call_id in self._calls:  # a later snapshot of the same activity: a call of its own
+        if call_id in self._calls:  # a later version of the same activity: a call of its own
             call_id = f"{call_id}-{len(self._calls)}"
         start = self._start_call(call_id, AGENT_A2UI_TOOL)
-        args, result, is_error = a2ui_call_of(data.content)
+        args, result, is_error = a2ui_call_of(content)
         self.request.server_results[start.index] = (result, is_error)
         return [start, ToolCallDelta(start.index, arguments=args)]
+
+    def _activity_delta(self, data: Any) -> list[ModelDelta]:
+        """An ACTIVITY_DELTA: the RFC 6902 patch applied to the activity's content
+        (a copy), shown as its next version, as a later snapshot is. A delta for
+        an activity this run did not show, or of another type, is ignored, as
+        the official client does; one that does not apply ends the reply."""
+        content = self._activities.get(str(data.message_id))
+        if content is None or data.activity_type != A2UI_ACTIVITY:
+            return []
+        _, jsonpatch = _import_extra()
+        ops = [_plain_op(op) for op in data.patch]
+        try:
+            _, depth = self.limits.check(content, "an activity")
+            patched, _ = self.limits.patch(content, ops, depth)
+        except StateLimitError as exc:
+            raise ModelError(f"The agent at {self.url} sent {exc}") from exc
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+            raise ModelError(
+                f"The agent at {self.url} sent an ACTIVITY_DELTA for {data.message_id} that "
+                f"does not apply to its content: {exc}"
+            ) from exc
+        return self._activity(data, patched)
 
     def _start_call(self, call_id: str, name: str) -> ToolCallDelta:
         index = self._calls[call_id] = len(self._calls)

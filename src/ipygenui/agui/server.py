@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -37,6 +38,7 @@ from ag_ui.core import (
     BaseEvent,
     EventType,
     RunAgentInput,
+    RunErrorEvent,
     ToolCallStartEvent,
     ToolMessage,
     UserMessage,
@@ -53,7 +55,16 @@ from ._client_tools import client_tools
 from ._convert import result_message_id
 from ._emitter import AGUIListener
 from ._http_guard import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, HttpGuard, Refused
-from ._resume import Answer, Approve, Decision, open_interrupts, read_resume
+from ._resume import (
+    INVALID,
+    NOT_OPEN,
+    Answer,
+    Approve,
+    BadResume,
+    Decision,
+    open_interrupts,
+    read_resume,
+)
 
 
 class ServedRun(Protocol):
@@ -127,6 +138,26 @@ def _waiting_calls(thread: Thread) -> dict[str, ToolCallPart]:
     }
 
 
+def _waiting_replies(thread: Thread) -> dict[str, str]:
+    """Each waiting call's id -> the id of the reply that holds it."""
+    return {
+        p.tool_call_id: m.id
+        for m in thread.messages
+        for p in m.tool_calls
+        if not p.has_result and p.args_complete
+    }
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A call a client was sent to decide or answer: the client's ``threadId``
+    and ``runId`` of the run that asked, and the reply holding the call."""
+
+    thread_id: str
+    run_id: str
+    reply: str | None
+
+
 def _not_the_clients(part: ToolCallPart) -> str:
     if part.approval is not None and part.approval.status == "pending":
         why = (
@@ -169,7 +200,8 @@ def start_from_input(
     prepare: Callable[[], None] = lambda: None,
     issued: Collection[str] = (),
 ) -> ServedRun:
-    """Start the run ``data`` asks for; ``Refused`` says why there is none.
+    """Start the run ``data`` asks for; ``Refused`` (or ``BadResume``, for its
+    ``resume``) says why there is none.
 
     ``declared``: the names of the tools the client declared, whose calls it
     answers too; ``issued``: the interrupts this client's run ended with and
@@ -248,7 +280,7 @@ def _new_user_message(runtime: ServedRuntime, data: RunAgentInput) -> UserMessag
 def _resumed(
     runtime: ServedRuntime, data: RunAgentInput, answered: set[str], issued: Collection[str]
 ) -> list[Decision]:
-    """The decisions the input's ``resume`` asks for, all checked (``Refused`` if not),
+    """The decisions the input's ``resume`` asks for, all checked (``BadResume`` if not),
     of the open interrupts this client was ``issued`` only.
     Beside a new user message a resume may only cancel: the user moves on (AG-UI's
     way to leave interrupts), and the message ends the waiting reply."""
@@ -257,8 +289,8 @@ def _resumed(
     if _new_user_message(runtime, data) is not None and any(
         entry.status != "cancelled" for entry in data.resume
     ):
-        raise Refused(
-            400,
+        raise BadResume(
+            INVALID,
             "a resume that decides continues the interrupted run: send the new user "
             "message in a request of its own once that run ends (or cancel every "
             "interrupt to move on with it)",
@@ -285,7 +317,7 @@ def _decide(runtime: ServedRuntime, decisions: list[Decision]) -> ServedRun | No
             else:
                 run = runtime.reject(decision.tool_call_id, decision.reason, by="client") or run
         except DecisionError as exc:
-            raise Refused(409, f"interrupt {decision.tool_call_id}: {exc}") from None
+            raise BadResume(NOT_OPEN, f"interrupt {decision.tool_call_id}: {exc}") from None
     return run
 
 
@@ -355,22 +387,29 @@ def ag_ui_app(
         max_depth,
     )
     encoder = EventEncoder()
-    issued: dict[str, tuple[str, str]] = {}
-    """Interrupt id, or the id of a call to a client's own tool -> the client's
-    (threadId, runId) of the run that asked for it (touched on the runtime's
-    loop only)."""
+    issued: dict[str, Issued] = {}
+    """Interrupt id, or the id of a call to a client's own tool -> what the
+    client was sent (touched on the runtime's loop only)."""
+
+    def issue(call: str, data: RunAgentInput) -> None:
+        """Record ``call`` as sent to ``data``'s client, with the reply that holds it."""
+        found = runtime.thread.find_tool_call(call)
+        reply = found[0].id if found is not None else None
+        issued[call] = Issued(data.thread_id, data.run_id, reply)
 
     def issued_to(data: RunAgentInput) -> set[str]:
         """The waiting calls ``data``'s client was sent: its thread's, of the
         run it names as its parent when it names one."""
-        still_open = _waiting_calls(runtime.thread)
-        for call in [c for c in issued if c not in still_open]:
-            del issued[call]  # decided or gone: forget it
+        still_open = _waiting_replies(runtime.thread)
+        for call in [c for c, sent in issued.items() if still_open.get(c) != sent.reply]:
+            # decided, or its reply ended (an edit or regenerate stashed it): a
+            # call of that id in another reply is not the one this client was sent
+            del issued[call]
         return {
             call
-            for call, (thread_id, run_id) in issued.items()
-            if thread_id == data.thread_id
-            and (data.parent_run_id is None or run_id == data.parent_run_id)
+            for call, sent in issued.items()
+            if sent.thread_id == data.thread_id
+            and (data.parent_run_id is None or sent.run_id == data.parent_run_id)
         }
 
     try:
@@ -395,6 +434,18 @@ def ag_ui_app(
     def refused(refusal: Refused, origin: str | None) -> Response:
         headers = {**guard.cors_headers(origin), **refusal.headers}
         return JSONResponse({"error": refusal.message}, refusal.status, headers=headers)
+
+    def refused_resume(bad: BadResume, origin: str | None) -> Response:
+        """A stream that opens with RUN_ERROR: AG-UI's way to reject an input's
+        resume before the run starts (nothing ran, nothing changed)."""
+        error = RunErrorEvent(message=bad.message, code=bad.code)
+
+        async def one_event() -> Any:
+            yield encoder.encode(error)
+
+        return StreamingResponse(
+            one_event(), media_type=encoder.get_content_type(), headers=guard.cors_headers(origin)
+        )
 
     async def endpoint(request: Request) -> Response:
         origin: str | None = None
@@ -451,10 +502,10 @@ def ag_ui_app(
 
         def deliver(event: BaseEvent) -> None:
             if isinstance(event, ToolCallStartEvent) and event.tool_call_name in own_tools:
-                issued[event.tool_call_id] = (data.thread_id, data.run_id)  # its to answer
+                issue(event.tool_call_id, data)  # its to answer
             if event.type == EventType.RUN_FINISHED:
                 for interrupt in getattr(getattr(event, "outcome", None), "interrupts", None) or ():
-                    issued[interrupt.id] = (data.thread_id, data.run_id)
+                    issue(interrupt.id, data)
             if event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR):
                 # on the runtime's loop, as the run ends: a run started next (a
                 # send from the notebook) is not offered the client's tools
@@ -476,7 +527,10 @@ def ag_ui_app(
                 runtime._serve_client_tools({})
                 raise
 
-        run, unsubscribe = await on_home(start)
+        try:
+            run, unsubscribe = await on_home(start)
+        except BadResume as bad:
+            return refused_resume(bad, origin)
         ended = False
 
         async def stream() -> Any:
