@@ -124,6 +124,9 @@ def test_narrow_status_texts_read_whole(page: LabPage, screenshots: Path) -> Non
     card.locator("textarea.gu-args-editor").fill('{"name": "sales_2025_archive"}')
     card.locator("button.gu-approve").click()
     status = card.locator(".gu-tool-status")
-    expect(status).to_have_text("Done · Approved by you, edited", timeout=LONG_WAIT)
+    # the model wrote its status texts for its own arguments: the line names those that ran
+    expect(status).to_have_text(
+        "Ran with name: sales_2025_archive · Approved by you, edited", timeout=LONG_WAIT
+    )
     expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
     shoot_narrow(page, card, screenshots, "status-approved")
