@@ -169,8 +169,13 @@ class Agents:
         yield ENCODER.encode(start)
         yield ENCODER.encode(TextMessageStartEvent(message_id="m"))
         event = ENCODER.encode(TextMessageContentEvent(message_id="m", delta="more "))
-        for _ in range(100_000):
+        for sent in range(100_000):
             yield event
+            if sent % 100 == 0:
+                # A send to a gone client returns without waiting: without this
+                # the loop would write all 7 MB before the server's disconnect
+                # watcher could run (tens of seconds on a loaded machine).
+                await asyncio.sleep(0)
 
     async def _slow(self, start: Any) -> AsyncIterator[str]:
         yield ENCODER.encode(start)
@@ -319,6 +324,7 @@ async def test_an_endless_stream_ends_at_the_run_limit(agents: Agents) -> None:
     assert "max_run_bytes" in error
     assert message.text.startswith("more more")  # what streamed is kept
     assert await asyncio.to_thread(agents.hung_up.wait, 30)
+    assert agents.sent_bytes < 1_000_000  # the server stopped when the client hung up
     await the_next_run_works(rt, agents)
 
 
