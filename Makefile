@@ -173,8 +173,9 @@ packaging: $(SETUP)
 	$(VENV)/bin/pytest tests -m packaging -q -n $(PACKAGING_WORKERS) --dist loadfile
 
 # One worker per notebook file (--dist loadfile): a notebook's cells share its kernel.
+# tests/nbval_kernel_retry.py starts again a kernel that lost its port to another.
 nbval: $(SETUP)
-	$(VENV)/bin/pytest --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	PYTHONPATH=tests $(VENV)/bin/pytest -p nbval_kernel_retry --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-p no:python -q -n $(PYTEST_WORKERS) --dist loadfile notebooks
 
 jstest: $(SETUP)
