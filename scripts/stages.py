@@ -11,7 +11,8 @@ runs before the project's venv exists::
 ``run`` takes one stage or several, each ``NAME -- COMMAND...`` (a word
 followed by ``--`` starts the next). Several run at the same time: the first
 with its output live, the others' output held and printed as each finishes,
-so no two stages' lines interleave. Each stage's start and wall time go to
+so no two stages' lines interleave. Each stage's start, wall time and CPU
+time (its processes' and their children's, from ``os.wait4``) go to
 the record (the file ``STAGE_TIMES`` names, default ``.stage-times``). When a
 stage fails, ``run`` prints the times so far and exits with its status, so
 make stops there; ``end`` prints the table of a green run.
@@ -36,6 +37,7 @@ class _Timed(TypedDict):
     name: str
     start: float
     seconds: float
+    cpu: float
     status: int
 
 
@@ -62,16 +64,22 @@ def _clock(seconds: float) -> str:
 
 
 def table(record: _Record) -> str:
-    """The stages in the order they started: start (since ``begin``), wall time, result."""
+    """The stages in the order they started: start (since ``begin``), wall time,
+    CPU time, result. The total's CPU says how long the run must take at the
+    least on a machine with that many cores."""
     stages = sorted(record["stages"], key=lambda stage: stage["start"])
     width = max([len(stage["name"]) for stage in stages] + [len("stage")])
-    rows = [f"{'stage':<{width}}  start   time  result"]
+    rows = [f"{'stage':<{width}}  start   time    cpu  result"]
     for stage in stages:
         start, seconds = _clock(stage["start"] - record["began"]), _clock(stage["seconds"])
+        cpu = _clock(stage.get("cpu", 0.0))
         result = "ok" if stage["status"] == 0 else f"FAILED ({stage['status']})"
-        rows.append(f"{stage['name']:<{width}}  {start:>5}  {seconds:>5}  {result}")
+        rows.append(f"{stage['name']:<{width}}  {start:>5}  {seconds:>5}  {cpu:>5}  {result}")
     total = _clock(time.time() - record["began"])
-    rows.append(f"{'total':<{width}}  {'':>5}  {total:>5}  wall clock of {record['title']}")
+    cpu = _clock(sum(stage.get("cpu", 0.0) for stage in stages))
+    rows.append(
+        f"{'total':<{width}}  {'':>5}  {total:>5}  {cpu:>5}  wall clock of {record['title']}"
+    )
     rule = "-" * max(len(row) for row in rows)
     return "\n".join([rule, *rows, rule])
 
@@ -129,15 +137,25 @@ def run(argv: list[str]) -> int:
     failed: list[_Running] = []
     while running:
         for stage in list(running):
-            status = stage.proc.poll()
-            if status is None:
+            # wait4, not poll: the finished stage's CPU time comes with its status
+            pid, wait_status, usage = os.wait4(stage.proc.pid, os.WNOHANG)
+            if pid == 0:
                 continue
+            status = os.waitstatus_to_exitcode(wait_status)
+            stage.proc.returncode = status
             running.remove(stage)
             stage.print_held()
             record = _load()
             seconds = time.time() - stage.started
+            cpu = usage.ru_utime + usage.ru_stime
             record["stages"].append(
-                {"name": stage.name, "start": stage.started, "seconds": seconds, "status": status}
+                {
+                    "name": stage.name,
+                    "start": stage.started,
+                    "seconds": seconds,
+                    "cpu": cpu,
+                    "status": status,
+                }
             )
             _save(record)
             if status != 0:

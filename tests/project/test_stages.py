@@ -51,10 +51,21 @@ def test_stages_beside_each_other_keep_their_output_and_own_times(
     seconds = {stage["name"]: stage["seconds"] for stage in record["stages"]}
     assert seconds["slow"] >= 1.0
     assert seconds["quick"] < seconds["slow"]  # each its own time, both started at once
+    cpu = {stage["name"]: stage["cpu"] for stage in record["stages"]}
+    assert cpu["slow"] < 0.9  # asleep: its CPU time is not its wall time
     assert stages.main(["end"]) == 0
     table = capfd.readouterr().out
     assert [line.split()[0] for line in table.splitlines()[2:-1]] == ["slow", "quick", "total"]
     assert "wall clock of make test" in table
+
+
+def test_a_stage_s_cpu_time_counts_its_children(stages: ModuleType) -> None:
+    stages.main(["begin", "make", "test"])
+    spin = "import time; end = time.process_time() + 0.5\nwhile time.process_time() < end: pass"
+    child = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {spin!r}])"
+    assert stages.main(["run", "busy", "--", *_py(child)]) == 0
+    [stage] = stages._load()["stages"]
+    assert stage["cpu"] >= 0.5  # the grandchild's spin, reaped by the child
 
 
 def test_a_failed_stage_prints_the_times_so_far_and_returns_its_status(
