@@ -5,7 +5,7 @@
 //
 // Usage: node benchmarks/bench_frontend_args.mjs <scenario.json> [<js/src folder>]
 // The scenario: {chat: <traits>, children: [{id, message, rev}], frames: [...], message_id}.
-// Prints JSON: {times: [ms per frame], load_ms, args_shown}.
+// Prints JSON: {times: [ms per frame], load_ms, args_chars_closed, args_chars_shown, open_ms, table_rows}.
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -64,5 +64,23 @@ for (const frame of scenario.frames) {
 await tick();
 const card = el.querySelector(`[data-message-id="${scenario.message_id}"] .gu-tool-call`);
 const rows = el.querySelectorAll(`[data-message-id="${scenario.message_id}"] .gu-c-table tbody tr`).length;
+const closedChars = card?.querySelector(".gu-tool-args")?.textContent.length ?? 0;
+// The user opens Details: the arguments are printed then (timed apart).
+const details = card?.querySelector("details.gu-tool-details");
+start = performance.now();
+if (details) {
+  details.open = true;
+  details.dispatchEvent(new window.Event("toggle"));
+}
+const openMs = performance.now() - start;
 const argsText = card?.querySelector(".gu-tool-args")?.textContent ?? "";
-process.stdout.write(JSON.stringify({ times, load_ms: loadMs, args_chars_shown: argsText.length, table_rows: rows }));
+process.stdout.write(
+  JSON.stringify({
+    times,
+    load_ms: loadMs,
+    args_chars_closed: closedChars,
+    args_chars_shown: argsText.length,
+    open_ms: openMs,
+    table_rows: rows,
+  }),
+);

@@ -150,6 +150,9 @@ describe("error and result texts", () => {
       componentCall({ tool_name: "get_weather", component_call: undefined, args: { city: "Paris" }, result: { temp: 21 } }),
       { canAct: false },
     );
+    const details = card.el.querySelector("details.gu-tool-details");
+    details.open = true; // printed when the user opens them
+    details.dispatchEvent(new Event("toggle"));
     // the Log heading is there but hidden until a server sends log lines
     const labels = [...card.el.querySelectorAll(".gu-tool-label")].filter((l) => !l.hidden).map((l) => l.textContent);
     expect(labels).toEqual(["Arguments", "Result"]);

@@ -110,10 +110,46 @@ function tracebackOf(part) {
   return part.is_error && typeof part.traceback === "string" ? part.traceback : "";
 }
 
-/** JSON text as a highlighted block (sanitized like every message), invisible characters marked. */
-function fillJson(el, text) {
+/** Characters a Details block highlights at once: a 1 MB call printed whole
+ * would cost the click that opens it seconds. The rest waits behind a button. */
+export const PRINT_LIMIT = 40_000;
+const wholeText = new WeakMap();
+const listening = new WeakSet();
+
+function highlightedJson(text) {
   const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((m) => m.length + 1)));
-  fillMarked(el, () => renderMarkdown(`${fence}json\n${text}\n${fence}`));
+  return renderMarkdown(`${fence}json\n${text}\n${fence}`);
+}
+
+const escapeHtml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+function sizeLabel(chars) {
+  return chars >= 1e6 ? `${(chars / 1e6).toFixed(1)} M characters` : `${Math.round(chars / 1e3)} K characters`;
+}
+
+/** JSON text as a highlighted block (sanitized like every message), invisible
+ * characters marked; past `PRINT_LIMIT`, its head and a button that prints the
+ * whole text plain (the marks kept). */
+function fillJson(el, text) {
+  if (text.length <= PRINT_LIMIT) {
+    wholeText.delete(el);
+    fillMarked(el, () => highlightedJson(text));
+    return;
+  }
+  const cut = text.lastIndexOf("\n", PRINT_LIMIT);
+  const head = text.slice(0, cut > 0 ? cut : PRINT_LIMIT);
+  const more = `<button type="button" class="gu-tool-more">Show all ${sizeLabel(text.length)}</button>`;
+  if (!listening.has(el)) {
+    listening.add(el);
+    el.addEventListener("click", (event) => {
+      const whole = wholeText.get(el);
+      if (whole === undefined || !event.target?.closest?.(".gu-tool-more")) return;
+      wholeText.delete(el);
+      fillMarked(el, () => `<pre class="gu-tool-whole"><code>${escapeHtml(whole)}</code></pre>`);
+    });
+  }
+  wholeText.set(el, text);
+  fillMarked(el, () => highlightedJson(head) + more);
 }
 
 function callStatusOf(part) {
@@ -209,10 +245,21 @@ export function createToolCard(ctx) {
     }
     return text;
   };
-  details.addEventListener("toggle", () => {
-    if (details.open) showArgs(latestArgs);
-  });
+  // The result as the details print it, filled in when they open: a closed
+  // card never prints its arguments or result (a 1 MB call would cost the
+  // frame that completes it more than half a second).
   let lastResult;
+  let printedResultOf;
+  const printResult = () => {
+    if (!details.open || printedResultOf === lastResult) return;
+    printedResultOf = lastResult;
+    fillJson(resultBlock, pretty(printedResult(lastResult, resultFigures(lastResult).length)));
+  };
+  details.addEventListener("toggle", () => {
+    if (!details.open) return;
+    showArgs(latestArgs);
+    printResult();
+  });
 
   return {
     el,
@@ -245,10 +292,11 @@ export function createToolCard(ctx) {
       const argsToShow = !!part.args_complete && (Object.keys(args).length > 0 || !!part.is_error);
       show(details, !isComponentCall || argsToShow);
       python.update(part, args, { approving: canAct && part.approval?.status === "pending" });
-      // Printed only when the details are open or the call settled (a
-      // streaming call's arguments change every frame), and only when the
-      // parse moved on since the last look.
-      if ((details.open || part.args_complete) && (part !== checkedPart || revision !== checkedRevision)) {
+      // Printed only when the details are open or the call waits for approval
+      // (its box then shows the same text), and only when the parse moved on
+      // since the last look.
+      const reviewing = canAct && part.approval?.status === "pending" && !!part.args_complete;
+      if ((details.open || reviewing) && (part !== checkedPart || revision !== checkedRevision)) {
         checkedPart = part;
         checkedRevision = revision;
         showArgs(args);
@@ -259,7 +307,7 @@ export function createToolCard(ctx) {
         const figs = resultFigures(part.result);
         figures.replaceChildren(...figs.map(figureElement));
         show(figures, figs.length > 0);
-        fillJson(resultBlock, pretty(printedResult(part.result, figs.length)));
+        printResult();
         const sources = part.is_error ? [] : resultImages(part.result);
         images.replaceChildren(...imageElements(sources, part.tool_name));
         const tb = tracebackOf(part);

@@ -26,8 +26,8 @@ describe("a call the AG-UI client answers", () => {
     card.update(call, { canAct: true });
     expect(card.el.querySelector(".gu-tool-status")?.textContent).toBe(WAITS);
     expect(card.el.querySelector(".gu-tool-controls")?.childElementCount).toBe(0);
-    // only the arguments' copy button: nothing to approve, answer or send
-    expect([...card.el.querySelectorAll("button, input, textarea, select")].map((b) => b.className)).toEqual(["gu-copy-code"]);
+    // nothing to approve, answer or send (the arguments print, with their copy button, in the open Details only)
+    expect([...card.el.querySelectorAll("button, input, textarea, select")].map((b) => b.className)).toEqual([]);
   });
 
   it("makes the header wait for the client, not for the user", () => {

@@ -89,6 +89,8 @@ describe("run_python's card reads like a cell", () => {
     const outside = [...el.children].filter((c) => c !== details).map((c) => c.textContent).join("");
     expect(outside).not.toContain('"stdout"');
     expect(outside).not.toContain("for_user");
+    details.open = true; // printed when the user opens the fold
+    details.dispatchEvent(new Event("toggle"));
     expect(details.querySelector(".gu-tool-result").textContent).toContain('"stdout"');
   });
 

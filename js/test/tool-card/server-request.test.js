@@ -218,6 +218,9 @@ describe("an app's own tool call", () => {
     const result = { content: [{ type: "text", text: "saved 'y'" }] };
     card.update(request("mcp_app_call", args, { has_result: true, result, approval: { status: "approved", decided_by: "user" } }), { canAct: true });
     expect(card.el.querySelector(".gu-tool-name")?.textContent).toBe("save_note, called by an app");
+    const details = /** @type {HTMLDetailsElement} */ (card.el.querySelector("details.gu-tool-details"));
+    details.open = true; // the arguments and result print when the user opens them
+    details.dispatchEvent(new Event("toggle"));
     expect(card.el.textContent).toContain("approved by the user in the app's card");
     expect(card.el.textContent).toContain("saved 'y'");
     expect(card.el.querySelector("button.gu-approve, button.gu-reject")).toBeNull();
