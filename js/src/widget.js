@@ -154,7 +154,7 @@ const META_KEYS = [
   "always_allowed",
 ];
 // Traits of the conversation controls (threads, starters).
-const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
+const THREAD_KEYS = ["thread_list", "thread_id", "persist_kind", "starters"];
 // (`data_names`, `data_details` are read when the `@` menu opens: no render needed when they change.)
 
 const nextFrame =
@@ -567,7 +567,7 @@ export class ChatView {
     this.dirty = new Set();
     const starters = (m.get("starters") ?? []).filter((t) => typeof t === "string");
     this.thread.render(messages, { running, dirty, starters });
-    this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "");
+    this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "", m.get("persist_kind") || "");
     // Screen readers wait for the finished reply instead of reading every token.
     const busy = running ? "true" : "false";
     if (this.thread.el.getAttribute("aria-busy") !== busy) this.thread.el.setAttribute("aria-busy", busy);

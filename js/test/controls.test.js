@@ -87,6 +87,7 @@ describe("icons", () => {
     const { el } = await chatOf([user, reply], {
       thread_list: [{ id: "t1", title: "First" }],
       thread_id: "t1",
+      persist_kind: "folder",
     });
     expect(oddCharacters(el)).toEqual([]);
     const buttons = [...el.querySelectorAll("button")].filter((b) => b.querySelector("svg"));
@@ -212,6 +213,22 @@ describe("keyboard", () => {
 });
 
 describe("thread menu", () => {
+  it("the header of a one-thread chat has no thread controls until it is saved or gets a second thread", async () => {
+    const first = { id: "t1", title: "First" };
+    const { view, model, el } = await chatOf([], { thread_list: [first], thread_id: "t1", persist_kind: "" });
+    const menu = el.querySelector(".gu-header .gu-thread-menu");
+    expect(menu.hidden).toBe(true);
+    model.set("persist_kind", "folder");
+    view.renderNow();
+    expect(menu.hidden).toBe(false);
+    model.set("persist_kind", "");
+    model.set("thread_list", [first, { id: "t2", title: "Second" }]);
+    view.renderNow();
+    expect(menu.hidden).toBe(false);
+    view.destroy();
+    el.remove();
+  });
+
   it("is a listbox the keyboard opens, moves through and picks from; no key leaks", async () => {
     const { createThreadMenu } = await import("../src/thread/menu.js");
     const sent = [];
