@@ -138,6 +138,12 @@ def test_copy_code_block_puts_the_code_on_the_clipboard(lab: LabPage) -> None:
     ask(chat, "a codeblock please")
     buttons = assistant(chat).get_by_role("button", name="Copy code")
     expect(buttons).to_have_count(2)
+    for block in assistant(chat).locator(".gu-code-block").all():  # Copy covers no code
+        copy, code = (
+            block.locator("button.gu-copy-code").bounding_box(),
+            block.locator("pre").bounding_box(),
+        )
+        assert copy and code and copy["y"] + copy["height"] <= code["y"] + 1, (copy, code)
     second = buttons.nth(1)
     second.click()
     # a visible confirmation on the button pressed

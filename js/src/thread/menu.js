@@ -76,8 +76,13 @@ export function createThreadMenu(ctx) {
   const picker = createThreadPicker((id) => ctx.send(toKernel.switchThread(id)));
   const select = picker.el;
   const title = h("input.gu-thread-title", { type: "text", "aria-label": "Thread title", hidden: true });
-  const rename = h("button.gu-thread-rename", { type: "button", "aria-label": "Rename thread" }, "Rename");
-  const fresh = h("button.gu-thread-new", { type: "button", "aria-label": "New thread", title: "New thread" }, "New");
+  // Icons, not words: the header keeps one row in a 500 px chat.
+  const rename = h(
+    "button.gu-thread-rename.gu-icon-button",
+    { type: "button", "aria-label": "Rename thread", title: "Rename thread" },
+    icon("pencil"),
+  );
+  const fresh = h("button.gu-thread-new.gu-icon-button", { type: "button", "aria-label": "New thread", title: "New thread" }, icon("plus"));
   const download = h(
     "button.gu-download.gu-icon-button",
     { type: "button", "aria-label": "Download transcript", title: "Download the thread as markdown" },
