@@ -200,6 +200,24 @@ describe("keyboard", () => {
     el.remove();
   });
 
+  it("arrows, Page keys, Space and Enter in the log stay in the chat and keep their default (it scrolls)", async () => {
+    const { el } = await chatOf([text("u1", "user", "hi"), text("a1", "assistant", "Hello")]);
+    const thread = el.querySelector(".gu-thread");
+    const reached = [];
+    const notebook = (event) => reached.push(event.key); // JupyterLab's command mode reads keys here
+    document.body.addEventListener("keydown", notebook);
+    thread.focus();
+    for (const name of ["ArrowDown", "ArrowUp", "PageDown", "PageUp", "Home", "End", " "]) {
+      expect(key(thread, name)).toBe(true); // not prevented: the browser scrolls the log
+    }
+    expect(key(el.querySelector("button.gu-send"), "Enter")).toBe(true);
+    expect(reached).toEqual([]);
+    key(thread, "a"); // a key the chat does not use goes on
+    expect(reached).toEqual(["a"]);
+    document.body.removeEventListener("keydown", notebook);
+    el.remove();
+  });
+
   it("/ in the chat focuses the composer; typed in a box it is text", async () => {
     const { el, view } = await chatOf([text("u1", "user", "hi"), text("a1", "assistant", "Hello")]);
     const copy = el.querySelector('[data-message-id="a1"] button.gu-action-copy');

@@ -308,3 +308,20 @@ def test_a_narrow_chat_wraps_its_header_and_stays_legible(
     assert editor.evaluate("(el) => el.scrollHeight <= el.clientHeight + 1")
     lab.page.keyboard.press("Escape")
 
+
+def test_arrow_keys_in_the_log_scroll_it_and_leave_the_cell_selection_alone(lab: LabPage) -> None:
+    lab.page.set_viewport_size({"width": 1280, "height": 900})
+    chat = fresh_chat(lab)
+    stream_a_reply(chat, "Tell me a long story.")
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    thread = chat.locator(".gu-thread")
+    thread.evaluate("(el) => { el.scrollTop = 0; }")
+    active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+    cell = lab.page.evaluate(active)
+    thread.focus()
+    for name in ("ArrowDown", "ArrowDown", "PageDown", "ArrowUp"):
+        lab.page.keyboard.press(name)
+    lab.page.wait_for_timeout(300)  # smooth scrolling settles
+    assert thread.evaluate("(el) => el.scrollTop") > 100  # the keys scrolled the log
+    assert lab.page.evaluate(active) == cell  # and did not move JupyterLab's selection
+    assert thread.evaluate("(el) => el === document.activeElement")
