@@ -177,6 +177,40 @@ describe("keyboard", () => {
     el.remove();
   });
 
+  it("after Stop the focus goes to the composer, not to the page", async () => {
+    const { el, model, view } = await chatOf([text("u1", "user", "hi"), text("a1", "assistant", "Wor", "running")], { running: true });
+    const stop = el.querySelector("button.gu-stop");
+    stop.focus();
+    stop.click();
+    expect(model.sent.at(-1)).toEqual({ type: "cancel" });
+    model.set("running", false); // the kernel stopped the run: Stop hides
+    view.renderNow();
+    expect(stop.hidden).toBe(true);
+    expect(document.activeElement).toBe(view.composer.input);
+    el.remove();
+  });
+
+  it("after Ask the model the focus waits in the composer, then goes to Send to the server", async () => {
+    const args = { server: "`python asking.py`", messages: [{ role: "user", text: "Sum it" }], max_tokens: 200 };
+    const ask = (extra, a = args) => ({ ...pendingCall, tool_call_id: "req_1", tool_name: "mcp_sampling", synthetic: true, args: a, args_text: JSON.stringify(a), ...extra });
+    const waiting = (part) => ({ id: "a1", role: "assistant", parts: [part], status: { type: "requires-action" }, metadata: {} });
+    const { el, view, children } = await chatOf([text("u1", "user", "sum"), waiting(ask({}))], { running: true, phase: "waiting" });
+    const update = (part) => {
+      children.get("c1").set("message", waiting(part));
+      children.get("c1").set("rev", children.get("c1").get("rev") + 1);
+      view.renderNow();
+    };
+    const askButton = [...el.querySelectorAll(".gu-request button.gu-approve")].find((b) => b.textContent === "Ask the model");
+    askButton.focus();
+    askButton.click();
+    update(ask({ approval: { status: "approved" }, status_message: "Asking the model…" })); // the model answers
+    await Promise.resolve();
+    expect(document.activeElement).toBe(view.composer.input); // not the page
+    update(ask({ approval: { status: "pending" } }, { ...args, reply: "A sum.", reply_model: "demo" }));
+    expect(document.activeElement?.textContent).toBe("Send to the server");
+    el.remove();
+  });
+
   it("Esc in the chat stops a streaming run; not when idle, and Esc outside is left alone", async () => {
     const { el, model, view } = await chatOf([text("u1", "user", "hi"), text("a1", "assistant", "Wor", "running")], {
       running: true,
