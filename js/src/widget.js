@@ -12,7 +12,7 @@
 // carries a `ref` (unique to this view) that the kernel's answer echoes:
 // `accepted` clears the composer, `error` leaves the text in it.
 
-import { focusAfterDecision } from "./tool-card/approval.js";
+import { focusAfterDecision, nextDecision } from "./tool-card/approval.js";
 import { listenForCodeCopies } from "./common/clipboard.js";
 import { createComponentContext, readableName } from "./components/slot.js";
 import { createAppsContext } from "./mcp-apps/apps-context.js";
@@ -154,7 +154,7 @@ const META_KEYS = [
   "always_allowed",
 ];
 // Traits of the conversation controls (threads, starters).
-const THREAD_KEYS = ["thread_list", "thread_id", "starters"];
+const THREAD_KEYS = ["thread_list", "thread_id", "persist_kind", "starters"];
 // (`data_names`, `data_details` are read when the `@` menu opens: no render needed when they change.)
 
 const nextFrame =
@@ -212,10 +212,22 @@ export class ChatView {
       sendText: (text) => this.sendText(text),
       resources: this.resources,
     });
+    // Once the render is done (a next call's controls may be new in it).
+    const afterDecision = () =>
+      queueMicrotask(() => {
+        if (this.root.contains(document.activeElement)) return;
+        focusAfterDecision(this.root, () => {
+          this.composer.input.focus();
+          this.focusParked = true; // a decision that comes next takes the focus (renderNow)
+        });
+      });
+    /** The focus went to the composer only because no decision waited yet. */
+    this.focusParked = false;
     this.apps = createAppsContext({
       model,
       send: (msg) => this.send(msg),
       sendText: (text) => this.sendText(text),
+      afterDecision,
     });
     /** Whether a tool is one of the chat's human tools (its calls wait for the user's answer). */
     this.isHuman = (name) => (this.model.get("human_tools") ?? []).includes(name);
@@ -229,11 +241,7 @@ export class ChatView {
       standardParams: () => this.model.get("standard_params") ?? [],
       sendEdit: (messageId, text) => this.sendEdit(messageId, text),
       sendStarter: (text) => this.sendText(text),
-      // Once the render is done (a next call's controls may be new in it).
-      afterDecision: () =>
-        queueMicrotask(() => {
-          if (!this.root.contains(document.activeElement)) focusAfterDecision(this.root, () => this.composer.input.focus());
-        }),
+      afterDecision,
     };
     this.thread = createThreadView(ctx);
     /** Whether a kernel has answered this view (a saved or exported copy has none). */
@@ -567,13 +575,35 @@ export class ChatView {
     this.dirty = new Set();
     const starters = (m.get("starters") ?? []).filter((t) => typeof t === "string");
     this.thread.render(messages, { running, dirty, starters });
-    this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "");
+    this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "", m.get("persist_kind") || "");
     // Screen readers wait for the finished reply instead of reading every token.
     const busy = running ? "true" : "false";
     if (this.thread.el.getAttribute("aria-busy") !== busy) this.thread.el.setAttribute("aria-busy", busy);
     this.suggestions.update(m.get("suggestions") ?? [], !running);
     this.alwaysAllowed.update(readAlwaysAllowed(m.get("always_allowed")));
     this.composer.update(running);
+    this.takeParkedFocus(running);
+  }
+
+  /**
+   * The focus waits in the (empty) composer after a decision because nothing
+   * else waited: a decision that comes with this render takes it (Ask the
+   * model, then its answer's Send to the server). Typing, or the focus moving
+   * elsewhere, or the run ending, lets it be.
+   * @param {boolean} running
+   */
+  takeParkedFocus(running) {
+    if (!this.focusParked) return;
+    const input = this.composer.input;
+    if (document.activeElement !== input || input.value) {
+      this.focusParked = false;
+      return;
+    }
+    const next = nextDecision(this.root);
+    if (next) {
+      this.focusParked = false;
+      next.focus();
+    } else if (!running) this.focusParked = false;
   }
 }
 

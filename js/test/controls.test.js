@@ -87,6 +87,7 @@ describe("icons", () => {
     const { el } = await chatOf([user, reply], {
       thread_list: [{ id: "t1", title: "First" }],
       thread_id: "t1",
+      persist_kind: "folder",
     });
     expect(oddCharacters(el)).toEqual([]);
     const buttons = [...el.querySelectorAll("button")].filter((b) => b.querySelector("svg"));
@@ -176,6 +177,40 @@ describe("keyboard", () => {
     el.remove();
   });
 
+  it("after Stop the focus goes to the composer, not to the page", async () => {
+    const { el, model, view } = await chatOf([text("u1", "user", "hi"), text("a1", "assistant", "Wor", "running")], { running: true });
+    const stop = el.querySelector("button.gu-stop");
+    stop.focus();
+    stop.click();
+    expect(model.sent.at(-1)).toEqual({ type: "cancel" });
+    model.set("running", false); // the kernel stopped the run: Stop hides
+    view.renderNow();
+    expect(stop.hidden).toBe(true);
+    expect(document.activeElement).toBe(view.composer.input);
+    el.remove();
+  });
+
+  it("after Ask the model the focus waits in the composer, then goes to Send to the server", async () => {
+    const args = { server: "`python asking.py`", messages: [{ role: "user", text: "Sum it" }], max_tokens: 200 };
+    const ask = (extra, a = args) => ({ ...pendingCall, tool_call_id: "req_1", tool_name: "mcp_sampling", synthetic: true, args: a, args_text: JSON.stringify(a), ...extra });
+    const waiting = (part) => ({ id: "a1", role: "assistant", parts: [part], status: { type: "requires-action" }, metadata: {} });
+    const { el, view, children } = await chatOf([text("u1", "user", "sum"), waiting(ask({}))], { running: true, phase: "waiting" });
+    const update = (part) => {
+      children.get("c1").set("message", waiting(part));
+      children.get("c1").set("rev", children.get("c1").get("rev") + 1);
+      view.renderNow();
+    };
+    const askButton = [...el.querySelectorAll(".gu-request button.gu-approve")].find((b) => b.textContent === "Ask the model");
+    askButton.focus();
+    askButton.click();
+    update(ask({ approval: { status: "approved" }, status_message: "Asking the model…" })); // the model answers
+    await Promise.resolve();
+    expect(document.activeElement).toBe(view.composer.input); // not the page
+    update(ask({ approval: { status: "pending" } }, { ...args, reply: "A sum.", reply_model: "demo" }));
+    expect(document.activeElement?.textContent).toBe("Send to the server");
+    el.remove();
+  });
+
   it("Esc in the chat stops a streaming run; not when idle, and Esc outside is left alone", async () => {
     const { el, model, view } = await chatOf([text("u1", "user", "hi"), text("a1", "assistant", "Wor", "running")], {
       running: true,
@@ -199,6 +234,24 @@ describe("keyboard", () => {
     el.remove();
   });
 
+  it("arrows, Page keys, Space and Enter in the log stay in the chat and keep their default (it scrolls)", async () => {
+    const { el } = await chatOf([text("u1", "user", "hi"), text("a1", "assistant", "Hello")]);
+    const thread = el.querySelector(".gu-thread");
+    const reached = [];
+    const notebook = (event) => reached.push(event.key); // JupyterLab's command mode reads keys here
+    document.body.addEventListener("keydown", notebook);
+    thread.focus();
+    for (const name of ["ArrowDown", "ArrowUp", "PageDown", "PageUp", "Home", "End", " "]) {
+      expect(key(thread, name)).toBe(true); // not prevented: the browser scrolls the log
+    }
+    expect(key(el.querySelector("button.gu-send"), "Enter")).toBe(true);
+    expect(reached).toEqual([]);
+    key(thread, "a"); // a key the chat does not use goes on
+    expect(reached).toEqual(["a"]);
+    document.body.removeEventListener("keydown", notebook);
+    el.remove();
+  });
+
   it("/ in the chat focuses the composer; typed in a box it is text", async () => {
     const { el, view } = await chatOf([text("u1", "user", "hi"), text("a1", "assistant", "Hello")]);
     const copy = el.querySelector('[data-message-id="a1"] button.gu-action-copy');
@@ -212,6 +265,22 @@ describe("keyboard", () => {
 });
 
 describe("thread menu", () => {
+  it("the header of a one-thread chat has no thread controls until it is saved or gets a second thread", async () => {
+    const first = { id: "t1", title: "First" };
+    const { view, model, el } = await chatOf([], { thread_list: [first], thread_id: "t1", persist_kind: "" });
+    const menu = el.querySelector(".gu-header .gu-thread-menu");
+    expect(menu.hidden).toBe(true);
+    model.set("persist_kind", "folder");
+    view.renderNow();
+    expect(menu.hidden).toBe(false);
+    model.set("persist_kind", "");
+    model.set("thread_list", [first, { id: "t2", title: "Second" }]);
+    view.renderNow();
+    expect(menu.hidden).toBe(false);
+    view.destroy();
+    el.remove();
+  });
+
   it("is a listbox the keyboard opens, moves through and picks from; no key leaks", async () => {
     const { createThreadMenu } = await import("../src/thread/menu.js");
     const sent = [];

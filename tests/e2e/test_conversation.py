@@ -42,6 +42,11 @@ def lab(request: pytest.FixtureRequest, lab_page: LabPage, lab_server: LabServer
     return lab_page
 
 
+# Chat arguments that save its threads to a new folder: the header shows the
+# thread controls (a chat of one unsaved thread has none).
+SAVED = "persist=__import__('tempfile').mkdtemp() + '/'"
+
+
 def show_chat(lab: LabPage, arguments: str = "") -> Locator:
     before = lab.chats().count()
     lab.run_code(f"chat = make_chat({arguments})\ndisplay(chat)")
@@ -99,7 +104,7 @@ def test_edit_from_the_action_bar_makes_a_branch_the_picker_moves_between(lab: L
 
 
 def test_regenerate_makes_a_new_version_and_thumbs_rate_it(lab: LabPage) -> None:
-    chat = show_chat(lab)
+    chat = show_chat(lab, SAVED)  # a saved chat: its header has the download
     ask(chat, "hello there")
     reply = assistant(chat)
     reply.hover()
@@ -129,9 +134,16 @@ def test_regenerate_makes_a_new_version_and_thumbs_rate_it(lab: LabPage) -> None
 
 def test_copy_code_block_puts_the_code_on_the_clipboard(lab: LabPage) -> None:
     chat = show_chat(lab)
+    expect(chat.locator(".gu-thread-menu")).to_be_hidden()  # one unsaved thread: no controls
     ask(chat, "a codeblock please")
     buttons = assistant(chat).get_by_role("button", name="Copy code")
     expect(buttons).to_have_count(2)
+    for block in assistant(chat).locator(".gu-code-block").all():  # Copy covers no code
+        copy, code = (
+            block.locator("button.gu-copy-code").bounding_box(),
+            block.locator("pre").bounding_box(),
+        )
+        assert copy and code and copy["y"] + copy["height"] <= code["y"] + 1, (copy, code)
     second = buttons.nth(1)
     second.click()
     # a visible confirmation on the button pressed
@@ -147,7 +159,7 @@ def test_copy_code_block_puts_the_code_on_the_clipboard(lab: LabPage) -> None:
 
 
 def test_thread_menu_lists_switches_renames_and_starts_threads(lab: LabPage) -> None:
-    chat = show_chat(lab, "starters=['Say hello', 'Write something long']")
+    chat = show_chat(lab, f"starters=['Say hello', 'Write something long'], {SAVED}")
     starters = chat.get_by_role("group", name="Conversation starters")
     expect(starters.get_by_role("button")).to_have_text(["Say hello", "Write something long"])
     starters.get_by_role("button", name="Say hello").click()

@@ -143,6 +143,22 @@ _FOLLOWING_JS = """
 """
 
 
+# The header's height and how many rows its visible items stand in.
+_HEADER_ROWS_JS = """
+(chat) => {
+  const header = chat.querySelector('.gu-header');
+  const tops = new Set();
+  for (const el of header.querySelectorAll('button, .gu-offline-badge')) {
+    if (el.offsetParent === null) continue;
+    const r = el.getBoundingClientRect();
+    tops.add(Math.round(r.top + r.height / 2));
+  }
+  const rows = [...tops].sort((a, b) => a - b).filter((t, i, all) => i === 0 || t - all[i - 1] > 8);
+  return {rows: rows.length, height: header.getBoundingClientRect().height};
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def lab(
     lab_server: LabServer, browser: Browser, request: pytest.FixtureRequest
@@ -258,6 +274,10 @@ def test_a_narrow_chat_wraps_its_header_and_stays_legible(
     actual = chat.evaluate("(el) => el.getBoundingClientRect().width")
     assert 300 <= actual <= width, actual  # the widget's own width, not the window's
     assert chat.locator(".gu-thread-controls").is_visible()  # two threads: the menu shows
+    if width == 500:  # one row (it was three, ~110 px: picker, Rename/New, download)
+        rows = chat.evaluate(_HEADER_ROWS_JS)
+        chat.locator(".gu-header").screenshot(path=screenshots / "layout-header-500.png")
+        assert rows["rows"] == 1 and rows["height"] <= 32, rows
 
     problems = chat.evaluate(_FITS_JS)
     assert not problems, problems
@@ -287,3 +307,21 @@ def test_a_narrow_chat_wraps_its_header_and_stays_legible(
     assert editor.evaluate("(el) => el.value") == "one\ntwo\nthree"
     assert editor.evaluate("(el) => el.scrollHeight <= el.clientHeight + 1")
     lab.page.keyboard.press("Escape")
+
+
+def test_arrow_keys_in_the_log_scroll_it_and_leave_the_cell_selection_alone(lab: LabPage) -> None:
+    lab.page.set_viewport_size({"width": 1280, "height": 900})
+    chat = fresh_chat(lab)
+    stream_a_reply(chat, "Tell me a long story.")
+    expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    thread = chat.locator(".gu-thread")
+    thread.evaluate("(el) => { el.scrollTop = 0; }")
+    active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+    cell = lab.page.evaluate(active)
+    thread.focus()
+    for name in ("ArrowDown", "ArrowDown", "PageDown", "ArrowUp"):
+        lab.page.keyboard.press(name)
+    lab.page.wait_for_timeout(300)  # smooth scrolling settles
+    assert thread.evaluate("(el) => el.scrollTop") > 100  # the keys scrolled the log
+    assert lab.page.evaluate(active) == cell  # and did not move JupyterLab's selection
+    assert thread.evaluate("(el) => el === document.activeElement")

@@ -123,3 +123,61 @@ def test_the_filtered_table_and_the_at_menus_details_read_in_both_themes(
     finally:
         page.set_theme("JupyterLab Light")  # a saved setting: restore it
         page.page.set_viewport_size({"width": 1280, "height": 900})
+
+
+# A reply with a long text before its table: the table (and its visually
+# hidden caption) sits far down a thread taller than the chat.
+_TALL_CHAT = """
+LONG = "\\n\\n".join(f"Line {i}: the quick brown fox jumps over the lazy dog." for i in range(60))
+
+def tall_reply(request):
+    if request.messages and request.messages[-1].get("role") == "tool":
+        return ScriptedReply(text="Here they are.")
+    return ScriptedReply(
+        text=LONG, tool_calls=[ScriptedCall("show_component_Table", {"dataframe": "orders"})]
+    )
+
+chat = gu.Chat(model=ScriptedModel(tall_reply), components=[gu.Table])
+display(chat)
+"""
+
+# How far each box from the chat out to the notebook's scroller reaches past its
+# own height, and how far it is scrolled (the notebook's own scrolling is fine).
+_ANCESTOR_OVERFLOW_JS = """
+(chat) => {
+  const found = [];
+  const notebook = chat.closest('.jp-WindowedPanel-outer, .jp-Notebook');
+  for (let el = chat; el && el !== notebook; el = el.parentElement) {
+    found.push({cls: el.className, extra: el.scrollHeight - el.clientHeight, top: el.scrollTop});
+  }
+  return found;
+}
+"""
+
+
+def test_a_table_deep_in_the_thread_adds_no_height_outside_the_chat(
+    page: LabPage, screenshots: Path
+) -> None:
+    before = page.chats().count()
+    page.run_code(_TALL_CHAT)
+    chat = page.chat(before)
+    for _ in range(2):
+        send_from_ui(chat, "show the orders")
+        expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    expect(chat.locator(".gu-c-table caption").first).to_be_attached(timeout=LONG_WAIT)
+    thread = chat.locator(".gu-thread")
+    assert thread.evaluate("(el) => el.scrollHeight > 2 * el.clientHeight")
+    # nothing in the thread (a caption: 4,305 px of scroll) stretches a box around the chat
+    spill = [a for a in chat.evaluate(_ANCESTOR_OVERFLOW_JS) if a["extra"] > 2]
+    assert not spill, spill
+    # a wheel past the thread's end leaves the chat in view (it was an empty box)
+    thread.evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
+    box = assistant(chat).locator(".gu-text").last.bounding_box()  # not over a table
+    assert box is not None
+    page.page.mouse.move(box["x"] + 20, box["y"] + box["height"] / 2)
+    for _ in range(5):
+        page.page.mouse.wheel(0, 800)
+        page.page.wait_for_timeout(100)
+    moved = [a for a in chat.evaluate(_ANCESTOR_OVERFLOW_JS) if a["top"] > 0]
+    assert not moved, moved
+    chat.screenshot(path=screenshots / "table-deep-in-thread-1280.png")

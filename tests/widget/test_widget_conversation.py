@@ -152,3 +152,16 @@ async def test_transcript_goes_to_the_view_that_asked(wire: list[Any]) -> None:
 async def test_starters_are_synced(wire: list[Any]) -> None:
     chat = Chat(model=ScriptedModel(echo), starters=["Plot sales", "Explain this"])
     assert chat.starters == ["Plot sales", "Explain this"]
+
+
+def test_the_header_is_told_whether_the_chat_saves_its_threads(tmp_path: Any) -> None:
+    # the view shows thread controls for a saved chat even with one thread
+    kinds = {
+        "": None,
+        "folder": str(tmp_path / "threads") + "/",
+        "file": tmp_path / "one.json",
+    }
+    for kind, persist in kinds.items():
+        chat = Chat(model=ScriptedModel(echo), persist=persist)
+        assert chat.persist_kind == kind
+        chat.close()

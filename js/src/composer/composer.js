@@ -206,8 +206,12 @@ export function createComposer({
     update(isRunning) {
       running = isRunning;
       if (warning.shown && !warnBeforeSend()) warning.dismiss(); // nothing waits any more
+      // A focused button that hides (Stop, once the run ended) or turns off
+      // (Send, while it runs) would drop the focus to the page: the box keeps it.
+      const lost = (document.activeElement === stop && !isRunning) || (document.activeElement === send && isRunning);
       send.disabled = isRunning;
       show(stop, isRunning);
+      if (lost) input.focus();
     },
   };
 }

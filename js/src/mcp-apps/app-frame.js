@@ -116,7 +116,12 @@ export function createAppFrame(apps) {
   const ask = (text, yes, no, extra = null) =>
     new Promise((resolve) => {
       const done = (answer) => {
+        const hadFocus = bar.contains(document.activeElement);
         bar.remove();
+        // the pressed button went with its bar: the next question, else the chat says where
+        const next = /** @type {HTMLElement | null} */ (bars.querySelector(".gu-app-yes"));
+        if (hadFocus && next) next.focus();
+        else if (hadFocus) apps.afterDecision?.();
         resolve(answer);
       };
       const bar = h(

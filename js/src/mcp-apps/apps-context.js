@@ -6,9 +6,10 @@
 import { readServerMessage, toKernel } from "../protocol.js";
 
 /**
- * @param {{model: any, send: (msg: any) => void, sendText: (text: string) => void}} opts
+ * @param {{model: any, send: (msg: any) => void, sendText: (text: string) => void, afterDecision?: () => void}} opts
+ *   `afterDecision`: the user answered an app's question and its bar went (with the focus)
  */
-export function createAppsContext({ model, send, sendText }) {
+export function createAppsContext({ model, send, sendText, afterDecision }) {
   let kernelAlive = false;
   /** @type {Set<{el: Element, refresh: () => void, teardown: (reason: string) => Promise<void>,
    *   leave: (reason: string) => Promise<void>}>} */
@@ -40,6 +41,7 @@ export function createAppsContext({ model, send, sendText }) {
       return app && typeof app === "object" && typeof app.html === "string" ? app : null;
     },
     sendText,
+    afterDecision,
     /**
      * An app's request, through the kernel to its server.
      * @returns {Promise<any>} the result; rejects with `{code, message, needs_approval?}`

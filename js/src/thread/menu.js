@@ -1,7 +1,9 @@
 // The header's thread controls: a list of the chat's threads by title (pick
 // one to switch), rename the current one, start a new one, and download the
-// thread as markdown. Reads the `thread_list` and `thread_id` traits; every
-// action is a message to the kernel, which answers with new traits.
+// thread as markdown. Reads the `thread_list`, `thread_id` and `persist_kind`
+// traits; every action is a message to the kernel, which answers with new
+// traits. A chat of one thread that is not saved shows none of them: there is
+// nothing to pick, and a title or a new thread would be lost with the kernel.
 
 import { h, setText, show } from "../common/dom.js";
 import { icon } from "../common/icons.js";
@@ -9,6 +11,15 @@ import { createListbox } from "../common/listbox.js";
 import { toKernel } from "../protocol.js";
 
 /** @typedef {{id: string, title: string}} ThreadEntry */
+
+/**
+ * Whether the header shows the thread controls: more than one thread, or a
+ * chat that saves its threads (`persist=`: its title names the saved thread).
+ * @param {ThreadEntry[]} list @param {string} persistKind "folder", "file" or ""
+ */
+export function showsThreadControls(list, persistKind) {
+  return list.length > 1 || persistKind === "folder" || persistKind === "file";
+}
 
 /** The well-formed entries of the `thread_list` trait. */
 export function readThreads(value) {
@@ -65,8 +76,13 @@ export function createThreadMenu(ctx) {
   const picker = createThreadPicker((id) => ctx.send(toKernel.switchThread(id)));
   const select = picker.el;
   const title = h("input.gu-thread-title", { type: "text", "aria-label": "Thread title", hidden: true });
-  const rename = h("button.gu-thread-rename", { type: "button", "aria-label": "Rename thread" }, "Rename");
-  const fresh = h("button.gu-thread-new", { type: "button", "aria-label": "New thread", title: "New thread" }, "New");
+  // Icons, not words: the header keeps one row in a 500 px chat.
+  const rename = h(
+    "button.gu-thread-rename.gu-icon-button",
+    { type: "button", "aria-label": "Rename thread", title: "Rename thread" },
+    icon("pencil"),
+  );
+  const fresh = h("button.gu-thread-new.gu-icon-button", { type: "button", "aria-label": "New thread", title: "New thread" }, icon("plus"));
   const download = h(
     "button.gu-download.gu-icon-button",
     { type: "button", "aria-label": "Download transcript", title: "Download the thread as markdown" },
@@ -107,22 +123,24 @@ export function createThreadMenu(ctx) {
   fresh.addEventListener("click", () => ctx.send(toKernel.newThread()));
   download.addEventListener("click", () => ctx.send(toKernel.transcript()));
 
-  const threadControls = h("span.gu-thread-controls", { hidden: true }, select, title, rename, fresh);
-  const el = h("span.gu-thread-menu", {}, threadControls, download);
+  const threadControls = h("span.gu-thread-controls", {}, select, title, rename, fresh);
+  const el = h("span.gu-thread-menu", { hidden: true }, threadControls, download);
   let key = "";
   return {
     el,
     /**
-     * @param {ThreadEntry[]} list the chat's threads (empty: it keeps one, no menu)
+     * @param {ThreadEntry[]} list the chat's threads
      * @param {string} id the current thread
+     * @param {string} [persistKind] the `persist_kind` trait: "folder", "file" (one thread: no New) or ""
      */
-    update(list, id) {
-      const nextKey = JSON.stringify([list, id]);
+    update(list, id, persistKind = "") {
+      const nextKey = JSON.stringify([list, id, persistKind]);
       if (nextKey === key) return;
       key = nextKey;
       threads = list;
       currentId = id;
-      show(threadControls, list.length > 0);
+      show(el, showsThreadControls(list, persistKind));
+      show(fresh, persistKind !== "file");
       picker.update(list, id);
     },
     destroy: () => picker.destroy(),

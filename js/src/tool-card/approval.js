@@ -198,6 +198,16 @@ function createCodeEditor(source, toolName, onEdit) {
   return { el, changed, value: () => (changed() ? box.value : source) };
 }
 
+/** What takes the focus for a decision that waits: a call's Approve or answer
+ * box, a server request's first button (Send to the server, Ask the model, Open
+ * the link), an MCP app's question. */
+const NEXT_DECISION = ".gu-approval button.gu-approve, textarea.gu-human-input, .gu-request button.gu-approve, .gu-app-ask button.gu-app-yes";
+
+/** The first decision waiting in `root`, or null. @param {HTMLElement} root */
+export function nextDecision(root) {
+  return /** @type {HTMLElement | null} */ (root.querySelector(NEXT_DECISION));
+}
+
 /**
  * Where the focus goes once a decided call's controls are gone (the focused
  * button went with them): the next call in `root` that waits for the user,
@@ -206,7 +216,7 @@ function createCodeEditor(source, toolName, onEdit) {
  * @param {HTMLElement} root the chat @param {() => void} fallback
  */
 export function focusAfterDecision(root, fallback) {
-  const next = /** @type {HTMLElement | null} */ (root.querySelector(".gu-approval button.gu-approve, textarea.gu-human-input"));
+  const next = nextDecision(root);
   if (next) next.focus();
   else fallback();
 }

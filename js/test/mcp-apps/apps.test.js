@@ -147,9 +147,9 @@ describe("an app shown while its call streams", () => {
   });
   const call = (extra) => ({ tool_call_id: "c1", tool_name: "show_counter", has_result: false, approval: null, ...extra });
 
-  async function mounted(spec) {
+  async function mounted(spec, context = apps(spec)) {
     const { createAppFrame } = await import("../../src/mcp-apps/app-frame.js");
-    const frame = createAppFrame(apps(spec));
+    const frame = createAppFrame(context);
     document.body.append(frame.el);
     frame.update(call({ args_complete: false }), { start: 1 });
     const win = frame.el.querySelector("iframe").contentWindow;
@@ -161,6 +161,27 @@ describe("an app shown while its call streams", () => {
     speak({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
     return { frame, posted, methods: () => posted.map((m) => m.method).filter(Boolean) };
   }
+
+  it("a question's bar answered from the keyboard hands the focus on: the next question, else the chat", async () => {
+    const context = { ...apps({}), afterDecision: vi.fn() };
+    const { frame } = await mounted({ uri: "ui://c", html: "<p>app</p>", csp: {} }, context);
+    const win = frame.el.querySelector("iframe").contentWindow;
+    const speak = (data) => window.dispatchEvent(new MessageEvent("message", { data, source: win }));
+    speak({ jsonrpc: "2.0", id: 7, method: "ui/message", params: { role: "user", content: [{ type: "text", text: "one" }] } });
+    speak({ jsonrpc: "2.0", id: 8, method: "ui/message", params: { role: "user", content: [{ type: "text", text: "two" }] } });
+    await new Promise((r) => setTimeout(r));
+    const sends = () => [...frame.el.querySelectorAll(".gu-app-ask button.gu-app-yes")];
+    expect(sends()).toHaveLength(2);
+    sends()[0].focus();
+    sends()[0].click();
+    expect(document.activeElement).toBe(sends()[0]); // the second question's Send
+    expect(context.afterDecision).not.toHaveBeenCalled();
+    sends()[0].click();
+    expect(context.afterDecision).toHaveBeenCalledTimes(1); // the chat puts it on the composer
+    await new Promise((r) => setTimeout(r));
+    expect(context.sendText.mock.calls).toEqual([["one"], ["two"]]);
+    frame.el.remove();
+  });
 
   it("gets partial input, then the input once, then the result", async () => {
     const { frame, posted, methods } = await mounted({ uri: "ui://c", html: "<p>app</p>", csp: {} });

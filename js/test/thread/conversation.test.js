@@ -7,7 +7,7 @@ import { listenForCodeCopies } from "../../src/common/clipboard.js";
 import { createComposer } from "../../src/composer/composer.js";
 import { createMarkdownView, renderMarkdown } from "../../src/markdown/markdown.js";
 import { createMessageView } from "../../src/thread/message-view.js";
-import { createThreadMenu } from "../../src/thread/menu.js";
+import { createThreadMenu, showsThreadControls } from "../../src/thread/menu.js";
 import { createThreadView } from "../../src/thread/view.js";
 
 const key = (el, k, extra = {}) =>
@@ -310,8 +310,9 @@ describe("thread menu", () => {
     const c = ctx();
     const menu = createThreadMenu(c);
     menu.update([], "");
-    expect(menu.el.querySelector(".gu-thread-controls").hidden).toBe(true); // one thread: no menu
+    expect(menu.el.hidden).toBe(true); // no thread listed: no menu
     menu.update(threads, "t1");
+    expect(menu.el.hidden).toBe(false);
     const button = byLabel(menu.el, "Thread");
     const options = [...menu.el.querySelectorAll("[role=option]")];
     expect(options.map((o) => o.textContent)).toEqual(["Sales questions", "Plots"]);
@@ -326,6 +327,25 @@ describe("thread menu", () => {
       { type: "new_thread" },
       { type: "transcript" },
     ]);
+  });
+
+  it("a chat of one unsaved thread has no thread controls; a saved one has them", () => {
+    const menu = createThreadMenu(ctx());
+    const one = [threads[0]];
+    const shown = () => !menu.el.hidden;
+    const canStartNew = () => shown() && !byLabel(menu.el, "New thread").hidden;
+    menu.update(one, "t1");
+    expect(shown()).toBe(false); // no list, Rename, New or download for a single chat
+    menu.update(one, "t1", "folder"); // persist= a folder: named, and more threads may come
+    expect(shown()).toBe(true);
+    expect(canStartNew()).toBe(true);
+    menu.update(one, "t1", "file"); // persist= a file keeps one thread: no New
+    expect(shown()).toBe(true);
+    expect(canStartNew()).toBe(false);
+    expect(byLabel(menu.el, "Rename thread").hidden).toBe(false);
+    menu.update(threads, "t1"); // a second thread (from code): the controls show
+    expect(canStartNew()).toBe(true);
+    expect(showsThreadControls(one, "")).toBe(false);
   });
 
   it("renames the current thread: Enter saves, Esc does not", () => {

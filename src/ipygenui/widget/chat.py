@@ -218,6 +218,10 @@ class Chat(anywidget.AnyWidget):
     updated_at}`` each (``Runtime.threads``)."""
     thread_id = Unicode("").tag(sync=True)
     """The id of the thread shown."""
+    persist_kind = Unicode("").tag(sync=True)
+    """"folder" or "file" when the chat saves its threads (``persist=``), else
+    "": the header shows the thread controls for a saved chat, or for more than
+    one thread; a chat of one unsaved thread has none."""
     mcp_apps = Dict().tag(sync=True)
     """MCP Apps: tool name -> ``{uri, html, csp}`` of the tools whose calls
     show an app (read when the chat is built), so a card shows it while its
@@ -296,6 +300,7 @@ class Chat(anywidget.AnyWidget):
             starters=runtime.starters,
             thread_list=thread_list(runtime.threads),
             thread_id=runtime.thread.id,
+            persist_kind=_persist_kind(runtime),
             data_names=notebook_data.data_names(runtime.data),
             data_details=notebook_data.data_details(runtime.data),
             always_allowed=sorted(runtime.always_allowed),
@@ -466,6 +471,13 @@ own resize): the rest are the kernel's picture of the run and the thread."""
 
 
 ignore_browser_writes(Chat, writable=BROWSER_WRITABLE)
+
+
+def _persist_kind(runtime: Runtime) -> str:
+    """The ``persist_kind`` trait: the store made a folder's directory when it opened."""
+    if runtime.persist is None:
+        return ""
+    return "folder" if runtime.persist.is_dir() else "file"
 
 
 def _mcp_apps(runtime: Runtime) -> dict[str, Any]:
