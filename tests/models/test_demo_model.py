@@ -515,3 +515,32 @@ async def test_a_question_about_tomorrow_is_not_answered_with_todays_weather() -
     )
     today = await rt.send("What's the weather in Oslo?")
     assert today.text == "It's 22 °C and partly cloudy in Oslo."
+
+
+# What js/src/components/form.js's formMessage sends when the Form is submitted.
+_SUBMITTED = (
+    "Submitted the form “Plan a trip”:\n- City: Porto\n- Nights: 3\n"
+    "- Travelling with pets: no\n- Notes: (empty)"
+)
+
+
+async def test_a_submitted_form_is_answered_from_its_answers_not_with_another_form() -> None:
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), components=[gu.Form])
+    reply = await rt.send(_SUBMITTED)
+    assert not reply.tool_calls
+    assert reply.text.startswith("Thanks! I read your answers to “Plan a trip”:")
+    assert "- **City**: Porto\n- **Nights**: 3\n- **Travelling with pets**: no" in reply.text
+    assert "Left empty: Notes." in reply.text
+
+
+def test_a_form_message_someone_typed_is_not_taken_for_a_submission() -> None:
+    from ipygenui.testing import form_submission_reply
+
+    assert form_submission_reply("Show a form to plan a trip") is None
+    assert form_submission_reply("I Submitted the form: yesterday") is None
+    empty = form_submission_reply("Submitted the form:\n- City: (empty)")
+    assert empty == (
+        "I got the form, but every field was empty: fill it in and press Submit again."
+    )
+    escaped = form_submission_reply("Submitted the form:\n- City: **Porto** <b>")
+    assert escaped is not None and r"\*\*Porto\*\* \<b\>" in escaped

@@ -112,3 +112,20 @@ async def test_asking_the_agent_again_starts_a_new_request(agent_server: str) ->
         assert len(ids) == len(set(ids))  # each request's calls have their own ids
     finally:
         rt.close()
+
+
+def test_the_components_notebook_answers_a_submitted_form_from_its_answers() -> None:
+    """02's Form sends "Submitted the form …" on Submit: its script reads the
+    answers instead of matching "form" and showing another empty form."""
+    from ipygenui.models.base import ModelRequest
+
+    components = next(p for p in NOTEBOOKS if p.name == "02_components.ipynb")
+    cells = [s for s in _code_cells(components) if "await " not in s]
+    model_cell = next(i for i, s in enumerate(cells) if "def script(" in s)
+    namespace: dict[str, Any] = {"__name__": "notebook_02"}
+    for source in cells[: model_cell + 1]:
+        exec(compile(source, components.name, "exec"), namespace)
+    namespace["chat"].close()
+    message = "Submitted the form “Plan a trip”:\n- City: Porto\n- Nights: 3"
+    reply = namespace["script"](ModelRequest(messages=[{"role": "user", "content": message}]))
+    assert isinstance(reply, str) and "Porto" in reply, reply

@@ -27,6 +27,7 @@ from ._demo_asking import asking_reply, asking_things, sampling_reply
 from ._demo_results import results_reply, tool_results
 from .base import ModelRequest
 from .demo_components import components_reply
+from .demo_forms import form_submission_reply
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
 from .token_estimate import reply_usage
 
@@ -435,6 +436,9 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
     text = last_user_text(request)
     if request.purpose == "suggestions":
         return ScriptedReply(text=json.dumps(_suggestions(known_tools or names)))
+    submitted = form_submission_reply(text)  # before "form" asks for a component
+    if submitted is not None:
+        return ScriptedReply(text=submitted)
     lowered = text.lower()
     reply = (
         _data_reply(request, text, names)
