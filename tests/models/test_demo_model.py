@@ -544,3 +544,15 @@ def test_a_form_message_someone_typed_is_not_taken_for_a_submission() -> None:
     )
     escaped = form_submission_reply("Submitted the form:\n- City: **Porto** <b>")
     assert escaped is not None and r"\*\*Porto\*\* \<b\>" in escaped
+
+
+async def test_the_a2ui_form_turn_streams_in_a_few_seconds_at_the_demo_pace() -> None:
+    """Notebook 05's Run All waits for this turn: its form's JSON is long."""
+    model = gu.DemoModel(delay=0, record=True)
+    rt = gu.Runtime(model=model, components=[gu.A2UI])
+    reply = await rt.send("Show me an A2UI form")
+    assert [c.tool_name for m in rt.thread.messages for c in m.tool_calls] == ["show_a2ui"]
+    assert reply.text.endswith("comes back to me as your next message.")
+    paced = gu.DemoModel()  # the notebook's pace: one piece per ``delay``
+    pieces = sum(len(paced.deltas(paced.pick(request))) for request in model.requests)
+    assert pieces * paced.delay < 3.0, f"{pieces} pieces"

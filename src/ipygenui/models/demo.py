@@ -21,7 +21,7 @@ from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
 from ..tools.component_names import component_name_of
-from ._demo_a2ui import A2UI_FORM, A2UI_TOOL, a2ui_answer
+from ._demo_a2ui import A2UI_ARGS_CHUNK, A2UI_FORM, A2UI_TOOL, a2ui_answer
 from ._demo_apps import apps_reply
 from ._demo_asking import asking_reply, asking_things, sampling_reply
 from ._demo_results import results_reply, tool_results
@@ -366,14 +366,15 @@ def _component_reply(lowered: str, names: set[str]) -> ScriptedReply | None:
         if tool_name not in names:
             return ScriptedReply(text=_missing_component(keyword))
         label = tool_name.removeprefix("show_component_").lower()
+        chunk = None
         if tool_name == A2UI_TOOL:
-            label = "A2UI form"
+            label, chunk = "A2UI form", A2UI_ARGS_CHUNK
         a = "an" if label[0] in "aeiouAEIOU" else "a"
         status = {STATUS_PARAM: f"drawing {a} {label}", COMPLETION_PARAM: f"drew {a} {label}"}
         props = {**status, **props}
         return ScriptedReply(
             text=f"Here is {a} {label} with made-up demo data:\n\n",
-            tool_calls=[ScriptedCall(tool_name, props)],
+            tool_calls=[ScriptedCall(tool_name, props, chunk_size=chunk)],
         )
     return None
 

@@ -39,6 +39,8 @@ class ScriptedCall:
     delta (as Gemini, Ollama and Groq do); ``args_after`` holds it back after
     the name's delta, for that many seconds or until the event is set (a model
     that names the call, then takes a while to write it). A stop ends the wait.
+    ``chunk_size`` sets the pieces' length in characters (None: the model's
+    ``chunk_size``), as a model writes a long JSON argument faster than prose.
     """
 
     name: str
@@ -46,6 +48,7 @@ class ScriptedCall:
     id: str | None = None
     whole_args: bool = False
     args_after: float | asyncio.Event | None = None
+    chunk_size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,7 @@ class ScriptedModel(BatchStreaming):
             yield ToolCallDelta(index, id=call_id, name=call.name)
             if call.args_after is not None:
                 yield _Wait(call.args_after)
-            step = (len(args) or 1) if call.whole_args else size
+            step = (len(args) or 1) if call.whole_args else (call.chunk_size or size)
             for i in range(0, len(args), step):
                 yield ToolCallDelta(index, arguments=args[i : i + step])
         if reply.usage is not None:
