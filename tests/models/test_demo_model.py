@@ -500,7 +500,7 @@ def test_odd_props_from_a_model_still_make_a_sentence(props: dict[str, Any]) -> 
 
 
 async def test_a_question_about_tomorrow_is_not_answered_with_todays_weather() -> None:
-    """The dashboard app's "Ask about tomorrow": the tool knows only today."""
+    """A ``get_weather`` with no ``day``: the demo says it knows only today."""
 
     @gu.tool
     def get_weather(city: str) -> dict:
@@ -515,6 +515,25 @@ async def test_a_question_about_tomorrow_is_not_answered_with_todays_weather() -
     )
     today = await rt.send("What's the weather in Oslo?")
     assert today.text == "It's 22 °C and partly cloudy in Oslo."
+
+
+async def test_tomorrow_is_asked_of_a_weather_tool_that_takes_a_day() -> None:
+    """notebooks/mcp_demo_server.py's ``get_weather(city, day)``: the dashboard
+    app's "Ask about tomorrow" gets the forecast."""
+    asked: list[str] = []
+
+    @gu.tool
+    def get_weather(city: str, day: str = "today") -> dict:
+        """The weather for a city today, or tomorrow's forecast."""
+        asked.append(day)
+        return {"city": city, "temperature_c": 19, "sky": "sunny"}
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather])
+    reply = await rt.send("What's the weather in Oslo tomorrow?")
+    assert reply.text == "Tomorrow it will be 19 °C and sunny in Oslo."
+    today = await rt.send("What's the weather in Oslo?")
+    assert today.text == "It's 19 °C and sunny in Oslo."
+    assert asked == ["tomorrow", "today"]
 
 
 # What js/src/components/form.js's formMessage sends when the Form is submitted.

@@ -178,11 +178,24 @@ def _last_calls_were_ui(request: ModelRequest) -> bool:
 _TOMORROW = re.compile(r"\btomorrow\b")
 
 
+def _takes_a_day(request: ModelRequest) -> bool:
+    """Whether the chat's ``get_weather`` has a ``day`` parameter (notebooks/mcp_demo_server.py's
+    forecast for tomorrow)."""
+    for tool in request.tools:
+        function = tool.get("function", {})
+        if function.get("name") == "get_weather":
+            return "day" in (function.get("parameters") or {}).get("properties", {})
+    return False
+
+
 def _for_the_day_asked(request: ModelRequest, answer: str) -> str:
     """``answer`` to the results, saying so when the user asked about tomorrow
     (an app's "Ask about tomorrow") and ``get_weather`` gave the weather now."""
     asked_tomorrow = _TOMORROW.search(last_user_text(request).lower())
-    looked_up = any(name == "get_weather" for name, _, _ in tool_results(request))
+    looked_up = any(
+        name == "get_weather" and args.get("day") != "tomorrow"
+        for name, args, _ in tool_results(request)
+    )
     if not (asked_tomorrow and looked_up):
         return answer
     return f"`get_weather` only knows the weather now, not tomorrow's forecast. Right now: {answer}"
@@ -379,8 +392,9 @@ def _component_reply(lowered: str, names: set[str]) -> ScriptedReply | None:
     return None
 
 
-def _tool_reply(text: str, lowered: str, names: set[str]) -> ScriptedReply | None:
+def _tool_reply(request: ModelRequest, text: str, lowered: str) -> ScriptedReply | None:
     """A call of one of the chat's tools the question asks for, or None."""
+    names = _tool_names(request)
     if _NOTE.search(lowered) and NOTE_TOOL in names:  # e.g. an MCP server's write tool
         note = text.split(":", 1)[1].strip() if ":" in text else text.strip()
         note_args = {
@@ -393,11 +407,15 @@ def _tool_reply(text: str, lowered: str, names: set[str]) -> ScriptedReply | Non
         if "get_weather" not in names:
             return ScriptedReply(text=NO_WEATHER_TOOL)
         city = _city_in(text) or _DEFAULT_CITY
+        tomorrow = _TOMORROW.search(lowered) is not None and _takes_a_day(request)
+        what = "tomorrow's weather" if tomorrow else "the weather"
         args: dict[str, Any] = {
-            STATUS_PARAM: f"looking up the weather in {city}",
-            COMPLETION_PARAM: f"looked up the weather in {city}",
+            STATUS_PARAM: f"looking up {what} in {city}",
+            COMPLETION_PARAM: f"looked up {what} in {city}",
             "city": city,
         }
+        if tomorrow:
+            args["day"] = "tomorrow"
         return ScriptedReply(tool_calls=[ScriptedCall("get_weather", args)])
     return None
 
@@ -446,7 +464,7 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
         or asking_reply(text, lowered, names)  # before "table" asks for a Table
         or apps_reply(text, lowered, names)  # before "weather" asks for get_weather
         or _component_reply(lowered, names)
-        or _tool_reply(text, lowered, names)
+        or _tool_reply(request, text, lowered)
     )
     return reply if reply is not None else ScriptedReply(text=_answer(lowered, names))
 
