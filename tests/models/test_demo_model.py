@@ -23,6 +23,7 @@ from ipygenui.events import SuggestionsChanged
 from ipygenui.models._demo_asking import SAMPLING_OFFLINE
 from ipygenui.models.base import ModelRequest, TextDelta
 from ipygenui.models.demo import OFFLINE
+from ipygenui.testing import ScriptedModel
 
 
 def _python_blocks(markdown: str) -> list[str]:
@@ -43,13 +44,49 @@ async def test_the_weather_tool_snippet_runs_as_copied() -> None:
         chat.close()
 
 
-async def _chips(rt: gu.Runtime) -> list[str]:
-    """The suggestion chips after a first message, asked for as the chat asks."""
+async def _chips(rt: gu.Runtime, message: str = "hello") -> list[str]:
+    """The suggestion chips after ``message``, asked for as the chat asks."""
     got = asyncio.Event()
-    rt.subscribe(lambda event: got.set() if isinstance(event, SuggestionsChanged) else None)
-    await rt.send("hello")
+    rt.subscribe(
+        lambda e: got.set() if isinstance(e, SuggestionsChanged) and e.suggestions else None
+    )
+    await rt.send(message)
     await asyncio.wait_for(got.wait(), 5)
     return rt.current_suggestions
+
+
+async def test_a_demo_chat_offers_the_questions_its_reply_names_as_chips_by_default() -> None:
+    """Its answers list example questions in italics: each is a chip to click,
+    after every reply, with no ``suggestions=True``."""
+
+    @gu.tool
+    def get_weather(city: str) -> dict:
+        """Current weather for a city."""
+        return {"city": city, "temperature_c": 21, "sky": "clear"}
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather], components=[gu.Chart])
+    chips = await _chips(rt, "What can you do?")
+    reply = rt.thread.messages[-1].text
+    assert chips == [
+        "What's the weather in Paris?",
+        "Show me a chart",
+        "How do I use a real model?",
+    ]
+    assert all(f"*{chip}*" in reply for chip in chips)
+    after = await _chips(rt, chips[0])  # the second turn has chips too
+    assert after == ["Show me a chart", "What can you do?"]  # not the question just asked
+
+
+async def test_a_demo_chat_told_no_suggestions_asks_for_none() -> None:
+    model = gu.DemoModel(delay=0, record=True)
+    rt = gu.Runtime(model=model, suggestions=False)
+    await rt.send("What can you do?")
+    await asyncio.sleep(0.05)
+    assert rt.current_suggestions == []
+    assert [r.purpose for r in model.requests] == ["reply"]
+    scripted = gu.Runtime(model=ScriptedModel(["hi"]))  # None: only a model that suggests
+    await scripted.send("hello")
+    assert scripted._suggesting.task is None
 
 
 async def test_suggestions_only_lead_where_this_chat_can_go() -> None:
@@ -573,5 +610,6 @@ async def test_the_a2ui_form_turn_streams_in_a_few_seconds_at_the_demo_pace() ->
     assert [c.tool_name for m in rt.thread.messages for c in m.tool_calls] == ["show_a2ui"]
     assert reply.text.endswith("comes back to me as your next message.")
     paced = gu.DemoModel()  # the notebook's pace: one piece per ``delay``
-    pieces = sum(len(paced.deltas(paced.pick(request))) for request in model.requests)
+    replies = [r for r in model.requests if r.purpose == "reply"]
+    pieces = sum(len(paced.deltas(paced.pick(request))) for request in replies)
     assert pieces * paced.delay < 3.0, f"{pieces} pieces"

@@ -220,15 +220,43 @@ def _city_in(text: str) -> str | None:
     return None
 
 
-def _suggestions(tool_names: set[str]) -> list[str]:
-    """Follow-ups this chat can answer: never a weather question without the tool."""
+_CHIPS = 3
+
+
+def _suggestions(request: ModelRequest, tool_names: set[str]) -> list[str]:
+    """Follow-ups this chat can answer: the example questions the last reply
+    offered (clickable), else what else this chat shows; never what was just
+    asked, nor a weather question without the tool."""
+    said = _last_assistant_text(request)
+    examples = [e for _, e in _things_to_try(tool_names)]
+    examples += ["What is ipygenui?", _REAL_MODEL_QUESTION]
+    offered = sorted((said.find(f"*{e}*"), e) for e in examples if f"*{e}*" in said)
+    if offered:
+        return [e for _, e in offered][:_CHIPS]
+    asked = _asked_before_suggestions(request).strip().lower()
     chips: list[str] = []
     if "get_weather" in tool_names:
         chips.append("What's the weather in Paris?")
     for keyword, (tool_name, _) in COMPONENT_DEMOS.items():
-        if tool_name in tool_names and len(chips) < 2:
+        if tool_name in tool_names:
             chips.append(f"Show me {_a(keyword)}")
+    chips = [c for c in chips if c.lower() != asked][:2]
     return [*chips, "What can you do?"]
+
+
+def _last_assistant_text(request: ModelRequest) -> str:
+    for entry in reversed(request.messages):
+        if entry.get("role") == "assistant" and isinstance(entry.get("content"), str):
+            return str(entry["content"])
+    return ""
+
+
+def _asked_before_suggestions(request: ModelRequest) -> str:
+    """The user's last message before the request for suggestions (its last message)."""
+    users = [e for e in request.messages if e.get("role") == "user"]
+    if len(users) < 2:
+        return ""
+    return last_user_text(dataclasses.replace(request, messages=request.messages[:-1]))
 
 
 # --- notebook data (notebooks/03_data.ipynb) ------------------------------------
@@ -454,7 +482,7 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
         return ScriptedReply(text=sampling_reply(request))
     text = last_user_text(request)
     if request.purpose == "suggestions":
-        return ScriptedReply(text=json.dumps(_suggestions(known_tools or names)))
+        return ScriptedReply(text=json.dumps(_suggestions(request, known_tools or names)))
     submitted = form_submission_reply(text)  # before "form" asks for a component
     if submitted is not None:
         return ScriptedReply(text=submitted)
@@ -516,6 +544,10 @@ class DemoModel(ScriptedModel):
 
     starters: tuple[str, ...] = STARTERS
 
+    suggests = True
+    """A chat on it offers follow-up chips after each reply unless told
+    ``suggestions=False``: the example questions its replies name, clickable."""
+
     def starters_for(self, tool_names: Collection[str]) -> list[str]:
         """The prompts an empty chat with ``tool_names`` offers (``STARTERS``
         for the weather tool and the Chart component)."""
@@ -528,6 +560,10 @@ class DemoModel(ScriptedModel):
         self.spec = "demo"
         self.price_ref = price_ref
         self._chat_tools: set[str] = set()
+
+    def pace(self, request: ModelRequest) -> float:
+        """No wait for the suggestions: they are no reply the user watches."""
+        return 0.0 if request.purpose == "suggestions" else self.delay
 
     def _reply(self, request: ModelRequest) -> ScriptedReply:
         if request.tools:  # remembered for the suggestions, which come without tools

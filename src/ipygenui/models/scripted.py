@@ -182,6 +182,10 @@ class ScriptedModel(BatchStreaming):
             return as_reply(self.default)
         raise ModelError(f"{self.name} model has no scripted reply for this request")
 
+    def pace(self, request: ModelRequest) -> float:
+        """Seconds between two deltas of the answer to ``request``."""
+        return self.delay
+
     def deltas(self, reply: ScriptedReply) -> list[ModelDelta]:
         """The reply as the deltas a streaming provider would send."""
         return [d for d in self._deltas(reply) if not isinstance(d, _Wait)]
@@ -226,6 +230,7 @@ class ScriptedModel(BatchStreaming):
                 fail_at = sum(not isinstance(d, _Wait) for d in deltas) - 1
             else:
                 fail_at = reply.error_after
+        delay = self.pace(request)
         batch: list[ModelDelta] = []
         i = -1  # counts deltas, not waits
         for delta in deltas:
@@ -244,11 +249,11 @@ class ScriptedModel(BatchStreaming):
                 raise ModelError(reply.error or "scripted error")
             # Yield to the loop (every delta when paced, every few when not), so
             # cancel and clicks interleave as with a real stream.
-            if self.delay or i % _UNPACED_BURST == 0:
+            if delay or i % _UNPACED_BURST == 0:
                 if batch:
                     yield batch
                     batch = []
-                await asyncio.sleep(self.delay)
+                await asyncio.sleep(delay)
             if request.cancel.is_set():
                 return
             batch.append(delta)
