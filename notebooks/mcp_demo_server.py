@@ -1,8 +1,9 @@
 """A small MCP tool server for notebooks/04_agents.ipynb and 05_standards.ipynb:
 offline, five tools.
 
-``get_weather`` only reads (made-up weather; the server marks it read-only, so
-a chat runs it without asking); ``save_note`` appends a line to the file
+``get_weather`` only reads (made-up weather today or tomorrow, for the
+dashboard's "Ask about tomorrow"; the server marks it read-only, so a chat
+runs it without asking); ``save_note`` appends a line to the file
 ``MCP_DEMO_NOTES`` names (default ``mcp_demo_notes.txt`` in the working
 folder); it is not read-only, so a chat asks the user first.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import datetime
 import os
 from pathlib import Path
+from typing import Literal
 
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
@@ -36,8 +38,10 @@ server = MCPServer("ipygenui demo")
 
 
 @server.tool(annotations=types.ToolAnnotations(read_only_hint=True))
-def get_weather(city: str) -> dict[str, object]:
-    """Current weather for a city (made-up demo data)."""
+def get_weather(city: str, day: Literal["today", "tomorrow"] = "today") -> dict[str, object]:
+    """The weather for a city today, or tomorrow's forecast (made-up demo data)."""
+    if day == "tomorrow":
+        return {"city": city, "day": day, "temperature_c": 20 + len(city) % 5, "sky": "sunny"}
     return {"city": city, "temperature_c": 18 + len(city) % 7, "sky": "partly cloudy"}
 
 

@@ -14,13 +14,16 @@ finish reason or an error). It keeps the requests it was sent
 (``model.requests``). ``last_user_text(request)`` is the text a script
 function usually decides on; ``components_reply(request)`` is what the
 offline demo says after the components it showed (a sentence each, from their
-props), for a script's answer to their results. It is a model adapter like the others
-(``models/scripted.py``); this module is where it is imported from.
+props), for a script's answer to their results, and
+``form_submission_reply(text)`` its answer to a submitted ``gu.Form``. It is a
+model adapter like the others (``models/scripted.py``); this module is where it
+is imported from.
 """
 
 from __future__ import annotations
 
 from .models.demo_components import components_reply
+from .models.demo_forms import form_submission_reply
 from .models.scripted import (
     ReplyLike,
     Script,
@@ -37,5 +40,6 @@ __all__ = [
     "ScriptedModel",
     "ScriptedReply",
     "components_reply",
+    "form_submission_reply",
     "last_user_text",
 ]

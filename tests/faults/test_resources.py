@@ -19,7 +19,7 @@ TURNS = 50
 
 
 async def _chat(model: ScriptedModel, turns: int = TURNS) -> gu.Runtime:
-    rt = gu.Runtime(model=model)
+    rt = gu.Runtime(model=model, suggestions=False)  # one request a turn, counted
     for n in range(turns):
         await rt.send(f"turn {n}")
     return rt

@@ -328,6 +328,10 @@ async def test_the_notebook_demo_server_works_with_the_offline_model(tmp_path) -
         assert reply.tool_calls[0].result["city"] == "Oslo"
         assert isinstance(reply.status, Complete)
         assert reply.text == "It's 22 °C and partly cloudy in Oslo."  # the server's data, read
+        # the dashboard app's "Ask about tomorrow": the server's forecast, not a "can't"
+        reply = await runtime.send("What's the weather in Oslo tomorrow?")
+        assert reply.tool_calls[0].args == {"city": "Oslo", "day": "tomorrow"}
+        assert reply.text == "Tomorrow it will be 24 °C and sunny in Oslo."
         reply = await runtime.send("Save a note: water the plants")
         assert isinstance(reply.status, RequiresAction)
         assert not notes.exists()

@@ -23,6 +23,7 @@ from ipygenui.events import SuggestionsChanged
 from ipygenui.models._demo_asking import SAMPLING_OFFLINE
 from ipygenui.models.base import ModelRequest, TextDelta
 from ipygenui.models.demo import OFFLINE
+from ipygenui.testing import ScriptedModel
 
 
 def _python_blocks(markdown: str) -> list[str]:
@@ -43,13 +44,49 @@ async def test_the_weather_tool_snippet_runs_as_copied() -> None:
         chat.close()
 
 
-async def _chips(rt: gu.Runtime) -> list[str]:
-    """The suggestion chips after a first message, asked for as the chat asks."""
+async def _chips(rt: gu.Runtime, message: str = "hello") -> list[str]:
+    """The suggestion chips after ``message``, asked for as the chat asks."""
     got = asyncio.Event()
-    rt.subscribe(lambda event: got.set() if isinstance(event, SuggestionsChanged) else None)
-    await rt.send("hello")
+    rt.subscribe(
+        lambda e: got.set() if isinstance(e, SuggestionsChanged) and e.suggestions else None
+    )
+    await rt.send(message)
     await asyncio.wait_for(got.wait(), 5)
     return rt.current_suggestions
+
+
+async def test_a_demo_chat_offers_the_questions_its_reply_names_as_chips_by_default() -> None:
+    """Its answers list example questions in italics: each is a chip to click,
+    after every reply, with no ``suggestions=True``."""
+
+    @gu.tool
+    def get_weather(city: str) -> dict:
+        """Current weather for a city."""
+        return {"city": city, "temperature_c": 21, "sky": "clear"}
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather], components=[gu.Chart])
+    chips = await _chips(rt, "What can you do?")
+    reply = rt.thread.messages[-1].text
+    assert chips == [
+        "What's the weather in Paris?",
+        "Show me a chart",
+        "How do I use a real model?",
+    ]
+    assert all(f"*{chip}*" in reply for chip in chips)
+    after = await _chips(rt, chips[0])  # the second turn has chips too
+    assert after == ["Show me a chart", "What can you do?"]  # not the question just asked
+
+
+async def test_a_demo_chat_told_no_suggestions_asks_for_none() -> None:
+    model = gu.DemoModel(delay=0, record=True)
+    rt = gu.Runtime(model=model, suggestions=False)
+    await rt.send("What can you do?")
+    await asyncio.sleep(0.05)
+    assert rt.current_suggestions == []
+    assert [r.purpose for r in model.requests] == ["reply"]
+    scripted = gu.Runtime(model=ScriptedModel(["hi"]))  # None: only a model that suggests
+    await scripted.send("hello")
+    assert scripted._suggesting.task is None
 
 
 async def test_suggestions_only_lead_where_this_chat_can_go() -> None:
@@ -500,7 +537,7 @@ def test_odd_props_from_a_model_still_make_a_sentence(props: dict[str, Any]) -> 
 
 
 async def test_a_question_about_tomorrow_is_not_answered_with_todays_weather() -> None:
-    """The dashboard app's "Ask about tomorrow": the tool knows only today."""
+    """A ``get_weather`` with no ``day``: the demo says it knows only today."""
 
     @gu.tool
     def get_weather(city: str) -> dict:
@@ -515,3 +552,64 @@ async def test_a_question_about_tomorrow_is_not_answered_with_todays_weather() -
     )
     today = await rt.send("What's the weather in Oslo?")
     assert today.text == "It's 22 °C and partly cloudy in Oslo."
+
+
+async def test_tomorrow_is_asked_of_a_weather_tool_that_takes_a_day() -> None:
+    """notebooks/mcp_demo_server.py's ``get_weather(city, day)``: the dashboard
+    app's "Ask about tomorrow" gets the forecast."""
+    asked: list[str] = []
+
+    @gu.tool
+    def get_weather(city: str, day: str = "today") -> dict:
+        """The weather for a city today, or tomorrow's forecast."""
+        asked.append(day)
+        return {"city": city, "temperature_c": 19, "sky": "sunny"}
+
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), tools=[get_weather])
+    reply = await rt.send("What's the weather in Oslo tomorrow?")
+    assert reply.text == "Tomorrow it will be 19 °C and sunny in Oslo."
+    today = await rt.send("What's the weather in Oslo?")
+    assert today.text == "It's 19 °C and sunny in Oslo."
+    assert asked == ["tomorrow", "today"]
+
+
+# What js/src/components/form.js's formMessage sends when the Form is submitted.
+_SUBMITTED = (
+    "Submitted the form “Plan a trip”:\n- City: Porto\n- Nights: 3\n"
+    "- Travelling with pets: no\n- Notes: (empty)"
+)
+
+
+async def test_a_submitted_form_is_answered_from_its_answers_not_with_another_form() -> None:
+    rt = gu.Runtime(model=gu.DemoModel(delay=0), components=[gu.Form])
+    reply = await rt.send(_SUBMITTED)
+    assert not reply.tool_calls
+    assert reply.text.startswith("Thanks! I read your answers to “Plan a trip”:")
+    assert "- **City**: Porto\n- **Nights**: 3\n- **Travelling with pets**: no" in reply.text
+    assert "Left empty: Notes." in reply.text
+
+
+def test_a_form_message_someone_typed_is_not_taken_for_a_submission() -> None:
+    from ipygenui.testing import form_submission_reply
+
+    assert form_submission_reply("Show a form to plan a trip") is None
+    assert form_submission_reply("I Submitted the form: yesterday") is None
+    empty = form_submission_reply("Submitted the form:\n- City: (empty)")
+    assert empty == (
+        "I got the form, but every field was empty: fill it in and press Submit again."
+    )
+    escaped = form_submission_reply("Submitted the form:\n- City: **Porto** <b>")
+    assert escaped is not None and r"\*\*Porto\*\* \<b\>" in escaped
+
+
+async def test_the_a2ui_form_turn_streams_in_a_few_seconds_at_the_demo_pace() -> None:
+    """Notebook 05's Run All waits for this turn: its form's JSON is long."""
+    model = gu.DemoModel(delay=0, record=True)
+    rt = gu.Runtime(model=model, components=[gu.A2UI])
+    reply = await rt.send("Show me an A2UI form")
+    assert [c.tool_name for m in rt.thread.messages for c in m.tool_calls] == ["show_a2ui"]
+    assert reply.text.endswith("comes back to me as your next message.")
+    paced = gu.DemoModel()  # the notebook's pace: one piece per ``delay``
+    replies = [r for r in model.requests if r.purpose == "reply"]
+    pieces = sum(len(paced.deltas(paced.pick(request))) for request in replies)
+    assert pieces * paced.delay < 3.0, f"{pieces} pieces"

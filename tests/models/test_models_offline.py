@@ -91,6 +91,16 @@ async def test_scripted_calls_stream_arguments_in_chunks_and_run_out_clearly() -
         await collect(model)
 
 
+def test_a_scripted_call_may_stream_its_arguments_in_longer_pieces() -> None:
+    from ipygenui.testing import ScriptedCall, ScriptedReply
+
+    model = ScriptedModel(chunk_size=3)
+    long = ScriptedCall("a", {"x": "long value"}, chunk_size=8)
+    reply = ScriptedReply(tool_calls=[long])
+    pieces = [d.arguments for d in model.deltas(reply) if isinstance(d, ToolCallDelta)][1:]
+    assert pieces == ['{"x": "l', "ong valu", 'e"}']
+
+
 async def test_demo_shows_registered_components_with_streamed_props() -> None:
     rt = gu.Runtime(model=gu.DemoModel(delay=0), components=[gu.Chart, gu.Table])
     message = await rt.send("Show me a chart")

@@ -112,3 +112,58 @@ async def test_asking_the_agent_again_starts_a_new_request(agent_server: str) ->
         assert len(ids) == len(set(ids))  # each request's calls have their own ids
     finally:
         rt.close()
+
+
+def test_the_components_notebook_answers_a_submitted_form_from_its_answers() -> None:
+    """02's Form sends "Submitted the form …" on Submit: its script reads the
+    answers instead of matching "form" and showing another empty form."""
+    from ipygenui.models.base import ModelRequest
+
+    components = next(p for p in NOTEBOOKS if p.name == "02_components.ipynb")
+    cells = [s for s in _code_cells(components) if "await " not in s]
+    model_cell = next(i for i, s in enumerate(cells) if "def script(" in s)
+    namespace: dict[str, Any] = {"__name__": "notebook_02"}
+    for source in cells[: model_cell + 1]:
+        exec(compile(source, components.name, "exec"), namespace)
+    namespace["chat"].close()
+    message = "Submitted the form “Plan a trip”:\n- City: Porto\n- Nights: 3"
+    reply = namespace["script"](ModelRequest(messages=[{"role": "user", "content": message}]))
+    assert isinstance(reply, str) and "Porto" in reply, reply
+
+
+def _text_of(cell: Any) -> str:
+    outputs = cell.get("outputs", [])
+    errors = [o for o in outputs if o["output_type"] == "error"]
+    assert not errors, f"{cell.source}\n{errors[0]['ename']}: {errors[0]['evalue']}"
+    return "".join(o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in outputs)
+
+
+@pytest.mark.parametrize(
+    ("name", "turn", "shows"),
+    [
+        ("01_quickstart.ipynb", "Thanks!", ["('user', 'Thanks!')"]),
+        ("02_components.ipynb", "Show the metric cards", ["('Metric', 'MetricProps')"] * 2),
+    ],
+)
+def test_the_cells_that_read_the_chat_back_still_run_after_the_user_chats(
+    name: str, turn: str, shows: list[str]
+) -> None:
+    """Run All, then a message typed in the widget (sent here as the widget
+    sends it), then the cells that read the chat run again: they show the
+    longer history instead of failing an assertion on the first one."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = next(p for p in NOTEBOOKS if p.name == name)
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    readers = [c for c in code if "send(" not in c.source and "gu.Chat(" not in c.source]
+    readers = [c for c in readers if "chat." in c.source and "def " not in c.source]
+    assert readers, "no cell reads the chat back"
+    again = [nbformat.v4.new_code_cell(f"await chat.send({turn!r});")]
+    again += [nbformat.v4.new_code_cell(c.source) for c in readers]
+    nb.cells = [*code, *again]
+    NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(path.parent)}}).execute()
+    shown = "\n".join(_text_of(c) for c in nb.cells[len(code) + 1 :])
+    for text in shows:
+        assert shown.count(text) >= shows.count(text), shown

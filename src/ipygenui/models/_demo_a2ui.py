@@ -8,7 +8,7 @@ from typing import Any
 
 from .base import ModelRequest
 
-__all__ = ["A2UI_FORM", "A2UI_TOOL", "a2ui_answer"]
+__all__ = ["A2UI_ARGS_CHUNK", "A2UI_FORM", "A2UI_TOOL", "a2ui_answer"]
 
 A2UI_TOOL = "show_a2ui"
 _BASIC = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
@@ -29,19 +29,13 @@ A2UI_FORM: list[dict[str, Any]] = [
                 {
                     "id": "body",
                     "component": "Column",
-                    "children": ["title", "hint", "name", "email", "news", "divider", "actions"],
+                    "children": ["title", "name", "email", "news", "actions"],
                 },
                 {
                     "id": "title",
                     "component": "Text",
                     "text": "Join the newsletter",
                     "variant": "h3",
-                },
-                {
-                    "id": "hint",
-                    "component": "Text",
-                    "text": "An A2UI surface (demo data): what you type stays in its data model.",
-                    "variant": "caption",
                 },
                 {
                     "id": "name",
@@ -61,7 +55,6 @@ A2UI_FORM: list[dict[str, Any]] = [
                     "label": "Send me the monthly digest",
                     "value": {"path": "/digest"},
                 },
-                {"id": "divider", "component": "Divider"},
                 {"id": "actions", "component": "Row", "children": ["join"], "justify": "end"},
                 {"id": "join_label", "component": "Text", "text": "Join"},
                 {
@@ -85,7 +78,12 @@ A2UI_FORM: list[dict[str, Any]] = [
     ),
     _v09("updateDataModel", {"path": "/", "value": {"name": "", "email": "", "digest": True}}),
 ]
-"""What the demo shows for "show me an A2UI form"."""
+"""What the demo shows for "show me an A2UI form": small, as its arguments
+stream at the demo's pace before the reply goes on."""
+
+A2UI_ARGS_CHUNK = 32
+"""Characters of the form's JSON per streamed piece: a model writes a long
+JSON argument faster than prose, and the form shows in about a second."""
 
 _SHOWN = (
     "There it is, above: an A2UI surface. Fill it in and press **Join**: the button's "

@@ -157,7 +157,10 @@ def _weather_sentence(args: Mapping[str, Any], value: Mapping[str, Any]) -> str 
     if weather is None:
         return None
     conditions, city = weather
-    return f"It's {conditions}{f' in {city}' if city else ''}."
+    where = f" in {city}" if city else ""
+    if "tomorrow" in (value.get("day"), args.get("day")):  # a forecast
+        return f"Tomorrow it will be {conditions}{where}."
+    return f"It's {conditions}{where}."
 
 
 def weather_parts(args: Mapping[str, Any], value: Mapping[str, Any]) -> tuple[str, str] | None:

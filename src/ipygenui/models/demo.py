@@ -21,12 +21,13 @@ from typing import Any
 
 from .._internal.standard_params import COMPLETION_PARAM, STATUS_PARAM
 from ..tools.component_names import component_name_of
-from ._demo_a2ui import A2UI_FORM, A2UI_TOOL, a2ui_answer
+from ._demo_a2ui import A2UI_ARGS_CHUNK, A2UI_FORM, A2UI_TOOL, a2ui_answer
 from ._demo_apps import apps_reply
 from ._demo_asking import asking_reply, asking_things, sampling_reply
 from ._demo_results import results_reply, tool_results
 from .base import ModelRequest
 from .demo_components import components_reply
+from .demo_forms import form_submission_reply
 from .scripted import ScriptedCall, ScriptedModel, ScriptedReply, last_user_text
 from .token_estimate import reply_usage
 
@@ -177,11 +178,24 @@ def _last_calls_were_ui(request: ModelRequest) -> bool:
 _TOMORROW = re.compile(r"\btomorrow\b")
 
 
+def _takes_a_day(request: ModelRequest) -> bool:
+    """Whether the chat's ``get_weather`` has a ``day`` parameter (notebooks/mcp_demo_server.py's
+    forecast for tomorrow)."""
+    for tool in request.tools:
+        function = tool.get("function", {})
+        if function.get("name") == "get_weather":
+            return "day" in (function.get("parameters") or {}).get("properties", {})
+    return False
+
+
 def _for_the_day_asked(request: ModelRequest, answer: str) -> str:
     """``answer`` to the results, saying so when the user asked about tomorrow
     (an app's "Ask about tomorrow") and ``get_weather`` gave the weather now."""
     asked_tomorrow = _TOMORROW.search(last_user_text(request).lower())
-    looked_up = any(name == "get_weather" for name, _, _ in tool_results(request))
+    looked_up = any(
+        name == "get_weather" and args.get("day") != "tomorrow"
+        for name, args, _ in tool_results(request)
+    )
     if not (asked_tomorrow and looked_up):
         return answer
     return f"`get_weather` only knows the weather now, not tomorrow's forecast. Right now: {answer}"
@@ -206,15 +220,43 @@ def _city_in(text: str) -> str | None:
     return None
 
 
-def _suggestions(tool_names: set[str]) -> list[str]:
-    """Follow-ups this chat can answer: never a weather question without the tool."""
+_CHIPS = 3
+
+
+def _suggestions(request: ModelRequest, tool_names: set[str]) -> list[str]:
+    """Follow-ups this chat can answer: the example questions the last reply
+    offered (clickable), else what else this chat shows; never what was just
+    asked, nor a weather question without the tool."""
+    said = _last_assistant_text(request)
+    examples = [e for _, e in _things_to_try(tool_names)]
+    examples += ["What is ipygenui?", _REAL_MODEL_QUESTION]
+    offered = sorted((said.find(f"*{e}*"), e) for e in examples if f"*{e}*" in said)
+    if offered:
+        return [e for _, e in offered][:_CHIPS]
+    asked = _asked_before_suggestions(request).strip().lower()
     chips: list[str] = []
     if "get_weather" in tool_names:
         chips.append("What's the weather in Paris?")
     for keyword, (tool_name, _) in COMPONENT_DEMOS.items():
-        if tool_name in tool_names and len(chips) < 2:
+        if tool_name in tool_names:
             chips.append(f"Show me {_a(keyword)}")
+    chips = [c for c in chips if c.lower() != asked][:2]
     return [*chips, "What can you do?"]
+
+
+def _last_assistant_text(request: ModelRequest) -> str:
+    for entry in reversed(request.messages):
+        if entry.get("role") == "assistant" and isinstance(entry.get("content"), str):
+            return str(entry["content"])
+    return ""
+
+
+def _asked_before_suggestions(request: ModelRequest) -> str:
+    """The user's last message before the request for suggestions (its last message)."""
+    users = [e for e in request.messages if e.get("role") == "user"]
+    if len(users) < 2:
+        return ""
+    return last_user_text(dataclasses.replace(request, messages=request.messages[:-1]))
 
 
 # --- notebook data (notebooks/03_data.ipynb) ------------------------------------
@@ -365,20 +407,22 @@ def _component_reply(lowered: str, names: set[str]) -> ScriptedReply | None:
         if tool_name not in names:
             return ScriptedReply(text=_missing_component(keyword))
         label = tool_name.removeprefix("show_component_").lower()
+        chunk = None
         if tool_name == A2UI_TOOL:
-            label = "A2UI form"
+            label, chunk = "A2UI form", A2UI_ARGS_CHUNK
         a = "an" if label[0] in "aeiouAEIOU" else "a"
         status = {STATUS_PARAM: f"drawing {a} {label}", COMPLETION_PARAM: f"drew {a} {label}"}
         props = {**status, **props}
         return ScriptedReply(
             text=f"Here is {a} {label} with made-up demo data:\n\n",
-            tool_calls=[ScriptedCall(tool_name, props)],
+            tool_calls=[ScriptedCall(tool_name, props, chunk_size=chunk)],
         )
     return None
 
 
-def _tool_reply(text: str, lowered: str, names: set[str]) -> ScriptedReply | None:
+def _tool_reply(request: ModelRequest, text: str, lowered: str) -> ScriptedReply | None:
     """A call of one of the chat's tools the question asks for, or None."""
+    names = _tool_names(request)
     if _NOTE.search(lowered) and NOTE_TOOL in names:  # e.g. an MCP server's write tool
         note = text.split(":", 1)[1].strip() if ":" in text else text.strip()
         note_args = {
@@ -391,11 +435,15 @@ def _tool_reply(text: str, lowered: str, names: set[str]) -> ScriptedReply | Non
         if "get_weather" not in names:
             return ScriptedReply(text=NO_WEATHER_TOOL)
         city = _city_in(text) or _DEFAULT_CITY
+        tomorrow = _TOMORROW.search(lowered) is not None and _takes_a_day(request)
+        what = "tomorrow's weather" if tomorrow else "the weather"
         args: dict[str, Any] = {
-            STATUS_PARAM: f"looking up the weather in {city}",
-            COMPLETION_PARAM: f"looked up the weather in {city}",
+            STATUS_PARAM: f"looking up {what} in {city}",
+            COMPLETION_PARAM: f"looked up {what} in {city}",
             "city": city,
         }
+        if tomorrow:
+            args["day"] = "tomorrow"
         return ScriptedReply(tool_calls=[ScriptedCall("get_weather", args)])
     return None
 
@@ -434,14 +482,17 @@ def demo_reply(request: ModelRequest, known_tools: set[str] | None = None) -> Sc
         return ScriptedReply(text=sampling_reply(request))
     text = last_user_text(request)
     if request.purpose == "suggestions":
-        return ScriptedReply(text=json.dumps(_suggestions(known_tools or names)))
+        return ScriptedReply(text=json.dumps(_suggestions(request, known_tools or names)))
+    submitted = form_submission_reply(text)  # before "form" asks for a component
+    if submitted is not None:
+        return ScriptedReply(text=submitted)
     lowered = text.lower()
     reply = (
         _data_reply(request, text, names)
         or asking_reply(text, lowered, names)  # before "table" asks for a Table
         or apps_reply(text, lowered, names)  # before "weather" asks for get_weather
         or _component_reply(lowered, names)
-        or _tool_reply(text, lowered, names)
+        or _tool_reply(request, text, lowered)
     )
     return reply if reply is not None else ScriptedReply(text=_answer(lowered, names))
 
@@ -493,6 +544,10 @@ class DemoModel(ScriptedModel):
 
     starters: tuple[str, ...] = STARTERS
 
+    suggests = True
+    """A chat on it offers follow-up chips after each reply unless told
+    ``suggestions=False``: the example questions its replies name, clickable."""
+
     def starters_for(self, tool_names: Collection[str]) -> list[str]:
         """The prompts an empty chat with ``tool_names`` offers (``STARTERS``
         for the weather tool and the Chart component)."""
@@ -505,6 +560,10 @@ class DemoModel(ScriptedModel):
         self.spec = "demo"
         self.price_ref = price_ref
         self._chat_tools: set[str] = set()
+
+    def pace(self, request: ModelRequest) -> float:
+        """No wait for the suggestions: they are no reply the user watches."""
+        return 0.0 if request.purpose == "suggestions" else self.delay
 
     def _reply(self, request: ModelRequest) -> ScriptedReply:
         if request.tools:  # remembered for the suggestions, which come without tools

@@ -39,6 +39,8 @@ class ScriptedCall:
     delta (as Gemini, Ollama and Groq do); ``args_after`` holds it back after
     the name's delta, for that many seconds or until the event is set (a model
     that names the call, then takes a while to write it). A stop ends the wait.
+    ``chunk_size`` sets the pieces' length in characters (None: the model's
+    ``chunk_size``), as a model writes a long JSON argument faster than prose.
     """
 
     name: str
@@ -46,6 +48,7 @@ class ScriptedCall:
     id: str | None = None
     whole_args: bool = False
     args_after: float | asyncio.Event | None = None
+    chunk_size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,10 @@ class ScriptedModel(BatchStreaming):
             return as_reply(self.default)
         raise ModelError(f"{self.name} model has no scripted reply for this request")
 
+    def pace(self, request: ModelRequest) -> float:
+        """Seconds between two deltas of the answer to ``request``."""
+        return self.delay
+
     def deltas(self, reply: ScriptedReply) -> list[ModelDelta]:
         """The reply as the deltas a streaming provider would send."""
         return [d for d in self._deltas(reply) if not isinstance(d, _Wait)]
@@ -201,7 +208,7 @@ class ScriptedModel(BatchStreaming):
             yield ToolCallDelta(index, id=call_id, name=call.name)
             if call.args_after is not None:
                 yield _Wait(call.args_after)
-            step = (len(args) or 1) if call.whole_args else size
+            step = (len(args) or 1) if call.whole_args else (call.chunk_size or size)
             for i in range(0, len(args), step):
                 yield ToolCallDelta(index, arguments=args[i : i + step])
         if reply.usage is not None:
@@ -223,6 +230,7 @@ class ScriptedModel(BatchStreaming):
                 fail_at = sum(not isinstance(d, _Wait) for d in deltas) - 1
             else:
                 fail_at = reply.error_after
+        delay = self.pace(request)
         batch: list[ModelDelta] = []
         i = -1  # counts deltas, not waits
         for delta in deltas:
@@ -241,11 +249,11 @@ class ScriptedModel(BatchStreaming):
                 raise ModelError(reply.error or "scripted error")
             # Yield to the loop (every delta when paced, every few when not), so
             # cancel and clicks interleave as with a real stream.
-            if self.delay or i % _UNPACED_BURST == 0:
+            if delay or i % _UNPACED_BURST == 0:
                 if batch:
                     yield batch
                     batch = []
-                await asyncio.sleep(self.delay)
+                await asyncio.sleep(delay)
             if request.cancel.is_set():
                 return
             batch.append(delta)

@@ -132,6 +132,10 @@ class Runtime:
     names objects, ``data=True`` adds the notebook's DataFrames, Series and
     arrays. The model reads their catalogue each turn.
 
+    ``suggestions=True`` asks the model for follow-up prompts after each
+    reply, shown as chips; ``None`` (the default) leaves it to the model:
+    on for one that offers them itself (the offline demo's ``suggests``).
+
     Where no event loop runs (a plain script), ``send``, ``retry`` and the
     decisions return a Run that starts when awaited
     (``asyncio.run(rt.send("hi"))``), and ``run_sync`` runs one reply. With
@@ -146,7 +150,7 @@ class Runtime:
         tools: Sequence[Tool | Callable[..., Any]] = (),
         components: Sequence[Any] = (),
         instructions: str | None = None,
-        suggestions: bool = False,
+        suggestions: bool | None = None,
         persist: str | os.PathLike[str] | None = None,
         max_steps: int = 10,
         thread: Thread | None = None,
@@ -182,7 +186,7 @@ class Runtime:
         self.tool_choice = tool_choice
         first_step = resolve_tool_choice(tool_choice, list(self._tools))
         self.instructions = instructions
-        self.suggestions = suggestions
+        self.suggestions: bool | None = checked["suggestions"]
         self.max_steps = max_steps
         self.max_run_seconds: float | None = checked["max_run_seconds"]
         """A run's wall-clock limit in seconds (None: none), as ``max_steps`` stops it."""

@@ -1,7 +1,8 @@
 """Follow-up suggestions (``suggestions=True``): the runtime's suggestion adapter.
 
 After a complete reply the run lifecycle ``start``s a request for the prompts
-the user may send next, when the chat wants them (``wanted``); a new user
+the user may send next, when the chat wants them (``suggestions=True``, or
+``None`` and a model whose ``suggests`` is true: the offline demo's); a new user
 action ``stop``s it and clears those shown. They live in the thread's
 metadata (saved with it) and go out as ``SuggestionsChanged``.
 """
@@ -25,7 +26,7 @@ class SuggestionSettings(Protocol):
 
     model: Model
     instructions: str | None
-    suggestions: bool
+    suggestions: bool | None
 
 
 class Suggesting:
@@ -42,9 +43,14 @@ class Suggesting:
     def current(self) -> list[str]:
         return list(self._thread().metadata.get("suggestions", ()))
 
+    def wanted(self) -> bool:
+        """``suggestions``, or when None whether the model offers them itself."""
+        asked = self._settings.suggestions
+        return bool(getattr(self._settings.model, "suggests", False)) if asked is None else asked
+
     def start(self) -> None:
         """Ask for suggestions, when the chat wants them."""
-        if self._settings.suggestions:
+        if self.wanted():
             self.task = asyncio.get_running_loop().create_task(self._suggest())
 
     def stop(self) -> None:

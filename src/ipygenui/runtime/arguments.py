@@ -263,6 +263,16 @@ def _flag(name: str) -> Callable[[str, Any], bool]:
     return check
 
 
+def _optional_flag(name: str) -> Callable[[str, Any], bool | None]:
+    def check(owner: str, value: Any) -> bool | None:
+        if value is None:
+            return None
+        check_type(owner, name, value, bool, "True, False or None")
+        return bool(value)
+
+    return check
+
+
 def _persist(owner: str, value: Any) -> Any:
     if value is None:
         return None
@@ -349,7 +359,7 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "tools": _tools,
     "components": _components,
     "instructions": _optional_str("instructions"),
-    "suggestions": _flag("suggestions"),
+    "suggestions": _optional_flag("suggestions"),
     "persist": _persist,
     "max_steps": _max_steps,
     "max_run_seconds": _max_run_seconds,
