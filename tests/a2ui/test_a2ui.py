@@ -162,6 +162,9 @@ async def test_a_pressed_button_is_the_next_turn_with_its_context_resolved(wire:
     assert sent["action"]["name"] == "greet"
     assert sent["action"]["context"] == {"who": "Lin", "n": 1}
     assert sent["action"]["sourceComponentId"] == "go"
+    # the chat shows a line for it (the JSON behind Details); the model reads the text
+    assert user.metadata["summary"] == "Pressed Send: who, n"
+    assert "Pressed Send" not in json.dumps(model.requests[-1].messages)
     # the action message is valid A2UI client-to-server JSON
     import jsonschema
 
@@ -458,6 +461,29 @@ def _pressed_text(name: str, surface: str = "s1") -> str:
     )
     thread = gu.Thread(messages=[Message(role="assistant", parts=[shown])])
     return action_text(action_event(thread, "a1", surface, "go"))
+
+
+def test_a_press_summary_names_the_label_and_fields_with_checkboxes_on_or_off() -> None:
+    from ipygenui.a2ui import action_event
+    from ipygenui.a2ui._thread import action_summary
+
+    messages = form_messages()
+    components = messages[1]["updateComponents"]["components"]
+    components[2]["text"] = "Join\u202e\n" + "x" * 100  # model-written: one line, bounded
+    context = {"name": {"path": "/name"}, "email": "e", "digest": False, "yearly": True}
+    context |= {f"f{i}": i for i in range(5)}
+    components[3]["action"]["event"]["context"] = context
+    shown = ToolCallPart(
+        tool_call_id="a1", tool_name="show_a2ui", args={"messages": messages}, has_result=True
+    )
+    thread = gu.Thread(messages=[Message(role="assistant", parts=[shown])])
+    summary = action_summary(thread, action_event(thread, "a1", "s1", "go"))
+    label = "Join " + "x" * 34 + "…"
+    assert summary == f"Pressed {label}: name, email, digest off, yearly on, f0, f1, +3 more"
+    components[2]["text"] = {"path": "/missing"}  # no label to read: the event's name
+    components[3]["action"]["event"]["context"] = {}
+    shown.args = {"messages": messages}
+    assert action_summary(thread, action_event(thread, "a1", "s1", "go")) == "Pressed greet"
 
 
 def _event_json(text: str) -> dict[str, Any]:

@@ -74,6 +74,12 @@ def test_a_streamed_surface_renders_progressively_and_its_button_reaches_the_ker
     expect(assistant(chat)).to_contain_text(
         'Got {"source": "e2e", "who": "Grace", "yearly": true}', timeout=LONG_WAIT
     )
+    # the press shows as a line; its JSON waits behind Details
+    pressed = chat.locator('.gu-message[data-role="user"]').last
+    expect(pressed.locator(".gu-user-summary")).to_have_text("Pressed Join: who, yearly on, source")
+    expect(pressed.locator("pre.gu-code")).to_be_hidden()
+    pressed.get_by_text("Details", exact=True).click()
+    expect(pressed.locator("pre.gu-code")).to_contain_text('"sourceComponentId"')
     # the model's answer updates the surface: redrawn where it first appeared
     expect(slot.first.locator("h3")).to_have_text("Welcome, Grace!", timeout=LONG_WAIT)
     expect(slot.nth(1)).to_have_text("Updated the A2UI surface “signup” shown earlier.")

@@ -4,6 +4,7 @@ as OpenAI's), how full the context window is, and ``usage()`` rows."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import threading
@@ -346,6 +347,40 @@ def test_usage_rows_and_total_for_a_dataframe() -> None:
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(rows)
     assert list(frame["input_tokens"]) == [1200, 1200]
+
+
+@gu.tool(requires_approval=True)
+def delete_file(path: str) -> str:
+    """Deletes a file."""
+    return f"deleted {path}"
+
+
+async def test_a_reply_s_model_time_leaves_out_the_user_s_wait_for_approval() -> None:
+    model = ScriptedModel([call("delete_file", {"path": "a.txt"}, id="d1"), "Deleted."])
+    rt = gu.Runtime(model=model, tools=[delete_file])
+    waiting = await rt.send("delete a.txt")
+    assert rt.phase == "waiting"
+    await asyncio.sleep(0.5)  # the user reads the card before approving
+    run = rt.approve("d1")
+    assert run is not None
+    reply = await run
+    steps = reply.metadata["steps"]
+    assert reply is waiting and len(steps) == 2
+    spent = sum(s["ended_at"] - s["started_at"] for s in steps)
+    assert reply.metadata["model_seconds"] == pytest.approx(spent, abs=0.001)
+    (row,) = rt.usage()
+    assert row["model_seconds"] == pytest.approx(spent)
+    assert row["seconds"] is not None and row["seconds"] - row["model_seconds"] >= 0.45
+    assert rt.usage_total()["model_seconds"] == row["model_seconds"]
+
+
+def test_a_step_stopped_mid_stream_counts_to_the_reply_s_end() -> None:
+    reply = gu.Message(role="assistant")
+    reply.metadata = {"ended_at": 20.0, "steps": [{"started_at": 10.0, "ended_at": 12.0}]}
+    reply.metadata["steps"].append({"started_at": 15.0})  # Stop came before its end
+    assert _usage.model_seconds(reply) == 7.0
+    reply.metadata["steps"] = [{"started_at": "x"}, "odd"]
+    assert _usage.model_seconds(reply) is None
 
 
 def test_chat_usage_is_the_runtimes() -> None:

@@ -17,15 +17,18 @@ function svg(tag, attrs = {}, text) {
   return el;
 }
 
-/** About `count` round tick values covering [min, max]. */
+/** About `count` round tick values from at or below `min` to at or above `max`:
+ * the axis they draw covers every value. */
 export function ticks(min, max, count = 4) {
   if (!(max > min)) return [min];
   const raw = (max - min) / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
+  const first = Math.floor(min / step + 1e-9) * step;
+  const last = Math.ceil(max / step - 1e-9) * step;
   const out = [];
-  for (let v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step) {
-    out.push(Number(v.toPrecision(12)));
+  for (let i = 0; first + i * step <= last + step * 1e-9; i++) {
+    out.push(Number((first + i * step).toPrecision(12)));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // The per-run footer: tokens used, the reply's and the thread's cost, how full
-// the context window is, and time taken. The kernel prices each reply
-// (ipygenui/runtime/usage.py) and sends the numbers in the message's metadata; this
-// file only formats them.
+// the context window is, and the model's time (the tooltip adds the wall time).
+// The kernel prices and times each reply (ipygenui/runtime/usage.py) and sends
+// the numbers in the message's metadata; this file only formats them.
 
 import { h, show } from "../common/dom.js";
 
@@ -18,7 +18,8 @@ import { h, show } from "../common/dom.js";
  * @property {number} [context_tokens] the last request's input tokens
  * @property {number} [context_window] the model's context window
  * @property {boolean} [estimated] the model estimated its tokens (the offline demo): shown with "≈"
- * @property {number} [seconds]
+ * @property {number} [seconds] the model's time (its steps), or for an older reply its wall time
+ * @property {number} [wall_seconds] from the reply's start to its end: tools and the user's waits too
  * @property {string} [model]
  */
 
@@ -115,6 +116,13 @@ export function footerTitle(footer) {
     );
     if (footer.estimated) lines.push("Estimated by the model (about 4 characters a token), not counted by a provider");
   }
+  if (typeof footer.seconds === "number" && typeof footer.wall_seconds === "number") {
+    lines.push(`Model time: ${footer.seconds.toFixed(1)} s`);
+    // approvals, forms and a server's questions wait for the user: not the model's time
+    if (footer.wall_seconds - footer.seconds >= 0.05) {
+      lines.push(`Start to end: ${footer.wall_seconds.toFixed(1)} s (tools and waiting for you included)`);
+    }
+  }
   if (typeof footer.cost_usd === "number") {
     const as = footer.priced_as ? `, priced as ${footer.priced_as}` : "";
     const what = footer.estimated ? "What this reply would cost" : "Cost of this reply";
@@ -160,7 +168,16 @@ export function runFooter(message) {
     footer.context_window = context.window;
     footer.context_tokens = num(context.tokens);
   }
-  if (typeof meta.started_at === "number") footer.seconds = Math.max(0, meta.ended_at - meta.started_at);
+  if (typeof meta.started_at === "number") {
+    const wall = Math.max(0, meta.ended_at - meta.started_at);
+    const model = meta.model_seconds;
+    // The model's time (the kernel's runtime/usage.py model_seconds): the user's
+    // waits are theirs, not the reply's. A reply saved before it was recorded: its wall time.
+    if (typeof model === "number" && Number.isFinite(model) && model >= 0) {
+      footer.seconds = Math.min(model, wall);
+      footer.wall_seconds = wall;
+    } else footer.seconds = wall;
+  }
   return footer;
 }
 

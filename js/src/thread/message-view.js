@@ -14,19 +14,43 @@ import { createMarkdownView } from "../markdown/markdown.js";
 import { toKernel } from "../protocol.js";
 import { createToolCard } from "../tool-card/tool-card.js";
 
-function createTextPart(ctx, role) {
-  // What the user typed is shown as typed; only model text is markdown.
-  const plain = role === "user";
-  const el = h(plain ? "div.gu-text.gu-plain" : "div.gu-text");
-  const markdown = plain ? null : createMarkdownView(el, { resources: ctx.resources });
-  let last = null;
+function createTextPart(ctx) {
+  // The user's text goes through the same sanitized markdown as the model's
+  // (code fences render as code); widget.css keeps the user's line breaks.
+  const el = h("div.gu-text");
+  const markdown = createMarkdownView(el, { resources: ctx.resources });
   return {
     el,
     update(part, { streaming, cut }) {
-      if (plain) {
-        if (part.text !== last) el.textContent = part.text;
-        last = part.text;
-      } else markdown?.update(part.text, { streaming, cut });
+      markdown.update(part.text, { streaming, cut });
+    },
+  };
+}
+
+/**
+ * A user message the kernel summarized (`metadata.summary`: a pressed A2UI
+ * button) shows that line, its parts behind a "Details" disclosure.
+ * @param {HTMLElement} bubble @param {HTMLElement} parts
+ */
+function createSummary(bubble, parts) {
+  const line = h("div.gu-user-summary");
+  const details = h("details.gu-user-details", {}, h("summary", {}, "Details"));
+  return {
+    /** @param {string} text the summary, or "" for none */
+    update(text) {
+      setText(line, text);
+      if (text && line.parentNode !== bubble) {
+        bubble.prepend(line, details);
+        details.append(parts);
+      } else if (!text && line.parentNode) {
+        line.remove();
+        details.replaceWith(parts);
+      }
+    },
+    /** @param {boolean} visible hidden while the editor is open */
+    show(visible) {
+      show(line, visible);
+      show(details, visible);
     },
   };
 }
@@ -75,7 +99,7 @@ function createAttachmentChip() {
 
 const PART_FACTORIES = {
   attachment: () => createAttachmentChip(),
-  text: (ctx, role) => createTextPart(ctx, role),
+  text: (ctx) => createTextPart(ctx),
   reasoning: (ctx) => createReasoningPart(ctx),
   "tool-call": (ctx) => createToolCard(ctx),
 };
@@ -113,6 +137,7 @@ export function createMessageView(ctx) {
   const error = h("div.gu-error", { role: "alert" }, errorLine, retry);
   const footer = createFooter();
   const bubble = h("div.gu-bubble", {}, parts);
+  const summary = createSummary(bubble, parts);
   /** @type {any} the message as last rendered */
   let current = null;
   /** @type {ReturnType<typeof createEditor> | null} made on the first edit */
@@ -131,6 +156,7 @@ export function createMessageView(ctx) {
     editor.open(messageText(current));
     if (editor.el.parentNode !== bubble) bubble.append(editor.el);
     show(parts, false);
+    summary.show(false);
     show(actions.el, false);
     editor.fit(); // in the page now: as tall as the message's text
     editor.focus();
@@ -142,6 +168,7 @@ export function createMessageView(ctx) {
     const hadFocus = editor.el.contains(document.activeElement);
     editor.el.remove();
     show(parts, true);
+    summary.show(true);
     show(actions.el, (current?.status?.type ?? "complete") !== "running");
     if (hadFocus) actions.focusEdit();
   }
@@ -167,6 +194,8 @@ export function createMessageView(ctx) {
       setData(el, "role", message.role);
       setData(el, "status", status);
       setData(el, "messageId", message.id);
+      const said = message.role === "user" ? message.metadata?.summary : null;
+      summary.update(typeof said === "string" ? said : "");
       const list = message.parts ?? [];
       for (let i = 0; i < list.length; i++) {
         const part = list[i];

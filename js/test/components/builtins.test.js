@@ -58,9 +58,22 @@ describe("chart", () => {
     expect(bars.querySelectorAll("rect")).toHaveLength(5);
   });
 
-  it("picks round ticks", () => {
+  it("picks round ticks that cover the values", () => {
     expect(chart.ticks(0, 100)).toEqual([0, 25, 50, 75, 100]);
-    expect(chart.ticks(0, 7)).toEqual([0, 2, 4, 6, 8].filter((v) => v <= 7));
+    expect(chart.ticks(0, 96)).toEqual([0, 25, 50, 75, 100]);
+    expect(chart.ticks(0, 7)).toEqual([0, 2, 4, 6, 8]);
+    expect(chart.ticks(-13, 47)).toEqual([-20, 0, 20, 40, 60]);
+    expect(chart.ticks(0.1, 0.3)).toEqual([0.1, 0.15, 0.2, 0.25, 0.3]);
+  });
+
+  it("draws its y axis up to at least the largest value", () => {
+    const el = document.createElement("div");
+    chart.render({ props: { x: ["a", "b", "c"], series: [{ values: [40, 96, 71] }] }, el });
+    const labels = [...el.querySelectorAll("svg > text")].map((t) => t.textContent);
+    expect(labels.slice(0, 5)).toEqual(["0", "25", "50", "75", "100"]);
+    const top = Math.min(...[...el.querySelectorAll("line.gu-grid")].map((l) => Number(l.getAttribute("y1"))));
+    const highest = Math.min(...[...el.querySelectorAll("circle")].map((c) => Number(c.getAttribute("cy"))));
+    expect(highest).toBeGreaterThanOrEqual(top); // no point above the top grid line
   });
 });
 

@@ -172,7 +172,7 @@ describe("editing a user message", () => {
     expect(sendEdit).not.toHaveBeenCalled();
     key(box, "Escape");
     expect(v.editing).toBe(false);
-    expect(v.el.querySelector(".gu-text").textContent).toBe("first question");
+    expect(v.el.querySelector(".gu-text").textContent.trim()).toBe("first question");
     expect(document.activeElement).toBe(byLabel(v.el, "Edit message")); // the focus goes back
   });
 });

@@ -104,6 +104,19 @@ describe("footer", () => {
     expect(footerTitle(footer)).toContain("What this reply would cost: $0.000148, priced as openai:gpt-4o-mini");
   });
 
+  it("shows the model's time, the user's waits only in the tooltip", () => {
+    // 17.7 s from start to end, 2.1 s of it the model's: the rest an approval
+    const waited = reply({ started_at: 100, ended_at: 117.7, model_seconds: 2.14 });
+    expect(footerText(runFooter(waited))).toBe("2.1 s");
+    const title = footerTitle(runFooter(waited));
+    expect(title).toContain("Model time: 2.1 s");
+    expect(title).toContain("Start to end: 17.7 s (tools and waiting for you included)");
+    // nothing waited: one time, said once
+    const quick = footerTitle(runFooter(reply({ model_seconds: 2.5 })));
+    expect(quick).toContain("Model time: 2.5 s");
+    expect(quick).not.toContain("Start to end");
+  });
+
   it("a user message or an unfinished reply has no footer", () => {
     expect(runFooter({ role: "user", metadata: { ended_at: 1 } })).toBeNull();
     expect(runFooter({ role: "assistant", metadata: { started_at: 1, ...PRICED } })).toBeNull();

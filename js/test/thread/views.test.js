@@ -181,12 +181,37 @@ describe("message view", () => {
     expect(v.el.querySelector("button.gu-retry").hidden).toBe(true);
   });
 
-  it("shows the user's text as typed, not as markup", () => {
+  it("renders the user's text as sanitized markdown: fences are code, scripts are gone", () => {
     const v = createMessageView(ctx());
-    const text = "x <img src=x onerror=alert(1)> **y**";
+    const text = "Run this python\n```python\nprint(1)\n```\nx <img src=x onerror=alert(1)> **y**\nnext line";
     v.update({ id: "u", role: "user", parts: [{ type: "text", text }], status: { type: "complete" } }, { isLast: false, running: false });
-    expect(v.el.querySelector("img, strong")).toBeNull();
-    expect(v.el.querySelector(".gu-bubble").textContent).toBe(text);
+    const bubble = v.el.querySelector(".gu-bubble");
+    expect(bubble.querySelector("pre.gu-code code").textContent).toBe("print(1)");
+    expect(bubble.textContent).not.toContain("```");
+    expect(bubble.querySelector("strong").textContent).toBe("y");
+    expect(bubble.querySelector("[onerror]")).toBeNull();
+    // the line break the user typed stays in the text (widget.css shows it)
+    expect(bubble.querySelector("p:last-of-type").textContent).toContain("\nnext line");
+  });
+
+  it("shows a summarized user message as its line, the text behind Details", () => {
+    const v = createMessageView(ctx());
+    const text = 'Pressed a button on an A2UI surface.\n\n```json\n{"version": "v0.9"}\n```';
+    const user = (metadata) => ({ id: "u", role: "user", parts: [{ type: "text", text }], status: { type: "complete" }, metadata });
+    v.update(user({ summary: "Pressed Join: name, email, digest off" }), { isLast: false, running: false });
+    const bubble = v.el.querySelector(".gu-bubble");
+    expect(bubble.firstElementChild.textContent).toBe("Pressed Join: name, email, digest off");
+    const details = bubble.querySelector("details.gu-user-details");
+    expect(details.open).toBe(false);
+    expect(details.querySelector("summary").textContent).toBe("Details");
+    expect(details.querySelector("pre.gu-code").textContent).toContain('"version": "v0.9"');
+    // the same text without a summary: shown whole, no disclosure
+    v.update(user({}), { isLast: false, running: false });
+    expect(bubble.querySelector("details, .gu-user-summary")).toBeNull();
+    expect(bubble.querySelector(".gu-parts pre.gu-code")).not.toBeNull();
+    // an assistant's metadata never summarizes its text
+    v.update({ ...user({ summary: "x" }), role: "assistant" }, { isLast: false, running: false });
+    expect(bubble.querySelector(".gu-user-summary")).toBeNull();
   });
 
   it("updates a streaming text part in place", () => {

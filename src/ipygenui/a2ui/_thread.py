@@ -22,6 +22,7 @@ from ._validate import A2UI_CALLS, A2UIError, check_messages, too_deep, too_larg
 
 __all__ = [
     "action_event",
+    "action_summary",
     "action_text",
     "check_in_thread",
     "checked_versions",
@@ -225,3 +226,43 @@ def action_text(event: dict[str, Any]) -> str:
     )
     block = _escaped(json.dumps(event, ensure_ascii=False, indent=1))
     return f"{head}\n\n```json\n{block}\n```"
+
+
+MAX_SUMMARY_LABEL = 40
+"""Characters of the button's label (or a field's name) the summary keeps."""
+MAX_SUMMARY_FIELDS = 6
+"""Fields the summary names; the rest are counted ("+3 more")."""
+
+
+def _short(text: str, most: int = MAX_SUMMARY_LABEL) -> str:
+    """Model-written ``text`` on one line, without hidden characters, bounded."""
+    flat = " ".join(_HIDDEN.sub("", text).split())
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
+
+
+def _button_label(thread: Thread, action: dict[str, Any]) -> str:
+    """The text on the pressed button (its child Text), else the event's name."""
+    surface = _build(thread).get(action["surfaceId"])
+    text = None
+    if surface is not None:
+        button = surface.components.get(action["sourceComponentId"]) or {}
+        child = surface.components.get(str(button.get("child"))) or {}
+        text = resolve_value(child.get("text"), surface.data)
+    return _short(text) if isinstance(text, str) and text.strip() else _short(action["name"])
+
+
+def action_summary(thread: Thread, event: dict[str, Any]) -> str:
+    """The line the chat shows for a pressed button instead of its JSON
+    (which stays the message's text, behind a Details disclosure): the
+    button's label and the fields it sent, a checkbox's as on or off, e.g.
+    ``Pressed Join: name, email, digest off``."""
+    action = event["action"]
+    fields = [
+        f"{_short(key)} {'on' if value else 'off'}" if isinstance(value, bool) else _short(key)
+        for key, value in action["context"].items()
+    ]
+    shown = fields[:MAX_SUMMARY_FIELDS]
+    if len(fields) > len(shown):
+        shown.append(f"+{len(fields) - len(shown)} more")
+    head = f"Pressed {_button_label(thread, action)}"
+    return f"{head}: {', '.join(shown)}" if shown else head

@@ -362,6 +362,11 @@ class Runtime:
         images, CSV and text files (``_replies``; one unsupported raises, nothing sent)."""
         return self._replies.send(text, attachments, self.data)
 
+    def _send_summarized(self, text: str, summary: str) -> Run:
+        """``send(text)``, shown in the chat as the line ``summary`` with the text
+        behind Details (the widget's A2UI button press: ``_replies.SUMMARY_KEY``)."""
+        return self._replies.send(text, None, self.data, summary)
+
     def retry(self) -> Run:
         """Answer the last user message again, replacing the last assistant reply."""
         return self._replies.retry()

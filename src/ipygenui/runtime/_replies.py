@@ -40,7 +40,12 @@ from ._model_slot import ModelSlot
 from ._run_lifecycle import RunLifecycle
 from .run import Run
 
-__all__ = ["Replies"]
+__all__ = ["SUMMARY_KEY", "Replies"]
+
+SUMMARY_KEY = "summary"
+"""User message metadata: a line the chat shows in place of the message's
+text, which stays behind a Details disclosure (a pressed A2UI button's JSON).
+For the screen only: the model reads the text."""
 
 
 class Replies:
@@ -57,19 +62,29 @@ class Replies:
         self._runs = runs
         self._listed = listed
 
-    def send(self, text: str, attachments: Sequence[Any] | None, data: DataStore) -> Run:
-        """``Runtime.send``: ``attachments`` become parts (objects kept in ``data``)."""
+    def send(
+        self,
+        text: str,
+        attachments: Sequence[Any] | None,
+        data: DataStore,
+        summary: str | None = None,
+    ) -> Run:
+        """``Runtime.send``: ``attachments`` become parts (objects kept in ``data``);
+        ``summary``: the line the chat shows in place of the text (``SUMMARY_KEY``)."""
         if not isinstance(text, str) or not (text.strip() or attachments):
             raise ValueError("send() needs a non-empty text (or attachments)")
         text = clean_text(text)  # a lone surrogate would make the thread unsavable
         attached = make_attachment_parts(attachments, data) if attachments else []
         self._runs.settle("The user sent a new message.")
-        return self.user_turn([TextPart(text=text), *attached] if text else [*attached])
+        parts: list[Part] = [TextPart(text=text), *attached] if text else [*attached]
+        return self.user_turn(parts, summary)
 
-    def user_turn(self, parts: list[Part]) -> Run:
+    def user_turn(self, parts: list[Part], summary: str | None = None) -> Run:
         """Add a user message of ``parts`` and start a run answering it."""
         changed = unreported_states(self._thread())
-        metadata = {"component_state": changed} if changed else {}
+        metadata: dict[str, Any] = {"component_state": changed} if changed else {}
+        if summary:
+            metadata[SUMMARY_KEY] = summary
         self._add(Message(role="user", parts=parts, metadata=metadata))
         self._listed()
         return self.answer()

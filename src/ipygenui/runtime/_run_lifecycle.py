@@ -48,6 +48,7 @@ from ._loop.run_loop import RunLoop
 from ._server_requests import ServerRequests, settle_orphans
 from ._suggesting import Suggesting
 from .run import PendingRun, Run, loop_or_none
+from .usage import model_seconds
 
 __all__ = ["RunLifecycle"]
 
@@ -212,6 +213,7 @@ class RunLifecycle:
         self._requests.cancel_all()  # the calls that asked have ended
         try:
             message.metadata["ended_at"] = time.time()
+            self._stamp_model_time(message)
             self._commit(message)
             self._events.emit(RunEnded(run.run_id, message))
             phase: RunPhase = "waiting" if isinstance(message.status, RequiresAction) else "idle"
@@ -222,6 +224,15 @@ class RunLifecycle:
             run._resolve(message)
         if isinstance(message.status, Complete):
             self._suggesting.start()
+
+    @staticmethod
+    def _stamp_model_time(message: Message) -> None:
+        """The model's share of the reply so far, for the footer (``usage.model_seconds``)."""
+        seconds = model_seconds(message)
+        if seconds is None:
+            message.metadata.pop("model_seconds", None)
+        else:
+            message.metadata["model_seconds"] = round(seconds, 3)
 
     def cancel(self) -> None:
         """``Runtime.cancel`` (see the module docstring)."""

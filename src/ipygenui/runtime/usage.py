@@ -7,6 +7,12 @@ and ``context`` (``{"tokens", "window"}``: the last request's input tokens and
 the model's context window, ``None`` when unknown). The widget's footer shows
 them as they are; ``usage_rows`` turns them into rows for a DataFrame.
 
+A reply's time is the model's (``model_seconds``: its steps, from request
+to the stream's end, recorded as ``metadata["model_seconds"]`` when a run
+ends), apart from its wall time from start to end (``seconds``), which also
+counts the tools and what the user took to approve, fill in a form or
+answer a server's request.
+
 Prices come from ``genai-prices`` (the ``ipygenui[usage]`` extra), imported on
 the first priced step; without it, or for a model it does not know, a reply
 has tokens and no cost. A model is priced as its ``spec`` says
@@ -206,6 +212,23 @@ def record_step(
     meta["context"] = {"tokens": usage.input_tokens, "window": window}
 
 
+def model_seconds(message: Message) -> float | None:
+    """The time a reply's model steps took (each from its request to its
+    stream's end; a step stopped mid-stream, to the reply's end), summed: the
+    reply's model time, without the tools' runs and the user's waits between
+    and during them. None for a reply with no timed step."""
+    steps = message.metadata.get("steps")
+    steps = [s for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+    total: float | None = None
+    for i, step in enumerate(steps):
+        start, end = _number(step.get("started_at")), _number(step.get("ended_at"))
+        if end is None and i == len(steps) - 1:  # Stop ended it before it recorded its end
+            end = _number(message.metadata.get("ended_at"))
+        if start is not None and end is not None:
+            total = (total or 0.0) + max(0.0, end - start)
+    return total
+
+
 def cost_of(message: Message) -> float | None:
     """A reply's recorded cost in USD, or None."""
     cost = message.metadata.get("cost")
@@ -235,6 +258,10 @@ class UsageRow(TypedDict):
     """The last request's input tokens: how much of the window the reply used."""
     context_window: int | None
     seconds: float | None
+    """From the reply's start to its end: tools and the user's waits (approvals,
+    forms, a server's questions) included."""
+    model_seconds: float | None
+    """The model's own time (``model_seconds``)."""
 
 
 class UsageTotal(TypedDict):
@@ -251,6 +278,7 @@ class UsageTotal(TypedDict):
     estimated: bool
     """Some replies' tokens are estimates (the offline demo model's)."""
     seconds: float
+    model_seconds: float
 
 
 def usage_rows(messages: Iterable[Message]) -> list[UsageRow]:
@@ -287,6 +315,7 @@ def usage_rows(messages: Iterable[Message]) -> list[UsageRow]:
                 seconds=max(0.0, ended - started)
                 if started is not None and ended is not None
                 else None,
+                model_seconds=model_seconds(message),
             )
         )
     return rows
@@ -305,6 +334,7 @@ def usage_total(rows: list[UsageRow]) -> UsageTotal:
         cost_usd=sum(costs) if costs else None,
         estimated=any(r["estimated"] for r in rows),
         seconds=sum(r["seconds"] or 0.0 for r in rows),
+        model_seconds=sum(r["model_seconds"] or 0.0 for r in rows),
     )
 
 

@@ -119,6 +119,7 @@ class ComponentBridge:
         """Store what the user entered, then start a turn with the button's
         event (its context resolved against the surface's data model)."""
         from ..a2ui import action_event, action_text
+        from ..a2ui._thread import action_summary
 
         if msg.data is not None:
             self.runtime.set_component_state(msg.tool_call_id, {"data": msg.data})
@@ -126,7 +127,7 @@ class ComponentBridge:
         event = action_event(thread, msg.tool_call_id, msg.surface_id, msg.component_id)
         if self.runtime.running:
             raise ValueError("a reply is still running: press the button again once it ends")
-        self.runtime.send(action_text(event))
+        self.runtime._send_summarized(action_text(event), action_summary(thread, event))
 
     def source(self, msg: DataWindowMsg) -> Any:
         """The object the table of ``msg``'s call shows (``ValueError`` naming what is wrong)."""
