@@ -57,6 +57,15 @@ def test_the_standards_notebook_shows_an_a2ui_form_and_an_mcp_app(
     [read] = lab.run_json("form_chat.surfaces()")
     assert read["data"] == {"name": "Ada", "email": "ada@example.org", "digest": True}
 
+    # the demo's follow-up chips: clicked, the question goes; its answer's examples are chips
+    chip = form_chat.locator("button.gu-suggestion", has_text="What can you do?")
+    expect(chip).to_be_visible(timeout=LONG_WAIT)
+    chip.click()
+    expect(messages(form_chat, "user").last).to_have_text("What can you do?", timeout=LONG_WAIT)
+    offered = form_chat.locator("button.gu-suggestion", has_text="Show me an A2UI form")
+    expect(offered).to_be_visible(timeout=LONG_WAIT)
+    shoot_themes(lab, form_chat, lambda theme: screenshots / f"standards-chips-{theme}-1280.png")
+
     # MCP Apps: the server's page in its sandboxed iframe, fed the call's input and result
     app_chat = lab.chat(1)
     app_chat.scroll_into_view_if_needed()

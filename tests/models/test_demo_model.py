@@ -434,12 +434,18 @@ _SHOWN = [
         {
             "title": "This quarter",
             "metrics": [
-                {"label": "Revenue", "value": 559000, "unit": "USD", "delta": 4.2},
-                {"label": "NPS", "value": 61, "delta": -3},
-                {"label": "Spend", "value": 1200, "unit": "$"},
+                {
+                    "label": "Revenue",
+                    "value": 559000,
+                    "unit": "USD",
+                    "delta": 4.2,
+                    "delta_unit": "%",
+                },
+                {"label": "NPS", "value": 61, "delta": -3, "delta_unit": "pts"},
+                {"label": "Spend", "value": 1200, "unit": "$", "delta": 5},
             ],
         },
-        "This quarter: Revenue 559,000 USD (up 4.2), NPS 61 (down 3) and Spend $1,200.",
+        "This quarter: Revenue 559,000 USD (up 4.2%), NPS 61 (down 3 pts) and Spend $1,200 (up 5).",
     ),
     (
         gu.Markdown,

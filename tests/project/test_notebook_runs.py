@@ -167,3 +167,33 @@ def test_the_cells_that_read_the_chat_back_still_run_after_the_user_chats(
     shown = "\n".join(_text_of(c) for c in nb.cells[len(code) + 1 :])
     for text in shows:
         assert shown.count(text) >= shows.count(text), shown
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_text_uses_no_emoji_a_browser_may_draw_as_a_box(path: Path) -> None:
+    """Without an emoji font (many Linux desktops, headless Chromium) "📎"
+    is an empty box: a control is named in words, as its label says."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    emoji = sorted({ch for ch in text if ord(ch) >= 0x1F000})
+    assert not emoji, f"{path.name}: {emoji}"
+
+
+def test_the_evaluation_table_shows_seconds_rounded() -> None:
+    """06's table of ``gu.evaluate``'s rows: seconds to two decimals, not six."""
+    import pandas as pd
+
+    workbench = next(p for p in NOTEBOOKS if p.name == "06_workbench.ipynb")
+    [cell] = [s for s in _code_cells(workbench) if "gu.evaluate(" in s]
+    body = _tree(cell, workbench.name).body
+    *statements, shown = body
+    assert isinstance(shown, ast.Expr)
+    columns = ["prompt", "expected", "called", "correct", "valid", "input_tokens", "seconds"]
+    namespace: dict[str, Any] = {
+        "gu": gu,
+        "result": pd.DataFrame([["hi", None, None, True, True, 12, 0.0123456]], columns=columns),
+    }
+    kept = [s for s in statements if "await" not in ast.unparse(s)]  # not the evaluation itself
+    exec(compile(ast.Module(kept, []), workbench.name, "exec"), namespace)
+    table = eval(compile(ast.Expression(shown.value), workbench.name, "eval"), namespace)
+    assert table["seconds"].tolist() == [0.01]

@@ -223,6 +223,20 @@ async def test_new_frames_and_the_value_are_kept_in_the_chats_data() -> None:
     assert result["value"]["shape"] == [399, 1]
 
 
+async def test_a_value_the_code_named_is_kept_under_its_name_only() -> None:
+    """notebooks/03_data's ``by_region = ...; by_region``: the ``@`` menu offers
+    ``by_region``, as the user named it, not an internal ``series_2`` beside it."""
+    import pandas as pd
+
+    namespace: dict[str, Any] = {"orders": pd.DataFrame({"region": ["n", "s"], "units": [3, 4]})}
+    code = "by_region = orders.groupby('region')['units'].sum()\nby_region"
+    rt = gu.Runtime(model=_script(code), tools=[gu.python_tool(namespace)])
+    await rt.send("go")
+    final = await rt.approve("c1")  # type: ignore[misc]
+    assert final.tool_calls[0].result["value"]["ref"] == "by_region"
+    assert [n for n in rt.data.names() if n != "orders"] == ["by_region"]
+
+
 async def test_the_model_reads_refs_and_the_card_gets_a_preview() -> None:
     import pandas as pd
 

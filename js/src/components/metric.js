@@ -2,6 +2,12 @@
 
 import { h } from "../common/dom.js";
 
+/** The change's unit as written after it: "4.2%", "3 pts". */
+export function deltaUnit(unit) {
+  if (typeof unit !== "string" || !unit.trim()) return "";
+  return unit.trim() === "%" ? "%" : ` ${unit.trim()}`;
+}
+
 function card(item) {
   const el = h("div.gu-c-metric");
   const number = typeof item.value === "number" ? item.value.toLocaleString() : String(item.value ?? "…");
@@ -11,7 +17,7 @@ function card(item) {
   );
   if (typeof item.delta === "number") {
     const up = item.delta >= 0;
-    const delta = `${up ? "▲" : "▼"} ${Math.abs(item.delta).toLocaleString()}`;
+    const delta = `${up ? "▲" : "▼"} ${Math.abs(item.delta).toLocaleString()}${deltaUnit(item.delta_unit)}`;
     el.append(h(`div.gu-c-metric-delta.${up ? "gu-up" : "gu-down"}`, { text: delta }));
   }
   if (item.caption) el.append(h("div.gu-c-metric-caption", { text: item.caption }));

@@ -38,9 +38,40 @@ function rawText(value) {
 
 /** A cell as shown: numbers with the reader's thousands separators (as Metric),
  * except in a column of identifiers (`plain`): an id, a year or a zip code. */
-export function cellText(value, plain = false) {
-  if (!plain && typeof value === "number" && Number.isFinite(value)) return value.toLocaleString();
+export function cellText(value, plain = false, decimals = undefined) {
+  if (!plain && typeof value === "number" && Number.isFinite(value)) {
+    if (decimals === undefined) return value.toLocaleString();
+    return value.toLocaleString(undefined, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  }
   return rawText(value);
+}
+
+const MAX_DECIMALS = 3; // as toLocaleString rounds by default
+
+function decimalsOf(value) {
+  for (let d = 1; d < MAX_DECIMALS; d++) {
+    const scaled = value * 10 ** d;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6) return d;
+  }
+  return MAX_DECIMALS;
+}
+
+/** The decimals each column of amounts shows, the most any of its numbers
+ * needs (at most 3), so a column reads alike: "39.0" beside "39.5", not "39".
+ * Columns of whole numbers and of identifiers are left out. */
+export function columnDecimals(columns, rows) {
+  /** @type {Record<string, number>} */
+  const out = {};
+  for (const column of columns) {
+    if (isIdentifierColumn(column)) continue;
+    let most = 0;
+    for (const row of rows) {
+      const v = row?.[column];
+      if (typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v)) most = Math.max(most, decimalsOf(v));
+    }
+    if (most > 0) out[column] = most;
+  }
+  return out;
 }
 
 const IDENTIFIER_NAME =
@@ -122,11 +153,12 @@ export function render(args) {
 }
 
 /** One row's cells: text only, numbers aligned right. */
-function rowElement(row, columns) {
+function rowElement(row, columns, decimals = {}) {
   const tr = h("tr");
   for (const column of columns) {
     const value = row[column];
-    tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text: cellText(value, isIdentifierColumn(column)) }));
+    const text = cellText(value, isIdentifierColumn(column), decimals[column]);
+    tr.append(h(typeof value === "number" ? "td.gu-num" : "td", { text }));
   }
   return tr;
 }
@@ -182,13 +214,13 @@ function showTitle(bar, title) {
  * redrawing its last row and appending the rest, not by drawing every row on
  * every frame. Returns whether it did.
  */
-function appendRows(el, p, rows, columns, shape) {
+function appendRows(el, p, rows, columns, shape, decimals) {
   const before = drawn.get(el);
   if (!before || before.shape !== shape || before.source !== p.rows || before.count > rows.length) return false;
   if (!el.contains(before.tbody)) return false;
   const from = Math.max(0, before.count - 1);
   while (before.tbody.childElementCount > from) before.tbody.lastElementChild?.remove();
-  for (let i = from; i < rows.length; i++) before.tbody.append(rowElement(rows[i], columns));
+  for (let i = from; i < rows.length; i++) before.tbody.append(rowElement(rows[i], columns, decimals));
   before.count = rows.length;
   return true;
 }
@@ -203,7 +235,9 @@ export function update({ props, el, fetchRows, status }) {
     const paged = pagedTables.get(el);
     if (paged) paged.update(p);
     else {
-      const format = (value, column) => cellText(value, isIdentifierColumn(column));
+      const rows = Array.isArray(p.rows) ? p.rows : [];
+      const decimals = columnDecimals(columnsOf(p, rows), rows); // from the first window
+      const format = (value, column) => cellText(value, isIdentifierColumn(column), decimals[column]);
       pagedTables.set(el, mountPagedTable(bar.view, { ...p, title: tableTitle(p) }, fetchRows, el, format));
     }
     const table = /** @type {ReturnType<typeof mountPagedTable>} */ (pagedTables.get(el));
@@ -230,12 +264,13 @@ export function update({ props, el, fetchRows, status }) {
   const total = Number.isInteger(p.total_rows) ? p.total_rows : rows.length;
   const title = tableTitle(p);
   showTitle(bar, title);
-  const shape = JSON.stringify([title, columns, [...numeric], p.truncated ? [rows.length, p.total_rows] : null]);
+  const decimals = columnDecimals(columns, rows);
+  const shape = JSON.stringify([title, columns, [...numeric], decimals, p.truncated ? [rows.length, p.total_rows] : null]);
   const filtered = filterRows(rows, columns, query);
   bar.count.textContent = shapeText(query.trim() ? filtered.length : total, columns.length, query.trim() ? rows.length : null);
   const shown = sort.column === null ? filtered : sortRows(filtered, sort.column, sort.descending);
   bar.current = () => ({ columns, rows: shown, title, cut: !!p.truncated });
-  if (status?.streaming && sort.column === null && !query.trim() && appendRows(el, p, rows, columns, shape)) return;
+  if (status?.streaming && sort.column === null && !query.trim() && appendRows(el, p, rows, columns, shape, decimals)) return;
 
   const table = h("table.gu-c-table");
   if (title) table.append(h("caption", { text: title }));
@@ -250,7 +285,7 @@ export function update({ props, el, fetchRows, status }) {
     head.append(th);
   }
   const tbody = h("tbody");
-  for (const row of shown) tbody.append(rowElement(row, columns));
+  for (const row of shown) tbody.append(rowElement(row, columns, decimals));
   table.append(h("thead", {}, head), tbody);
   const note = p.truncated ? h("div.gu-c-note", { text: `Showing ${rows.length} of ${p.total_rows} rows.` }) : null;
   bar.view.replaceChildren(h("div.gu-c-table-wrap", {}, table, note));

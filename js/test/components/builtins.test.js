@@ -3,6 +3,7 @@ import * as chart from "../../src/components/chart.js";
 import * as form from "../../src/components/form.js";
 import * as image from "../../src/components/image.js";
 import * as markdown from "../../src/components/markdown.js";
+import * as metric from "../../src/components/metric.js";
 import { bundleElement } from "../../src/components/python-component.js";
 import * as output from "../../src/components/python-component.js";
 import * as table from "../../src/components/table.js";
@@ -33,6 +34,20 @@ describe("table", () => {
     expect(el.querySelectorAll("th")[1].getAttribute("aria-sort")).toBe("descending");
   });
 
+  it("shows a column of amounts with the same decimals in every row", () => {
+    const el = document.createElement("div");
+    const rows = [
+      { order: 1.5, units: 3, price: 39 },
+      { order: 2, units: 40, price: 39.5 },
+      { order: 3, units: 7, price: 12.25 },
+    ];
+    table.render({ props: { rows }, el, status: complete({ rows }) });
+    const column = (i) => [...el.querySelectorAll("tbody tr")].map((tr) => tr.cells[i].textContent);
+    expect(column(2)).toEqual(["39.00", "39.50", "12.25"]);
+    expect(column(1)).toEqual(["3", "40", "7"]); // whole numbers stay whole
+    expect(column(0)).toEqual(["1.5", "2", "3"]); // an identifier column as sent
+  });
+
   it("says when a DataFrame was truncated", () => {
     const el = document.createElement("div");
     table.render({ props: { columns: ["n"], rows: [{ n: 1 }], total_rows: 5000, truncated: true }, el });
@@ -42,6 +57,20 @@ describe("table", () => {
   it("sorts numbers numerically and empty cells last", () => {
     const rows = [{ v: 10 }, { v: null }, { v: 9 }];
     expect(table.sortRows(rows, "v", false).map((r) => r.v)).toEqual([9, 10, null]);
+  });
+});
+
+describe("metric", () => {
+  it("shows a change with its unit", () => {
+    const el = document.createElement("div");
+    const metrics = [
+      { label: "Revenue", value: 559000, unit: "USD", delta: 4.2, delta_unit: "%" },
+      { label: "Customers", value: 1284, delta: -12, delta_unit: "customers" },
+      { label: "NPS", value: 61, delta: 3 },
+    ];
+    metric.render({ props: { metrics }, el });
+    const deltas = [...el.querySelectorAll(".gu-c-metric-delta")].map((d) => d.textContent);
+    expect(deltas).toEqual(["▲ 4.2%", "▼ 12 customers", "▲ 3"]);
   });
 });
 

@@ -248,6 +248,9 @@ class MetricItem(_Props):
     value: str | float
     unit: str | None = None
     delta: float | None = Field(None, description="Change since the previous period")
+    delta_unit: str | None = Field(
+        None, description='Unit of the change, shown after it: "%", "pts", "USD"'
+    )
     caption: str | None = None
 
 

@@ -153,8 +153,8 @@ COMPONENT_DEMOS: dict[str, tuple[str, dict[str, Any]]] = {
         {
             "title": "This month (demo data)",
             "metrics": [
-                {"label": "Revenue", "value": 62700, "unit": "$", "delta": 0.08},
-                {"label": "Orders", "value": 2490, "delta": -0.02},
+                {"label": "Revenue", "value": 62700, "unit": "$", "delta": 8, "delta_unit": "%"},
+                {"label": "Orders", "value": 2490, "delta": -2, "delta_unit": "%"},
             ],
         },
     ),

@@ -127,7 +127,9 @@ def _metric(props: Mapping[str, Any]) -> str:
         delta = _number(item.get("delta"))
         if delta is not None:
             direction = "down" if delta.startswith("-") else "up"
-            said[-1] += f" ({direction} {delta.lstrip('-')})"
+            per = _text(item.get("delta_unit"), 12)
+            per = per if per in ("", "%") else f" {per}"
+            said[-1] += f" ({direction} {delta.lstrip('-')}{per})"
     if not said:
         return "The metric cards are empty."
     title = _text(props.get("title"))

@@ -31,7 +31,7 @@ import linecache
 import sys
 import threading
 import traceback
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
 from pydantic import BaseModel, Field
@@ -147,7 +147,7 @@ def run_code(
             else:
                 if has_value and value is not None:
                     shown_value = value
-                    ref = _keep(store, value)
+                    ref = _keep(store, value, _name_of(namespace, value))
                     result["value"] = summarize(value, ref=ref, budget=SUMMARY_CHARS)
                     shown = table_preview(value, ref or "value")
                     if shown is not None:
@@ -204,6 +204,12 @@ def _keep(store: DataStore | None, obj: Any, name: str | None = None) -> str | N
     except ValueError:  # not a name the store takes
         return store.add(obj)
     return name
+
+
+def _name_of(namespace: Mapping[str, Any], value: Any) -> str | None:
+    """A name the notebook has for ``value`` (``by_region = ...; by_region``):
+    its reference in the chat's data, as the user named it, not ``series_2``."""
+    return next((k for k, v in namespace.items() if v is value and not k.startswith("_")), None)
 
 
 def _execute(code: str, filename: str, namespace: MutableMapping[str, Any]) -> tuple[Any, bool]:
