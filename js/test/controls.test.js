@@ -132,12 +132,12 @@ describe("the actions of a message", () => {
     b.el.remove();
   });
 
-  it("a reply waiting for approval offers neither Regenerate nor ratings", () => {
+  it("a reply waiting for approval has no action bar (no stray Copy under the approval) until it is finished", () => {
     const b = bar();
     b.update(text("a1", "assistant", "Let me drop it", "requires-action"));
-    const names = visible(b).map((x) => x.getAttribute("aria-label"));
-    expect(names).toEqual(["Copy message"]);
+    expect(b.el.hidden).toBe(true);
     b.update(text("a1", "assistant", "Done"));
+    expect(b.el.hidden).toBe(false);
     expect(visible(b).map((x) => x.getAttribute("aria-label"))).toEqual([
       "Copy message",
       "Regenerate reply",

@@ -47,6 +47,20 @@ def lab(request: pytest.FixtureRequest, lab_page: LabPage, lab_server: LabServer
 SAVED = "persist=__import__('tempfile').mkdtemp() + '/'"
 
 
+# The thread's content height now; then its lowest on every change from now on.
+_WATCH_HEIGHT_JS = """
+(el) => {
+  const height = () => [...el.children].reduce((sum, c) => sum + c.offsetHeight, 0);
+  el.__guLowest = height();
+  const low = () => { el.__guLowest = Math.min(el.__guLowest, height()); };
+  el.__guObserver = new MutationObserver(low);
+  const all = {subtree: true, childList: true, characterData: true, attributes: true};
+  el.__guObserver.observe(el, all);
+  return el.__guLowest;
+}
+"""
+
+
 def show_chat(lab: LabPage, arguments: str = "") -> Locator:
     before = lab.chats().count()
     lab.run_code(f"chat = make_chat({arguments})\ndisplay(chat)")
@@ -108,9 +122,14 @@ def test_regenerate_makes_a_new_version_and_thumbs_rate_it(lab: LabPage) -> None
     ask(chat, "hello there")
     reply = assistant(chat)
     reply.hover()
+    thread = chat.locator(".gu-thread")
+    before = thread.evaluate(_WATCH_HEIGHT_JS)
     reply.get_by_role("button", name="Regenerate reply").click()
     expect(assistant(chat).locator(".gu-branch-picker")).to_contain_text("2 / 2", timeout=LONG_WAIT)
     expect(assistant(chat)).to_have_attribute("data-status", "complete", timeout=LONG_WAIT)
+    # the old reply left and the new one streamed in its place: the thread never shrank
+    lowest = thread.evaluate("(el) => { el.__guObserver.disconnect(); return el.__guLowest; }")
+    assert lowest >= before - 2, (before, lowest)
     assert lab.run_json("len(chat.thread.branches(chat.thread.messages[-1].id))") == 2
 
     good = assistant(chat).get_by_role("button", name="Good reply")

@@ -166,14 +166,17 @@ export function renderMarkdown(text, { resources } = {}) {
  * code's text stays exactly the code. Added after sanitizing (the button is
  * ours, not the model's); clicks are read by `listenForCodeCopies`.
  * @param {DocumentFragment} fragment
+ * @param {boolean} [pending] the code still streams: the button is held back
+ *   (unseen, unreachable, `data-pending`) and only keeps its room
  */
-function withCopyButtons(fragment) {
+function withCopyButtons(fragment, pending = false) {
+  const held = pending ? { "data-pending": "", "aria-hidden": "true", tabindex: "-1", disabled: true } : {};
   for (const pre of fragment.querySelectorAll("pre.gu-code")) {
     if (pre.parentElement?.classList.contains("gu-code-block")) continue;
     const block = h("div.gu-code-block");
     pre.replaceWith(block);
     block.append(
-      h("button.gu-copy-code", { type: "button", "aria-label": "Copy code" }, "Copy"),
+      h("button.gu-copy-code", { type: "button", "aria-label": "Copy code", ...held }, "Copy"),
       pre,
     );
   }
@@ -192,6 +195,21 @@ function markUncoloured(fragment, plain) {
     if (language) code.setAttribute(PLAIN_ATTR, language);
   }
   return fragment;
+}
+
+/**
+ * Whether `token` is a fenced code block whose closing fence has not come:
+ * its last line is not a run of the opening fence's character at least as long.
+ */
+function isOpenFence(token) {
+  if (token.type !== "code" || token.codeBlockStyle === "indented") return false;
+  const raw = String(token.raw ?? "").replace(/\n+$/, "");
+  const opening = /^ {0,3}(`{3,}|~{3,})/.exec(raw)?.[1];
+  if (!opening) return false;
+  const lines = raw.split("\n");
+  if (lines.length < 2) return true;
+  const closing = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[lines.length - 1])?.[1];
+  return !(closing && closing[0] === opening[0] && closing.length >= opening.length);
 }
 
 /** A top-level block's identity: same type and source give the same DOM. */
@@ -292,6 +310,11 @@ function hasLinks(tokens) {
  * block by block gives the same markup as one `renderMarkdown` call.
  */
 function renderBlock(token, plain, resources) {
+  // A fence the stream has opened but not closed: its code as it comes, its
+  // Copy held back (half the code) but its room kept, so the block does not
+  // grow when the fence closes; before its first line, nothing (an empty bar).
+  const openFence = plain && isOpenFence(token);
+  if (openFence && !token.text) return [];
   let html;
   plainCode = plain;
   try {
@@ -305,7 +328,8 @@ function renderBlock(token, plain, resources) {
   // Straight to DOM nodes: sanitized exactly like `sanitize`, without a
   // serialize + re-parse round trip.
   try {
-    return [...withCopyButtons(markUncoloured(sanitizeToFragment(html, resources), plain)).childNodes];
+    const fragment = markUncoloured(sanitizeToFragment(html, resources), plain);
+    return [...withCopyButtons(fragment, openFence).childNodes];
   } catch {
     return [rawBlock(token.raw)];
   }

@@ -25,6 +25,18 @@ export function messageMarkdown(message) {
  * @param {{send: (msg: any) => void}} ctx the chat's actions
  * @param {{onEdit: () => void}} hooks what "Edit" opens (the message view's editor)
  */
+/**
+ * Whether a message shows its action bar: a user's always, a reply once it
+ * is finished (streaming, or waiting for an approval, it has nothing to copy
+ * or rate yet: a lone copy icon under a waiting approval reads as a control of it).
+ * @param {any} message
+ */
+export function hasActions(message) {
+  if (message?.role === "user") return true;
+  const status = message?.status?.type ?? "complete";
+  return status === "complete" || status === "incomplete";
+}
+
 export function createActionBar(ctx, { onEdit }) {
   /** @type {any} the message as last rendered */
   let current = null;
@@ -139,7 +151,7 @@ export function createActionBar(ctx, { onEdit }) {
       // A streaming reply has nothing to act on yet; one waiting for the
       // user is not final: it is neither answered again nor rated.
       const final = status === "complete" || status === "incomplete";
-      show(el, status !== "running");
+      show(el, hasActions(message));
       show(edit, user);
       show(regenerate, !user && final && !retrying);
       show(up, !user && final);

@@ -4,7 +4,7 @@
 // footer. Updates touch only the parts that changed. A user message can turn
 // into an editor in place: its new text goes to the kernel as an edit.
 
-import { createActionBar } from "./action-bar.js";
+import { createActionBar, hasActions } from "./action-bar.js";
 import { sizeText } from "../composer/attachments.js";
 import { fitToText } from "../composer/composer.js";
 import { h, setData, setText, show } from "../common/dom.js";
@@ -117,6 +117,18 @@ export function errorText(status) {
   return reasons[status.reason] ?? "The reply ended early.";
 }
 
+/** The event a part sends (bubbling) just before it shrinks: its message holds its height. */
+export const HOLD_HEIGHT = "gu-hold-height";
+
+/**
+ * Keep `el` at least `px` tall (0: nothing to keep); the message view lets
+ * go once its message is finished.
+ * @param {HTMLElement} el @param {number} px
+ */
+export function holdHeight(el, px) {
+  if (px > 0) el.style.minHeight = `${Math.ceil(px)}px`;
+}
+
 /**
  * @param {{send: (msg:any) => void, notify: (t:string) => void, isHuman: (n:string) => boolean,
  *          standardParams?: () => string[], resources?: import("../common/resources.js").Resources,
@@ -146,6 +158,12 @@ export function createMessageView(ctx) {
   const el = h("div.gu-message", {}, bubble, actions.el, footer.el);
   /** @type {Array<{type: string, view: any}>} */
   const views = [];
+  // Controls about to go (an answered approval or form, see tool-card.js): an
+  // unfinished reply keeps its height, so what follows does not jump up; the
+  // reply grows past it as it goes on, and lets it go once finished.
+  el.addEventListener(HOLD_HEIGHT, () => {
+    if (current && !hasActions(current)) holdHeight(el, el.offsetHeight);
+  });
 
   function startEdit() {
     if (!current || current.role !== "user") return;
@@ -169,7 +187,7 @@ export function createMessageView(ctx) {
     editor.el.remove();
     show(parts, true);
     summary.show(true);
-    show(actions.el, (current?.status?.type ?? "complete") !== "running");
+    show(actions.el, hasActions(current));
     if (hadFocus) actions.focusEdit();
   }
 
@@ -190,6 +208,7 @@ export function createMessageView(ctx) {
     update(message, { isLast, running }) {
       current = message;
       const status = message.status?.type ?? "complete";
+      if (el.style.minHeight && (status === "complete" || status === "incomplete")) el.style.minHeight = "";
       // Unchanged values are not written again: every write is DOM work.
       setData(el, "role", message.role);
       setData(el, "status", status);

@@ -7,7 +7,7 @@
 
 import { h, show } from "../common/dom.js";
 import { icon } from "../common/icons.js";
-import { createMessageView } from "./message-view.js";
+import { createMessageView, holdHeight } from "./message-view.js";
 import { createSuggestions } from "./suggestions.js";
 import { createChunkedList } from "./chunks.js";
 import { createScrollFollow } from "./follow.js";
@@ -51,6 +51,32 @@ export function createThreadView(ctx) {
   /** @type {string[]} ids of the visible messages, in order, as last rendered */
   let order = [];
   let lastRunning = null;
+  /** @type {Map<number, number> | null} index -> height of replies that left with no successor yet */
+  let gap = null;
+  /** @type {HTMLElement[]} groups of messages keeping their height over such a gap */
+  let heldChunks = [];
+
+  /** Before the replies not in `ids` go: their groups keep their height. @param {string[]} ids */
+  function holdChunksOf(ids) {
+    const keep = new Set(ids);
+    for (const id of order) {
+      const chunk = views.get(id)?.el.parentElement;
+      if (keep.has(id) || !chunk || heldChunks.includes(chunk)) continue;
+      holdHeight(chunk, chunk.offsetHeight);
+      heldChunks.push(chunk);
+    }
+  }
+
+  /** Index -> height of the assistant messages shown now that are not in `ids`. @param {string[]} ids */
+  function heightsLeaving(ids) {
+    const keep = new Set(ids);
+    const heights = new Map();
+    order.forEach((id, index) => {
+      const view = views.get(id);
+      if (!keep.has(id) && view?.el.dataset.role === "assistant") heights.set(index, view.el.offsetHeight);
+    });
+    return heights;
+  }
 
   /** Drop the views of messages that left the thread. @param {string[]} ids */
   function dropLeft(ids) {
@@ -109,6 +135,13 @@ export function createThreadView(ctx) {
       const lastId = ids[ids.length - 1];
       const oldLastId = order[order.length - 1];
       const runningChanged = running !== lastRunning;
+      // A reply that leaves as a new one takes its place (Regenerate): the new
+      // one holds the old one's height until it is finished, so the thread
+      // does not shrink and jump back as it streams. The kernel may show the
+      // thread without either in between: its group of messages holds the
+      // height for that render.
+      const leaving = reordered ? heightsLeaving(ids) : new Map();
+      if (gap) for (const [index, px] of gap) if (!leaving.has(index)) leaving.set(index, px);
       visible.forEach((message, index) => {
         const isLast = index === visible.length - 1;
         const existing = views.get(message.id);
@@ -117,7 +150,16 @@ export function createThreadView(ctx) {
         if (fresh) views.set(message.id, view);
         const facts = { fresh, dirty, id: message.id, reordered, lastId, oldLastId, runningChanged, isLast };
         if (needsUpdate(facts)) view.update(message, { isLast, running });
+        const held = fresh && message.role === "assistant" ? leaving.get(index) : undefined;
+        if (held && !["complete", "incomplete"].includes(message.status?.type ?? "complete")) holdHeight(view.el, held);
+        if (held) leaving.delete(index);
       });
+      gap = running && leaving.size ? leaving : null;
+      if (gap) holdChunksOf(ids);
+      else {
+        for (const chunk of heldChunks) chunk.style.minHeight = "";
+        heldChunks = [];
+      }
       if (reordered) {
         dropLeft(ids);
         list.arrange(ids, views);

@@ -331,6 +331,8 @@ export function createToolCard(ctx) {
         pendingKey = key;
         // The focused button goes with the controls: the chat says where the focus goes next.
         const hadFocus = controls.contains(document.activeElement);
+        // answered: the message keeps its height rather than jump (thread/message-view.js)
+        if (key === null && controls.childElementCount) el.dispatchEvent(new CustomEvent("gu-hold-height", { bubbles: true }));
         if (key === null) controls.replaceChildren();
         else if (part.synthetic) controls.replaceChildren(createServerRequest({ part, args, send: ctx.send }).el);
         else if (key.startsWith("approval:")) {

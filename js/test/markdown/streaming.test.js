@@ -75,3 +75,24 @@ describe("open inline markers while streaming", () => {
     expect(msg.el.querySelector(".gu-text strong")?.textContent).toBe("forty");
   });
 });
+
+describe("a code fence while it streams", () => {
+  it("shows the code as it comes, with no Copy until the fence closes; nothing before its first line", () => {
+    const el = document.createElement("div");
+    const md = createMarkdownView(el);
+    const frames = (text) => {
+      md.update(text, { streaming: true });
+      const copy = el.querySelectorAll("button.gu-copy-code:not([data-pending])").length; // seen and reachable
+      return { pre: el.querySelector("pre")?.textContent ?? null, copy };
+    };
+    expect(frames("Here:\n\n```python\n")).toEqual({ pre: null, copy: 0 }); // no empty grey bar
+    expect(frames("Here:\n\n```python\nimport pandas as pd\ndf =")).toEqual({ pre: "import pandas as pd\ndf =", copy: 0 });
+    expect(frames("Here:\n\n```python\nimport pandas as pd\ndf = 1\n```")).toEqual({ pre: "import pandas as pd\ndf = 1", copy: 1 });
+    expect(frames("Here:\n\n```python\nimport pandas as pd\ndf = 1\n```\n\nDone")).toEqual({ pre: "import pandas as pd\ndf = 1", copy: 1 });
+    md.update("Here:\n\n````\na\n```\nb", { streaming: true }); // a shorter run inside does not close it
+    expect(el.querySelectorAll("button.gu-copy-code:not([data-pending])")).toHaveLength(0);
+    expect(el.querySelector("button.gu-copy-code[data-pending]")?.tabIndex).toBe(-1); // its room only
+    md.update("Here:\n\n```python\nx = 1", { streaming: false, cut: true }); // stopped mid-fence: final, Copy offered
+    expect(el.querySelectorAll("button.gu-copy-code:not([data-pending])")).toHaveLength(1);
+  });
+});

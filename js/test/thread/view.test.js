@@ -123,3 +123,47 @@ describe("thread view renders only what changed", () => {
     expect(view.el.querySelector(".gu-empty").hidden).toBe(false);
   });
 });
+
+describe("the thread keeps its height while a reply is replaced or answered", () => {
+  const tall = (el, px) => Object.defineProperty(el, "offsetHeight", { value: px, configurable: true });
+  const byId = (view, id) => view.el.querySelector(`[data-message-id="${id}"]`);
+
+  it("Regenerate: the new reply holds the old one's height until it is finished", () => {
+    const view = createThreadView(ctx());
+    view.render([message("u1", "hi"), message("a1", "a long answer")], { running: false });
+    tall(byId(view, "a1"), 300);
+    const fresh = message("a2", "", { status: { type: "running" } });
+    view.render([message("u1", "hi"), fresh], { running: true });
+    expect(byId(view, "a1")).toBeNull();
+    expect(byId(view, "a2").style.minHeight).toBe("300px"); // no collapse to an empty reply
+    view.render([message("u1", "hi"), message("a2", "another answer")], { running: false, dirty: new Set(["a2"]) });
+    expect(byId(view, "a2").style.minHeight).toBe("");
+  });
+
+  it("Regenerate with a render in between that shows neither reply: the thread does not shrink", () => {
+    const view = createThreadView(ctx());
+    view.render([message("u1", "hi"), message("a1", "a long answer")], { running: false });
+    tall(byId(view, "a1"), 300);
+    const chunk = byId(view, "a1").parentElement;
+    tall(chunk, 400);
+    view.render([message("u1", "hi")], { running: true }); // the old reply gone, the new one not yet
+    expect(chunk.style.minHeight).toBe("400px");
+    view.render([message("u1", "hi"), message("a2", "", { status: { type: "running" } })], { running: true });
+    expect(byId(view, "a2").style.minHeight).toBe("300px");
+    expect(chunk.style.minHeight).toBe(""); // the new reply holds it now
+  });
+
+  it("an answered approval: the reply holds its height while it goes on, and lets go when finished", () => {
+    const view = createThreadView({ ...ctx(), standardParams: () => [] });
+    const call = { type: "tool-call", tool_call_id: "c1", tool_name: "drop_table", args: { name: "t" }, args_text: '{"name": "t"}', args_complete: true, has_result: false, is_error: false };
+    const reply = (approval, status) => message("a1", "", { parts: [{ ...call, approval }], status: { type: status } });
+    view.render([message("u1", "drop it"), reply({ status: "pending" }, "requires-action")], { running: true });
+    expect(byId(view, "a1").querySelector("button.gu-approve")).not.toBeNull();
+    tall(byId(view, "a1"), 260);
+    view.render([message("u1", "drop it"), reply({ status: "approved" }, "running")], { running: true, dirty: new Set(["a1"]) });
+    expect(byId(view, "a1").querySelector("button.gu-approve")).toBeNull();
+    expect(byId(view, "a1").style.minHeight).toBe("260px"); // the Approve box went, the height stays
+    view.render([message("u1", "drop it"), reply({ status: "approved" }, "complete")], { running: false, dirty: new Set(["a1"]) });
+    expect(byId(view, "a1").style.minHeight).toBe("");
+  });
+});
