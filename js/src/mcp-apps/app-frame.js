@@ -132,14 +132,14 @@ export function createAppFrame(apps) {
   let granted = null;
 
   const display = createDisplayMode(el, {
-    onChange(mode) {
+    onChange(mode, tell) {
       const shownAway = mode !== "inline";
       show(away, shownAway);
       show(inline, shownAway);
       inline.textContent = mode === "fullscreen" ? "Exit full screen" : "Back to the chat";
       inline.title = mode === "fullscreen" ? "Back in its card (Esc)" : "Back in its card";
       awayText.textContent = mode === "fullscreen" ? "The app is shown full screen." : "The app is shown in a floating panel.";
-      live?.bridge.notify("ui/notifications/host-context-changed", { displayMode: mode, containerDimensions: dimensions() });
+      if (tell) live?.bridge.notify("ui/notifications/host-context-changed", { displayMode: mode, containerDimensions: dimensions() });
     },
     focusOnFullscreen: () => inline,
   });

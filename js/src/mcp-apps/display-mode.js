@@ -16,8 +16,8 @@ let fullscreenNow = null;
 
 /**
  * @param {HTMLElement} el the app's card
- * @param {{onChange: (mode: string) => void, focusOnFullscreen: () => HTMLElement | null}} opts
- *   `onChange`: the mode changed (or the window resized around a floating one)
+ * @param {{onChange: (mode: string, tell: boolean) => void, focusOnFullscreen: () => HTMLElement | null}} opts
+ *   `onChange`: the mode changed (or the window resized around a floating one); `tell`: the app hears it
  */
 export function createDisplayMode(el, { onChange, focusOnFullscreen }) {
   let mode = "inline";
@@ -28,7 +28,7 @@ export function createDisplayMode(el, { onChange, focusOnFullscreen }) {
     event.stopPropagation(); // JupyterLab's own Esc (command mode) stays out of it
     set("inline");
   };
-  const onResize = () => onChange(mode);
+  const onResize = () => onChange(mode, true);
 
   function place(next) {
     if (el.hasAttribute("popover")) {
@@ -66,7 +66,7 @@ export function createDisplayMode(el, { onChange, focusOnFullscreen }) {
       // before JupyterLab's keyboard shortcuts, which listen on the document
       window.addEventListener("keydown", onKey, true);
     }
-    if (!quiet) onChange(mode);
+    onChange(mode, !quiet);
     // out of the app's frame, so that Esc reaches the host (once the card shows its button)
     if (next === "fullscreen") focusOnFullscreen()?.focus();
     return mode;

@@ -130,6 +130,8 @@ describe("display modes", () => {
     await ask("ui/request-display-mode", { mode: "fullscreen" });
     await frame.teardown("the user closed the app", false);
     expect(card.dataset.displayMode).toBe("inline");
+    expect(frame.el.querySelector(".gu-app-away").hidden).toBe(true); // nothing says it is elsewhere
+    expect(frame.el.querySelector("button.gu-app-inline").hidden).toBe(true);
     window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true })); // no listener left to fail
   });
 });
