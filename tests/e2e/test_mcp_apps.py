@@ -12,7 +12,11 @@ browser's CSP reports: a local one is dropped) lets its requests through while
 another stays blocked. An app written with the official MCP Apps SDK's ``App``
 (``@modelcontextprotocol/ext-apps``, from ``tests/peers/``) reads every host
 capability and its tool's definition, closes itself through the usual
-teardown, and downloads a file only on the user's click.
+teardown, and downloads a file only on the user's click; through
+``App.requestDisplayMode`` it covers the window full screen (Esc and the
+head's button bring it back) and floats as a panel while the notebook
+scrolls, its document never reloaded; an app whose resource asks for
+permissions loads only after Allow, its frame given exactly those features.
 
 Screenshots light, dark and in a 500 px window go to ``docs/screenshots/``
 with UPDATE_SCREENSHOTS=1.
@@ -589,6 +593,7 @@ def test_the_official_sdks_app_floats_in_pip_while_the_notebook_scrolls(
     assert before["x"] + before["width"] == 1280 - 16 and before["y"] + before["height"] == 900 - 16
     away = card.locator(".gu-app-away")
     expect(away).to_contain_text("The app is shown in a floating panel.")
+    card.screenshot(path=screenshots / "mcp-app-pip-card-light-1280.png")  # its place in the chat
     place = (away.bounding_box() or {})["y"]
     scrolled = card.evaluate(
         """(el) => {
