@@ -21,6 +21,9 @@ the origin ``MCP_APPS_ALLOWED`` names (``connectDomains`` and
 ``show_sdk`` shows ``ui://sdk/app``, written with the official MCP Apps SDK
 (``@modelcontextprotocol/ext-apps``'s ``App``): ``MCP_APPS_SDK`` names its
 bundle as a script (the browser test builds it from ``tests/peers/``).
+``show_sdk_asking`` shows the same app as ``ui://sdk/asking``, whose
+``_meta.ui.permissions`` asks for the camera, the microphone and clipboard
+writes (and ``usb``, which the spec does not name).
 
 ``MCP_APPS_READS`` names a file each read of a ``ui://`` resource appends a
 line to, so a test sees the host cache them.
@@ -173,15 +176,29 @@ def show_csp() -> str:
 SDK_APP = "ui://sdk/app"
 
 
-@server.resource(SDK_APP, name="sdk", mime_type=MIME)
-def sdk_app() -> str:
-    """The app written with the official SDK, its bundle inlined (its CSP runs no other script)."""
+SDK_ASKING = "ui://sdk/asking"
+ASKED = {"camera": {}, "microphone": {}, "clipboardWrite": {}, "usb": {}}
+
+
+def _sdk_html() -> str:
     bundle = Path(os.environ["MCP_APPS_SDK"]).read_text()
     return (
         (APPS / "sdk.html")
         .read_text()
         .replace("SDK_SCRIPT", bundle.replace("</script", "<\\/script"))
     )
+
+
+@server.resource(SDK_APP, name="sdk", mime_type=MIME)
+def sdk_app() -> str:
+    """The app written with the official SDK, its bundle inlined (its CSP runs no other script)."""
+    return _sdk_html()
+
+
+@server.resource(SDK_ASKING, name="sdk-asking", mime_type=MIME, meta={"ui": {"permissions": ASKED}})
+def sdk_asking_app() -> str:
+    """The SDK's app again, asking for permissions."""
+    return _sdk_html()
 
 
 @server.tool(
@@ -192,6 +209,12 @@ def sdk_app() -> str:
 def show_sdk(topic: str) -> str:
     """Show the app written with the official MCP Apps SDK on ``topic``."""
     return f"SDK app on {topic}"
+
+
+@server.tool(meta={"ui": {"resourceUri": SDK_ASKING}})
+def show_sdk_asking(topic: str) -> str:
+    """Show the SDK's app asking for the camera, the microphone and clipboard writes."""
+    return f"SDK app asking, on {topic}"
 
 
 if __name__ == "__main__":

@@ -12,7 +12,11 @@ browser's CSP reports: a local one is dropped) lets its requests through while
 another stays blocked. An app written with the official MCP Apps SDK's ``App``
 (``@modelcontextprotocol/ext-apps``, from ``tests/peers/``) reads every host
 capability and its tool's definition, closes itself through the usual
-teardown, and downloads a file only on the user's click.
+teardown, and downloads a file only on the user's click; through
+``App.requestDisplayMode`` it covers the window full screen (Esc and the
+head's button bring it back) and floats as a panel while the notebook
+scrolls, its document never reloaded; an app whose resource asks for
+permissions loads only after Allow, its frame given exactly those features.
 
 Screenshots light, dark and in a 500 px window go to ``docs/screenshots/``
 with UPDATE_SCREENSHOTS=1.
@@ -21,6 +25,7 @@ with UPDATE_SCREENSHOTS=1.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -501,3 +506,162 @@ def test_the_official_sdks_download_waits_for_the_users_click(
     expect(ask.locator(".gu-app-download-name .gu-invisible")).to_have_count(1)  # in the name too
     ask.locator("button.gu-app-no").click()
     expect(app.locator("#log")).to_contain_text("download refused", timeout=LONG_WAIT)
+
+
+def shoot_window(lab: LabPage, shots: Path, name: str, dark_check: Locator) -> None:
+    """The whole window light and dark at 1280 px, and light at 500 px (the theme restored)."""
+    lab.page.screenshot(path=shots / f"mcp-app-{name}-light-1280.png")
+    try:
+        lab.set_theme("JupyterLab Dark")
+        expect(dark_check).to_have_attribute("data-theme", "dark")  # host-context-changed
+        lab.page.screenshot(path=shots / f"mcp-app-{name}-dark-1280.png")
+    finally:
+        lab.set_theme("JupyterLab Light")
+    lab.page.set_viewport_size({"width": 500, "height": 900})
+    try:
+        lab.page.wait_for_timeout(300)  # the layout settles; nothing is measured
+        lab.page.screenshot(path=shots / f"mcp-app-{name}-light-500.png")
+    finally:
+        lab.page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_the_official_sdks_app_goes_full_screen_and_back_without_reloading(
+    page: LabPage, sdk_env: dict[str, str], screenshots: Path
+) -> None:
+    card, app = show_sdk_app(page, sdk_env)
+    assert json.loads(app.locator("#caps").inner_text())["sandbox"]["permissions"] == {}
+    expect(app.locator("#mode")).to_have_text("inline")
+    loaded = app.locator("#loaded").inner_text()
+    app.locator("#bump").click()
+    app.locator("#bump").click()
+    expect(app.locator("#clicks")).to_have_text("2")
+    shown = card.locator(".gu-app")
+    frame = card.locator("iframe.gu-app-frame")
+
+    app.locator("#fullscreen").click()  # the SDK's App.requestDisplayMode
+    answered = "asked fullscreen, got fullscreen"
+    expect(app.locator("#log")).to_contain_text(answered, timeout=LONG_WAIT)
+    expect(app.locator("#mode")).to_have_text("fullscreen")  # host-context-changed
+    expect(shown).to_have_attribute("data-display-mode", "fullscreen")
+    # the card covers the window, above JupyterLab's own panels, the frame filling it below the head
+    assert shown.bounding_box() == {"x": 0, "y": 0, "width": 1280, "height": 900}
+    box = frame.bounding_box()
+    assert box is not None and box["width"] == 1280 and box["height"] > 820
+    on_top = page.page.evaluate(
+        "() => [[5, 890], [640, 450], [1275, 5]].map(([x, y]) => document.elementFromPoint(x, y)"
+        "?.closest('.gu-app')?.dataset.displayMode ?? null)"
+    )
+    assert on_top == ["fullscreen"] * 3
+    expect(card.locator(".gu-app-away")).to_contain_text("The app is shown full screen.")
+    # the frame's size below the head, told to the app
+    told = re.compile(r'dimensions \{"height":8\d\d,"width":1280\}')
+    expect(app.locator("#log")).to_contain_text(told)
+    shoot_window(page, screenshots, "fullscreen", app.locator("html"))
+
+    page.page.keyboard.press("Escape")  # the focus is on the host's Exit full screen
+    expect(app.locator("#mode")).to_have_text("inline", timeout=LONG_WAIT)
+    expect(shown).to_have_attribute("data-display-mode", "inline")
+    assert (shown.bounding_box() or {})["width"] < 1280  # back in its card
+    # the same document all along: its JS state kept, never reloaded
+    expect(app.locator("#clicks")).to_have_text("2")
+    assert app.locator("#loaded").inner_text() == loaded
+
+    # the head's visible button returns it too
+    app.locator("#fullscreen").click()
+    expect(app.locator("#mode")).to_have_text("fullscreen", timeout=LONG_WAIT)
+    card.locator("button.gu-app-inline", has_text="Exit full screen").click()
+    expect(app.locator("#mode")).to_have_text("inline", timeout=LONG_WAIT)
+    app.locator("#bump").click()
+    expect(app.locator("#clicks")).to_have_text("3")
+    assert app.locator("#loaded").inner_text() == loaded
+
+
+def test_the_official_sdks_app_floats_in_pip_while_the_notebook_scrolls(
+    page: LabPage, sdk_env: dict[str, str], screenshots: Path
+) -> None:
+    card, app = show_sdk_app(page, sdk_env)
+    page.run_code("print('\\n'.join(map(str, range(400))))")  # a notebook to scroll past
+    card.scroll_into_view_if_needed()
+    loaded = app.locator("#loaded").inner_text()
+    app.locator("#pip").click()
+    expect(app.locator("#log")).to_contain_text("asked pip, got pip", timeout=LONG_WAIT)
+    expect(app.locator("#mode")).to_have_text("pip")
+    shown = card.locator(".gu-app")
+    expect(shown).to_have_attribute("data-display-mode", "pip")
+    before = shown.bounding_box()
+    assert before is not None and before["width"] == 400
+    assert before["x"] + before["width"] == 1280 - 16 and before["y"] + before["height"] == 900 - 16
+    away = card.locator(".gu-app-away")
+    expect(away).to_contain_text("The app is shown in a floating panel.")
+    card.screenshot(path=screenshots / "mcp-app-pip-card-light-1280.png")  # its place in the chat
+    place = (away.bounding_box() or {})["y"]
+    scrolled = card.evaluate(
+        """(el) => {
+          const outer = el.closest(".jp-WindowedPanel-outer");
+          outer.scrollTop += 2000;
+          return outer.scrollTop;
+        }"""
+    )
+    assert scrolled > 0
+    page.page.wait_for_function(
+        "([el, y]) => el.getBoundingClientRect().y < y - 1500", arg=[away.element_handle(), place]
+    )
+    # the card's place went up with the notebook; the panel stayed where it was, alive
+    assert shown.bounding_box() == before
+    app.locator("#bump").click()
+    expect(app.locator("#clicks")).to_have_text("1")
+    shoot_window(page, screenshots, "pip", app.locator("html"))
+
+    card.locator("button.gu-app-inline", has_text="Back to the chat").click()
+    expect(app.locator("#mode")).to_have_text("inline", timeout=LONG_WAIT)
+    expect(shown).to_have_attribute("data-display-mode", "inline")
+    expect(app.locator("#clicks")).to_have_text("1")
+    assert app.locator("#loaded").inner_text() == loaded
+
+
+def test_the_official_sdks_app_gets_its_permissions_only_after_allow(
+    page: LabPage, sdk_env: dict[str, str], screenshots: Path
+) -> None:
+    chat = show_chat(page, sdk_env)
+    send_from_ui(chat, "show the sdk asking")
+    card = tool_card(chat, "show_sdk_asking")
+    ask = card.locator(".gu-app-ask")
+    expect(ask).to_contain_text(
+        "This app asks for: camera, microphone, writing to the clipboard", timeout=LONG_WAIT
+    )
+    expect(card.locator(".gu-app-waiting")).to_have_text("The app loads once you answer.")
+    assert card.locator("iframe").count() == 0  # nothing loads, nothing granted, before the click
+    card.scroll_into_view_if_needed()
+    card.screenshot(path=screenshots / "mcp-app-permissions-light-1280.png")
+    try:
+        page.set_theme("JupyterLab Dark")
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=screenshots / "mcp-app-permissions-dark-1280.png")
+    finally:
+        page.set_theme("JupyterLab Light")
+    shoot_500px_window(page, card, screenshots / "mcp-app-permissions-light-500.png")
+    ask.locator("button.gu-app-yes", has_text="Allow").click()
+    frame = card.locator("iframe.gu-app-frame")
+    expect(frame).to_have_attribute("allow", "camera; microphone; clipboard-write")
+    app = app_of(card)
+    expect(app.locator("#log")).to_contain_text("result heard", timeout=LONG_WAIT)
+    # the browser lets the frame use exactly those, and the app reads the grant
+    assert json.loads(app.locator("#allowed").inner_text()) == [
+        "camera",
+        "microphone",
+        "clipboard-write",
+    ]
+    caps = json.loads(app.locator("#caps").inner_text())
+    assert caps["sandbox"]["permissions"] == {"camera": {}, "microphone": {}, "clipboardWrite": {}}
+
+    # another call of it: asked again, and Continue without grants nothing
+    send_from_ui(chat, "show the sdk asking again")
+    second = tool_card(chat, "show_sdk_asking").nth(1)
+    second.locator(".gu-app-ask button.gu-app-no", has_text="Continue without").click(
+        timeout=LONG_WAIT
+    )
+    app = app_of(second)
+    expect(app.locator("#log")).to_contain_text("result heard", timeout=LONG_WAIT)
+    assert second.locator("iframe.gu-app-frame").get_attribute("allow") is None
+    assert json.loads(app.locator("#allowed").inner_text()) == []
+    assert json.loads(app.locator("#caps").inner_text())["sandbox"]["permissions"] == {}

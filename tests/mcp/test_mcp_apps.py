@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
-from ipygenui.mcp._apps import APP_MIME, AppRequestError, clean_csp
+from ipygenui.mcp._apps import APP_MIME, AppRequestError, clean_csp, clean_permissions
 from ipygenui.messages import Complete, Thread, ToolCallPart
 from ipygenui.persistence import load_thread, save_thread
 from ipygenui.widget._mcp_apps import APP_CALL
@@ -235,6 +235,30 @@ def test_the_chat_has_each_model_tools_app_before_any_call(apps, tmp_path: Path)
     assert listed["name"] == "show_counter" and "start" in listed["inputSchema"]["properties"]
     assert sorted(reads(tmp_path)) == ["ui://counter/app", "ui://csp/app", "ui://hostile/app"]
     chat.close()
+
+
+def test_an_apps_declared_permissions_reach_the_browser_as_the_spec_names_them(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    bundle = tmp_path / "sdk.js"
+    bundle.write_text("/* no SDK needed to read the resource */")
+    tools = gu.MCPTools.stdio(sys.executable, [SERVER], env={"MCP_APPS_SDK": str(bundle)})
+    chat = gu.Chat(model=gu.testing.ScriptedModel(["done"]), tools=[tools])
+    try:
+        asking = chat.mcp_apps["show_sdk_asking"]
+        # asked for, not granted: the card asks the user before the app loads
+        assert asking["permissions"] == {"camera": {}, "microphone": {}, "clipboardWrite": {}}
+        assert "permissions" not in chat.mcp_apps["show_sdk"]  # none declared
+        assert "permissions ['usb'] not known" in caplog.text
+    finally:
+        chat.close()
+        tools.close()
+
+
+def test_a_permission_is_kept_only_under_the_specs_name_with_an_object() -> None:
+    declared = {"camera": True, "geolocation": {}, "clipboard-write": {}, "microphone": None}
+    assert clean_permissions(declared, "ui://x") == {"geolocation": {}}
+    assert clean_permissions(["camera"], "ui://x") == {}
 
 
 class _Sent:

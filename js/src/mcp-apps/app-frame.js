@@ -11,13 +11,21 @@
 // sent (the spec's double iframe), unless that page is on this page's own
 // origin (it would run the app with this page's powers): then the default,
 // with a note. The CSP's origins an app may not name are dropped and noted.
+//
+// An app whose resource asks for permissions (camera, microphone, ...) loads
+// only once the user answered a bar naming them, its iframe created with an
+// `allow` naming what they allowed (permissions.js). It may ask to be shown
+// full screen or in a floating panel, on the user's click (display-mode.js);
+// the user brings it back inline.
 
 import { h, show } from "../common/dom.js";
 import { PACKAGE_VERSION } from "../protocol.js";
 import { createBridge, PROTOCOL_VERSION } from "./bridge.js";
 import { checkedCsp, withPolicy } from "./csp.js";
+import { createDisplayMode, containerDimensions, userJustActed } from "./display-mode.js";
 import { downloadDetails, downloadFiles, saveFiles } from "./download.js";
 import { hostContext, styleVariables, themeOf } from "./host-context.js";
+import { allowAttribute, askedPermissions, permissionWords, permissionsObject } from "./permissions.js";
 
 const MAX_HEIGHT = 600;
 const MIN_HEIGHT = 40;
@@ -101,16 +109,41 @@ export function createAppFrame(apps) {
   const bars = h("div.gu-app-bars");
   const box = h("div.gu-app-box");
   const title = h("span.gu-app-title");
+  const inline = h("button.gu-app-inline", { type: "button", hidden: true, onclick: () => display.set("inline") });
   const close = h("button.gu-app-close", { type: "button", text: "Close app" });
-  const head = h("div.gu-app-head", {}, title, close);
-  const el = h("div.gu-app", { hidden: true }, head, bars, box);
-  /** @type {{part: any, args: any, app: any, csp: Record<string, string[]>, iframe: HTMLIFrameElement, bridge: ReturnType<typeof createBridge>,
-   *   sent: {partial: string, input: boolean, end: boolean}} | null} */
+  const head = h("div.gu-app-head", {}, title, inline, close);
+  // the card: restyled in place for full screen and pip, never moved (its iframe would reload)
+  const el = h("div.gu-app", { "data-display-mode": "inline" }, head, bars, box);
+  const awayText = h("span.gu-app-away-text");
+  const back = h("button.gu-app-back", { type: "button", text: "Show it here", onclick: () => display.set("inline") });
+  // in the card's place while the app is shown elsewhere
+  const away = h("div.gu-app-away", { hidden: true }, awayText, back);
+  const slot = h("div.gu-app-slot", { hidden: true }, away, el);
+  /** @type {{part: any, args: any, app: any, csp: Record<string, string[]>, granted: string[], iframe: HTMLIFrameElement,
+   *   bridge: ReturnType<typeof createBridge>, sent: {partial: string, input: boolean, end: boolean}} | null} */
   let live = null;
   let lastPart = null;
   let lastArgs = {};
   /** The call whose app the user or the app itself closed, and the note its text keeps. */
   let closed = null;
+  /** The call whose app waits for the user's answer on its permissions. */
+  let asking = null;
+  /** The user's answer for a call's app: the spec's names they allowed (none: "Continue without"). */
+  let granted = null;
+
+  const display = createDisplayMode(el, {
+    onChange(mode, tell) {
+      const shownAway = mode !== "inline";
+      show(away, shownAway);
+      show(inline, shownAway);
+      inline.textContent = mode === "fullscreen" ? "Exit full screen" : "Back to the chat";
+      inline.title = mode === "fullscreen" ? "Back in its card (Esc)" : "Back in its card";
+      awayText.textContent = mode === "fullscreen" ? "The app is shown full screen." : "The app is shown in a floating panel.";
+      if (tell) live?.bridge.notify("ui/notifications/host-context-changed", { displayMode: mode, containerDimensions: dimensions() });
+    },
+    focusOnFullscreen: () => inline,
+  });
+  const dimensions = () => containerDimensions(el, box, display.mode, MAX_HEIGHT);
 
   /** @param {string} text @param {string} yes @param {string} no @param {Node | null} [extra] */
   const ask = (text, yes, no, extra = null) =>
@@ -167,15 +200,20 @@ export function createAppFrame(apps) {
         serverTools: {},
         serverResources: {},
         logging: {},
-        sandbox: { csp: live?.csp ?? {} },
+        sandbox: { csp: live?.csp ?? {}, permissions: permissionsObject(live?.granted ?? []) },
       },
-      hostContext: hostContext(el, live?.part ?? {}, MAX_HEIGHT, live?.app?.tool),
+      hostContext: hostContext(el, live?.part ?? {}, { mode: display.mode, dimensions: dimensions() }, live?.app?.tool),
     }),
     ping: () => ({}),
     "tools/call": throughKernel("tools/call"),
     "resources/read": throughKernel("resources/read"),
     "ui/update-model-context": throughKernel("ui/update-model-context"),
-    "ui/request-display-mode": () => ({ mode: "inline" }),
+    // away from inline only on the user's click in the app: never on its own
+    "ui/request-display-mode": (params) => {
+      const mode = String(params.mode ?? "");
+      if (mode !== "inline" && !userJustActed()) return { mode: display.mode };
+      return { mode: display.set(mode) };
+    },
     "ui/message": async (params) => {
       const text = messageText(params);
       if (!text.trim()) throw denied("the message has no text");
@@ -230,6 +268,7 @@ export function createAppFrame(apps) {
         html: live.app.html,
         sandbox: SANDBOX,
         csp: live.csp,
+        permissions: permissionsObject(live.granted),
       });
     }
   };
@@ -255,7 +294,29 @@ export function createAppFrame(apps) {
     else bridge.notify("ui/notifications/tool-result", end.result);
   }
 
-  function mount(part, app) {
+  /**
+   * Ask the user for what the app's resource asks (the app waits), then show it.
+   * @param {any} part @param {any} app @param {string[]} asked the spec's names
+   */
+  async function askPermissions(part, app, asked) {
+    const id = part.tool_call_id;
+    if (asking === id) return; // its bar is up
+    asking = id;
+    bars.replaceChildren();
+    box.replaceChildren(h("div.gu-app-note.gu-app-waiting", { text: "The app loads once you answer." }));
+    title.textContent = app.uri;
+    el.dataset.app = "asking";
+    show(close, false);
+    const note = h("div.gu-app-ask-note", { text: "Allow lets the app use them in this card only; your browser may ask you too." });
+    const ok = await ask(`This app asks for: ${permissionWords(asked)}`, "Allow", "Continue without", note);
+    if (asking !== id) return; // another call took the card meanwhile
+    asking = null;
+    granted = { id, names: ok ? asked : [] };
+    if (lastPart) frame.update(lastPart, lastArgs);
+  }
+
+  /** @param {any} part @param {any} app @param {string[]} allowed the permissions the user granted */
+  function mount(part, app, allowed) {
     const { csp, dropped } = checkedCsp(app);
     const wanted = apps.appOrigin();
     const proxyWhy = wanted ? proxyRefusal(wanted) : null;
@@ -265,6 +326,8 @@ export function createAppFrame(apps) {
       referrerpolicy: "no-referrer",
       // behind a proxy on another origin, the proxy page needs its own origin to run
       sandbox: proxy ? `${SANDBOX} allow-same-origin` : SANDBOX,
+      // set before the frame loads: a later change would apply only at its next navigation
+      ...(allowed.length ? { allow: allowAttribute(allowed) } : {}),
     });
     iframe.style.height = `${FIRST_HEIGHT}px`;
     let origin = "*";
@@ -275,7 +338,7 @@ export function createAppFrame(apps) {
       iframe.srcdoc = withPolicy(app.html, csp);
     }
     const bridge = createBridge({ target: () => iframe.contentWindow, origin, handlers, onNotification });
-    live = { part, args: lastArgs, app, csp, iframe, bridge, sent: { partial: "", input: false, end: false } };
+    live = { part, args: lastArgs, app, csp, granted: allowed, iframe, bridge, sent: { partial: "", input: false, end: false } };
     // A second load is the app navigating its own frame away (no sandbox flag
     // forbids that): whatever loaded is not the server's app, so it goes. Its
     // text is the call's as it stands now: `app` is the copy read before the
@@ -308,6 +371,7 @@ export function createAppFrame(apps) {
     const was = live;
     if (!was) return;
     live = null;
+    display.reset();
     if (ask && was.bridge.initialized) {
       let timer;
       const waited = new Promise((resolve) => (timer = setTimeout(resolve, TEARDOWN_WAIT_MS)));
@@ -332,6 +396,8 @@ export function createAppFrame(apps) {
   async function leave(reason) {
     apps.unregister(frame);
     lastPart = null;
+    asking = null;
+    display.reset();
     const was = live;
     if (!was) return;
     const holder = h("div.gu-app-leaving", { "aria-hidden": "true" });
@@ -364,7 +430,7 @@ export function createAppFrame(apps) {
   close.addEventListener("click", () => void closeApp("the user closed the app", "App closed."));
 
   const frame = {
-    el,
+    el: slot,
     refresh() {
       if (lastPart) frame.update(lastPart, lastArgs);
     },
@@ -385,7 +451,12 @@ export function createAppFrame(apps) {
         tell();
         return;
       }
-      show(el, !!app);
+      if (asking === part.tool_call_id && app) return; // its bar waits for the user
+      show(slot, !!app);
+      if (asking) {
+        asking = null; // another call, or none, took the card: its question goes
+        bars.replaceChildren();
+      }
       if (!app) {
         if (live) void teardown("the call no longer shows an app");
         return;
@@ -400,8 +471,14 @@ export function createAppFrame(apps) {
         showText(app);
         return;
       }
+      const asked = askedPermissions(app);
+      const answered = granted?.id === part.tool_call_id ? granted.names : null;
+      if (asked.length && !answered) {
+        void askPermissions(part, app, asked);
+        return;
+      }
       show(close, true);
-      mount(part, app);
+      mount(part, app, answered ? asked.filter((name) => answered.includes(name)) : []);
     },
   };
   return frame;

@@ -3,6 +3,8 @@
 // JupyterLab's theme variables where the chat sits, the display mode, the
 // size it may take, the locale and time zone.
 
+import { DISPLAY_MODES } from "./display-mode.js";
+
 /** Spec variable -> the JupyterLab theme variables that give it (the first one set wins). */
 const FROM_JUPYTER = {
   "--color-background-primary": ["--jp-layout-color0", "--jp-layout-color1"],
@@ -92,18 +94,18 @@ function toolOf(part, listed) {
  * The host context for the app of `part` shown in `el`. `toolInfo` has no
  * `id`: the spec's is the JSON-RPC id of the `tools/call`, which the chat's
  * call id is not.
- * @param {Element} el @param {any} part the tool-call part @param {number} maxHeight
+ * @param {Element} el @param {any} part the tool-call part
+ * @param {{mode: string, dimensions: Record<string, number>}} display how it is shown now
  * @param {any} [listed] the tool's definition, as its server listed it
  */
-export function hostContext(el, part, maxHeight, listed = null) {
-  const width = Math.round(el.getBoundingClientRect().width) || undefined;
+export function hostContext(el, part, display, listed = null) {
   return {
     toolInfo: { tool: toolOf(part, listed) },
     theme: themeOf(el),
     styles: { variables: styleVariables(el) },
-    displayMode: "inline",
-    availableDisplayModes: ["inline"],
-    containerDimensions: { ...(width ? { width } : {}), maxHeight },
+    displayMode: display.mode,
+    availableDisplayModes: [...DISPLAY_MODES],
+    containerDimensions: display.dimensions,
     locale: globalThis.navigator?.language || "en-US",
     timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     userAgent: "ipygenui",

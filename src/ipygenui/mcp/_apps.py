@@ -20,7 +20,9 @@ The HTML is the server's, untrusted: the browser renders it in a sandboxed
 iframe with an opaque origin and a CSP built from ``csp`` (origins checked
 here, ``_app_origins.py`` saying which an app may name; anything else is
 dropped, named in a warning and in ``csp_dropped``, which the card notes; the
-spec's restrictive default otherwise).
+spec's restrictive default otherwise). The ``permissions`` it declares (camera,
+microphone, geolocation, clipboard write) are only what it asks for: the
+card asks the user before the app loads and grants only what they allow.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ _ORIGIN = re.compile(r"(https?|wss?)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\
 path, quote, space or semicolon that could add a directive."""
 
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
+PERMISSION_KEYS = ("camera", "microphone", "geolocation", "clipboardWrite")
+"""The spec's ``McpUiResourcePermissions``: what an app may ask the user for."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,18 @@ def clean_csp(
     return clean
 
 
+def clean_permissions(permissions: Any, uri: str) -> dict[str, dict[str, Any]]:
+    """The spec's permissions the resource asks for (``{"camera": {}, ...}``);
+    another key is left out and logged. Nothing is granted here: the browser
+    asks the user before the app loads."""
+    if not isinstance(permissions, dict):
+        return {}
+    unknown = [str(key)[:40] for key in permissions if key not in PERMISSION_KEYS]
+    if unknown:
+        logger.warning("MCP app %s: permissions %s not known, left out", uri, unknown[:8])
+    return {key: {} for key in PERMISSION_KEYS if isinstance(permissions.get(key), dict)}
+
+
 @dataclass
 class AppResources:
     """The ``ui://`` resources of one server, read once each."""
@@ -173,6 +189,9 @@ class AppResources:
         }
         if dropped:
             app["csp_dropped"] = dropped[:MAX_DOMAINS]
+        permissions = clean_permissions(ui.get("permissions"), uri)
+        if permissions:
+            app["permissions"] = permissions
         if isinstance(ui.get("prefersBorder"), bool):
             app["prefers_border"] = ui["prefersBorder"]
         logger.info("MCP app %s read; CSP %s", uri, app["csp"] or "(the spec's default)")
