@@ -46,7 +46,7 @@ js/node_modules/.package-lock.json: js/package.json js/package-lock.json
 # suite needs as an npm package (tests/peers/package.json; the system's Node
 # is left alone).
 tests/peers/node_modules/.package-lock.json: tests/peers/package.json tests/peers/package-lock.json
-	@echo "Installing the test peers (@ag-ui/client, MCP server-everything, MCP conformance, Node 24) with npm ci (about 30 s)..."
+	@echo "Installing the test peers (@ag-ui/client, MCP server-everything, MCP conformance, axe-core, Node 24) with npm ci (about 30 s)..."
 	cd tests/peers && npm ci --no-audit --no-fund
 
 peers: tests/peers/node_modules/.package-lock.json

@@ -28,6 +28,7 @@ import { listenForLoads, resourcesFor } from "./common/resources.js";
 import { createSuggestions } from "./thread/suggestions.js";
 import { MessageStore } from "./sync.js";
 import { createThreadMenu, downloadText, readThreads } from "./thread/menu.js";
+import { createAnnouncer } from "./thread/announcer.js";
 import { createThreadView } from "./thread/view.js";
 import { listenForWidgetKeys } from "./widget-keys.js";
 
@@ -275,7 +276,9 @@ export class ChatView {
       { hidden: true, title: "No API key: replies come from an offline demo model" },
       "Offline demo model",
     );
-    this.phase = h("span.gu-phase", { role: "status", "aria-live": "polite" });
+    // Shown, not spoken: the announcer is the chat's one voice for a reply.
+    this.phase = h("span.gu-phase");
+    this.announcer = createAnnouncer();
     this.noticeEl = h("div.gu-notice", { role: "alert", hidden: true });
     // A failed save of the persisted thread: a trait, so it survives a reload,
     // and it stays until a save succeeds (the kernel clears it).
@@ -285,6 +288,7 @@ export class ChatView {
       { "data-phase": "idle" },
       h("div.gu-header", {}, this.modelName, this.modelPicker.el, this.badge, this.phase, this.threadMenu.el),
       this.thread.el,
+      this.announcer.el,
       this.suggestions.el,
       this.alwaysAllowed.el,
       this.saveErrorEl,
@@ -575,6 +579,7 @@ export class ChatView {
     this.dirty = new Set();
     const starters = (m.get("starters") ?? []).filter((t) => typeof t === "string");
     this.thread.render(messages, { running, dirty, starters });
+    this.announcer.update(messages, running);
     this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "", m.get("persist_kind") || "");
     // Screen readers wait for the finished reply instead of reading every token.
     const busy = running ? "true" : "false";

@@ -60,6 +60,23 @@ describe("ChatView", () => {
     expect(node.querySelector(".gu-text").textContent.trim()).toBe("Hello!");
   });
 
+  it("no live region holds the streamed text: one status says the reply's start and end", async () => {
+    const { model, bot } = setup();
+    model.set("running", false);
+    const { v, el } = await view(model);
+    model.set("running", true);
+    v.renderNow();
+    model.fire("msg:custom", { type: "frame", seq: 1, patches: [{ id: "a1", ops: [{ op: "add_part", part: 0, value: { type: "text", text: "Streamed words" } }] }] });
+    v.renderNow();
+    const live = () => [...el.querySelectorAll('[aria-live]:not([aria-live="off"]), [role="status"], [role="log"]:not([aria-live="off"])')];
+    expect(live().map((n) => n.textContent)).toEqual(["Assistant is replying…"]);
+    bot.set("message", { id: "a1", role: "assistant", parts: [{ type: "text", text: "Streamed words." }], status: { type: "complete" }, metadata: {} });
+    bot.set("rev", 2);
+    model.set("running", false);
+    v.renderNow();
+    expect(live().map((n) => n.textContent)).toEqual(["Reply finished."]);
+  });
+
   it("a frame re-renders only the message it patches", async () => {
     const { model } = setup();
     const { v, el } = await view(model);

@@ -61,7 +61,8 @@ def test_every_builtin_sample_previews_without_a_render_error(
             expect(slot).to_have_attribute("data-component", name)
             if button.get_attribute("data-invalid") == "true":
                 expect(slot).to_have_attribute("data-status", "error")
-                expect(bench.locator(".gu-wb-error")).to_contain_text("invalid props")
+                expect(slot.locator(".gu-component-invalid")).to_contain_text("invalid props")
+                expect(slot.locator(".gu-component-body")).to_have_count(0)  # no earlier render
                 continue
             expect(slot).to_have_attribute("data-status", "complete")
             body = slot.locator(".gu-component-body")
@@ -83,10 +84,17 @@ def test_an_edit_shows_the_error_the_model_would_get(bench: Locator, page: LabPa
         "{'x': [1, 2], 'series': [{'name': 'a', 'values': [1]}]})"
     )
     assert "series.0.values has 1 values but x has 2" in expected
-    expect(bench.locator(".gu-wb-error")).to_have_text(expected, timeout=LONG_WAIT)
-    expect(bench.locator(".gu-wb-detail > .gu-wb-stage .gu-component")).to_have_attribute(
-        "data-status", "error"
+    preview = bench.locator(".gu-wb-detail > .gu-wb-stage .gu-component")
+    expect(preview.locator(".gu-component-invalid")).to_have_text(
+        f"Not shown: {expected}", timeout=LONG_WAIT
     )
+    expect(preview).to_have_attribute("data-status", "error")
+    expect(preview.locator(".gu-component-body")).to_have_count(0)  # not the sample's chart
+    # said once: not again under the editor, nor in the replay
+    expect(bench.locator(".gu-wb-position")).to_contain_text("see the preview", timeout=LONG_WAIT)
+    assert (bench.text_content() or "").count(expected) == 1
+    # the edited props are no sample's: none stays pressed
+    expect(bench.locator('.gu-wb-sample[aria-pressed="true"]')).to_have_count(0)
 
 
 def test_the_replay_scrubs_the_kernels_partial_states(

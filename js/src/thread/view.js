@@ -40,7 +40,9 @@ export function createThreadView(ctx) {
   );
   const el = h(
     "div.gu-thread",
-    { role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" },
+    // Not live: a stream would be read out token by token (thread/announcer.js
+    // says when a reply starts and ends).
+    { role: "log", "aria-live": "off", "aria-label": "Conversation", tabindex: "0" },
     empty,
     jump,
   );

@@ -4,7 +4,7 @@
 // chat's own component slot, a JSON editor whose text the kernel validates
 // as the runtime would, and a streaming replay (replay.js).
 
-import { h, show } from "../common/dom.js";
+import { h } from "../common/dom.js";
 import { mountComponent } from "../components/host.js";
 import { createComponentContext, createComponentSlot } from "../components/slot.js";
 import { listenForLoads, resourcesFor } from "../common/resources.js";
@@ -27,11 +27,13 @@ const ON_REPLY = {
 
 const CHECK_DEBOUNCE_MS = 300;
 
-/** A tool-call part whose whole arguments arrived (and were answered, if `error`). */
+/** A tool-call part whose whole arguments arrived (and were answered, if `error`).
+ * An invalid one has an id of its own: no kernel output of an earlier, valid
+ * render goes with it, so the preview shows the error alone, not old props under it. */
 export function finishedPart(name, props, error) {
   return {
     type: "tool-call",
-    tool_call_id: `wb-preview-${name}`,
+    tool_call_id: error ? `wb-preview-${name}-invalid` : `wb-preview-${name}`,
     tool_name: `show_component_${name}`,
     component_call: { component: name, component_id: `wb-preview-${name}` },
     args_text: JSON.stringify(props ?? {}),
@@ -98,7 +100,6 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
     const samples = Array.isArray(entry.samples) ? entry.samples : [];
     const slot = createComponentSlot(cctx);
     const editor = h("textarea.gu-wb-editor", { spellcheck: "false", rows: "8", "aria-label": `Props of ${entry.name} (JSON)` });
-    const error = h("div.gu-wb-error", { role: "alert", hidden: true });
     const sampleBar = h("div.gu-wb-samples", { role: "group", "aria-label": "Sample props" });
     const replay = createReplay({
       cctx,
@@ -107,10 +108,15 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
         send(toKernel.replay(ref, entry.name, editor.value, chunkChars));
       },
     });
+    // Invalid props: the preview says why ("Not shown: ...", as the chat does),
+    // the one place the error shows, and nothing of the props before.
     const render = (props, problem) => {
-      error.textContent = problem ?? "";
-      show(error, !!problem);
-      slot.update(finishedPart(entry.name, props, problem), props && typeof props === "object" ? props : {}, undefined, { streaming: false });
+      const shown = !problem && props && typeof props === "object" ? props : {};
+      slot.update(finishedPart(entry.name, shown, problem), shown, undefined, { streaming: false });
+    };
+    // A sample stays pressed while the editor holds its props.
+    const pressSamples = () => {
+      samples.forEach((sample, i) => buttons[i].setAttribute("aria-pressed", String(editor.value === pretty(sample.props))));
     };
     const askCheck = () => {
       latest.check = ++ref;
@@ -118,9 +124,9 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
       latest.replay = ++ref;
       send(toKernel.replay(ref, entry.name, editor.value, replay.chunkChars()));
     };
-    const choose = (sample, button) => {
-      for (const b of sampleBar.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b === button));
+    const choose = (sample) => {
       editor.value = pretty(sample.props);
+      pressSamples();
       render(sample.props, sample.error);
       askCheck(); // a Python component renders in the kernel; the replay's states come from it
     };
@@ -132,11 +138,12 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
         title: sample.error ?? "valid props",
         text: sample.error ? `${sample.label} ✗` : sample.label,
       });
-      button.addEventListener("click", () => choose(sample, button));
+      button.addEventListener("click", () => choose(sample));
       return button;
     });
     sampleBar.append(...buttons);
     editor.addEventListener("input", () => {
+      pressSamples();
       clearTimer(checkTimer);
       checkTimer = setTimer(askCheck, CHECK_DEBOUNCE_MS);
     });
@@ -148,7 +155,6 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
       samples.length ? sampleBar : h("p.gu-wb-note", { text: "No sample props: edit them below." }),
       h("div.gu-wb-stage", {}, slot.el),
       h("label.gu-wb-label", {}, "Props (JSON)", editor),
-      error,
       replay.el,
     );
     current = {
@@ -161,7 +167,7 @@ export function createWorkbench({ model, el, setTimer = setTimeout, clearTimer =
         replay.destroy();
       },
     };
-    if (buttons.length) choose(samples[0], buttons[0]);
+    if (buttons.length) choose(samples[0]);
     else editor.value = "{}";
   };
 

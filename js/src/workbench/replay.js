@@ -8,9 +8,9 @@ import { createComponentSlot } from "../components/slot.js";
 export const DEFAULT_CHUNK = 8;
 export const DEFAULT_INTERVAL_MS = 80;
 
-/** A tool-call part as the chat holds it while its arguments stream. */
-export function streamingPart(name, state, n, error) {
-  const done = state.complete && !!error;
+/** A tool-call part as the chat holds it while its arguments stream (the
+ * props' error is the preview's to show: workbench/index.js). */
+export function streamingPart(name, state, n) {
   return {
     type: "tool-call",
     tool_call_id: `wb-replay-${name}-${n}`,
@@ -18,9 +18,8 @@ export function streamingPart(name, state, n, error) {
     component_call: { component: name, component_id: `wb-replay-${name}` },
     args_text: state.text,
     args_complete: state.complete,
-    has_result: done,
-    is_error: done,
-    result: done ? error : undefined,
+    has_result: false,
+    is_error: false,
   };
 }
 
@@ -34,7 +33,8 @@ export function createReplay({ cctx, request, setTimer = setInterval, clearTimer
   const play = h("button.gu-wb-button", { type: "button", text: "Play" });
   const scrub = h("input.gu-wb-scrub", { type: "range", min: "0", max: "0", value: "0", "aria-label": "Partial state" });
   const position = h("span.gu-wb-position", { "aria-live": "polite" });
-  const slot = createComponentSlot(cctx);
+  let slot = createComponentSlot(cctx);
+  const stage = h("div.gu-wb-stage", {}, slot.el);
   const text = h("pre.gu-wb-code");
   const props = h("pre.gu-wb-code");
   const el = h(
@@ -50,7 +50,7 @@ export function createReplay({ cctx, request, setTimer = setInterval, clearTimer
       play,
     ),
     h("div.gu-wb-controls", {}, scrub, position),
-    h("div.gu-wb-stage", {}, slot.el),
+    stage,
     h("details.gu-wb-details", {}, h("summary", { text: "Text received" }), text),
     h("details.gu-wb-details", { open: true }, h("summary", { text: "Props the component received" }), props),
   );
@@ -65,19 +65,26 @@ export function createReplay({ cctx, request, setTimer = setInterval, clearTimer
     timer = null;
     setText(play, "Play");
   };
+  /** Nothing to replay (props that are not JSON): no render of earlier props stays. */
+  const clear = () => {
+    slot.destroy();
+    slot = createComponentSlot(cctx);
+    stage.replaceChildren(slot.el);
+    setText(text, "");
+    setText(props, "");
+    setText(position, error ? "Nothing to replay: the props above are not shown." : "");
+  };
   const showState = (i) => {
     const state = states[i];
-    if (!state) {
-      setText(position, error && !states.length ? error : "");
-      return;
-    }
+    if (!state) return clear();
     scrub.value = String(i);
     const chars = state.text.length;
-    setText(position, `${i + 1} / ${states.length} · ${chars} chars${state.complete ? " · complete" : ""}`);
+    const end = state.complete ? (error ? " · complete, not shown: see the preview" : " · complete") : "";
+    setText(position, `${i + 1} / ${states.length} · ${chars} chars${end}`);
     setText(text, state.text);
     setText(props, JSON.stringify(state.props, null, 2) ?? "null");
     const args = state.props && typeof state.props === "object" && !Array.isArray(state.props) ? state.props : {};
-    slot.update(streamingPart(name, state, i, error), args, i, { streaming: !state.complete });
+    slot.update(streamingPart(name, state, i), args, i, { streaming: !state.complete });
   };
   const chunkChars = () => (whole.checked ? 0 : Math.max(1, Math.min(10000, Number(chunk.value) || DEFAULT_CHUNK)));
 

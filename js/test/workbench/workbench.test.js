@@ -47,12 +47,20 @@ describe("workbench", () => {
     expect(replaySent(model)).toMatchObject({ name: "Note", text: JSON.stringify({ text: "**hello**" }, null, 2), chunk_chars: 8 });
   });
 
-  it("shows an invalid sample with the error the model would get", () => {
-    const { el } = mount();
+  it("shows an invalid sample's error once, in the preview, without the props before it", async () => {
+    const { el, model } = mount();
+    await Promise.resolve();
+    expect(stage(el).querySelector(".gu-component-body")).not.toBeNull(); // the example rendered
     el.querySelectorAll(".gu-wb-sample")[1].click();
-    expect(el.querySelector(".gu-wb-error").textContent).toBe(markdown.samples[1].error);
+    const { error } = markdown.samples[1];
     expect(stage(el).dataset.status).toBe("error");
-    expect(stage(el).querySelector(".gu-component-invalid").textContent).toBe(`Not shown: ${markdown.samples[1].error}`);
+    expect(stage(el).querySelector(".gu-component-invalid").textContent).toBe(`Not shown: ${error}`);
+    expect(stage(el).querySelector(".gu-component-body")).toBeNull(); // not the example's render under it
+    // the kernel's replay of the same props comes with the same error: not said again
+    const states = [{ text: "{}", props: {}, fields: { "": "complete" }, complete: true }];
+    model.fire("msg:custom", { type: "replay_states", ref: replaySent(model).ref, name: "Note", states, error });
+    expect(el.textContent.split(error).length - 1).toBe(1);
+    expect(el.querySelector(".gu-wb-position").textContent).toContain("not shown: see the preview");
   });
 
   it("sends an edit to the kernel and shows only the answer to the latest one", () => {
@@ -64,9 +72,30 @@ describe("workbench", () => {
     const check = model.sent.filter((m) => m.type === "check_props").at(-1);
     expect(check).toMatchObject({ name: "Note", text: '{"text": 1}' });
     model.fire("msg:custom", { type: "props_checked", ref: check.ref - 1, name: "Note", props: {}, error: "old" });
-    expect(el.querySelector(".gu-wb-error").hidden).toBe(true);
+    expect(stage(el).dataset.status).not.toBe("error");
     model.fire("msg:custom", { type: "props_checked", ref: check.ref, name: "Note", props: { text: 1 }, error: "text: Input should be a valid string" });
-    expect(el.querySelector(".gu-wb-error").textContent).toBe("text: Input should be a valid string");
+    expect(stage(el).querySelector(".gu-component-invalid").textContent).toBe("Not shown: text: Input should be a valid string");
+  });
+
+  it("an edit unpresses the sample it left and clears a replay it cannot make", () => {
+    const { el, model, timers } = mount();
+    const [example] = el.querySelectorAll(".gu-wb-sample");
+    expect(example.getAttribute("aria-pressed")).toBe("true");
+    const states = [{ text: '{"text": "hi"}', props: { text: "hi" }, fields: { "": "complete", text: "complete" }, complete: true }];
+    model.fire("msg:custom", { type: "replay_states", ref: replaySent(model).ref, name: "Note", states, error: null });
+    expect(replayStage(el).dataset.status).toBe("complete");
+    const editor = el.querySelector("textarea.gu-wb-editor");
+    editor.value = '{"text": ';
+    editor.dispatchEvent(new Event("input"));
+    expect(example.getAttribute("aria-pressed")).toBe("false");
+    timers.shift()();
+    const error = "the props are not JSON: Expecting value: line 1 column 10 (char 9)";
+    model.fire("msg:custom", { type: "replay_states", ref: replaySent(model).ref, name: "Note", states: [], error });
+    expect(replayStage(el).dataset.status).not.toBe("complete"); // the old render is gone
+    expect(el.querySelector(".gu-wb-replay pre").textContent).toBe("");
+    editor.value = JSON.stringify(markdown.samples[0].props, null, 2); // back to the example's props
+    editor.dispatchEvent(new Event("input"));
+    expect(example.getAttribute("aria-pressed")).toBe("true");
   });
 
   it("scrubs the kernel's partial states: a placeholder, then half-formed props, then complete", () => {
