@@ -39,7 +39,10 @@ function createThreadPicker(onPick) {
   const name = h("span.gu-thread-picker-name");
   const button = h(
     "button.gu-thread-select",
-    { type: "button", "aria-haspopup": "listbox", "aria-expanded": "false", "aria-controls": `${uid}-list`, "aria-label": "Thread" },
+    // Named by what it shows (the thread's title) after a hidden "Thread:", so
+    // a voice command saying the visible words finds it.
+    { type: "button", "aria-haspopup": "listbox", "aria-expanded": "false", "aria-controls": `${uid}-list` },
+    h("span.gu-sr-only", { text: "Thread: " }),
     name,
     icon("chevron-down", 14),
   );

@@ -313,11 +313,14 @@ describe("thread menu", () => {
     expect(menu.el.hidden).toBe(true); // no thread listed: no menu
     menu.update(threads, "t1");
     expect(menu.el.hidden).toBe(false);
-    const button = byLabel(menu.el, "Thread");
+    const button = menu.el.querySelector("button.gu-thread-select");
+    // named by the title it shows, after a hidden "Thread:" (label in name, WCAG 2.5.3)
+    expect(button.hasAttribute("aria-label")).toBe(false);
+    expect(button.querySelector(".gu-sr-only").textContent).toBe("Thread: ");
     const options = [...menu.el.querySelectorAll("[role=option]")];
     expect(options.map((o) => o.textContent)).toEqual(["Sales questions", "Plots"]);
     expect(options.map((o) => o.getAttribute("aria-selected"))).toEqual(["true", "false"]);
-    expect(button.textContent).toBe("Sales questions");
+    expect(button.querySelector(".gu-thread-picker-name").textContent).toBe("Sales questions");
     button.click();
     options[1].click();
     byLabel(menu.el, "New thread").click();
