@@ -37,7 +37,11 @@ function rawText(value) {
 }
 
 /** A cell as shown: numbers with the reader's thousands separators (as Metric),
- * except in a column of identifiers (`plain`): an id, a year or a zip code. */
+ * except in a column of identifiers (`plain`): an id, a year or a zip code.
+ * @param {unknown} value
+ * @param {boolean} [plain]
+ * @param {number} [decimals] the column's decimals (columnDecimals), if it has some
+ */
 export function cellText(value, plain = false, decimals = undefined) {
   if (!plain && typeof value === "number" && Number.isFinite(value)) {
     if (decimals === undefined) return value.toLocaleString();
