@@ -50,7 +50,12 @@ def look(lab: LabPage, stem: str, theme: str, screenshots: Path) -> dict[str, An
     """Screenshots of every widget at 1280 and 500 px, then axe on each."""
     widgets = lab.chats()
     for width in (1280, 500):
-        lab.page.set_viewport_size({"width": width, "height": 900})
+        # tall enough for the tallest widget (the workbench): the notebook's own
+        # toolbars would cover a part scrolled under them
+        lab.page.set_viewport_size({"width": width, "height": 1800})
+        if width == 500:  # JupyterLab's sidebar closed: open, it leaves the notebook ~130 px
+            lab.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+            lab.page.wait_for_timeout(300)  # the layout settles; nothing is measured
         for i in range(widgets.count()):
             widget = widgets.nth(i)
             widget.scroll_into_view_if_needed()
