@@ -383,7 +383,7 @@ WEATHER = gu.Component("Weather", props=Props, esm="export function render() {}"
             TypeError,
             "Runtime(instructions=...) must be a str or None, got 123 (int)",
         ),
-        ({"suggestions": "yes"}, TypeError, "Runtime(suggestions=...) must be True or False"),
+        ({"suggestions": "yes"}, TypeError, "Runtime(suggestions=...) must be True, False or None"),
         ({"persist": 123}, TypeError, "Runtime(persist=...) must be a path (str or os.PathLike)"),
         ({"persist": ""}, ValueError, "Runtime(persist=...) must not be empty"),
         ({"tool_choice": 5}, TypeError, "Runtime(tool_choice=...) must be a str or None, got 5"),

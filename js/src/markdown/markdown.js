@@ -28,6 +28,9 @@ const PLAIN_ATTR = "data-gu-highlight";
 // Set while rendering a block that may still grow: its code is shown plain,
 // and highlighted once the block is complete.
 let plainCode = false;
+// Set while rendering what the user typed: HTML in it is shown as the text
+// they wrote, never parsed (a pasted <img> is not a picture to load).
+let htmlAsText = false;
 
 const marked = new Marked({
   gfm: true,
@@ -41,6 +44,9 @@ const marked = new Marked({
       const coloured = hl ? hl.highlight(text, language) : null;
       const cls = language ? ` class="hljs language-${escapeHtml(language)}"` : ' class="hljs"';
       return `<pre class="gu-code"><code${cls}>${coloured ?? escapeHtml(text)}</code></pre>\n`;
+    },
+    html({ text }) {
+      return htmlAsText ? escapeHtml(text) : text;
     },
   },
 });
@@ -309,7 +315,7 @@ function hasLinks(tokens) {
  * renders a token list by concatenating each token's HTML, so rendering
  * block by block gives the same markup as one `renderMarkdown` call.
  */
-function renderBlock(token, plain, resources) {
+function renderBlock(token, plain, resources, asText = false) {
   // A fence the stream has opened but not closed: its code as it comes, its
   // Copy held back (half the code) but its room kept, so the block does not
   // grow when the fence closes; before its first line, nothing (an empty bar).
@@ -317,12 +323,14 @@ function renderBlock(token, plain, resources) {
   if (openFence && !token.text) return [];
   let html;
   plainCode = plain;
+  htmlAsText = asText;
   try {
     html = marked.parser([token]);
   } catch {
     return [rawBlock(token.raw)];
   } finally {
     plainCode = false;
+    htmlAsText = false;
   }
   if (!html) return []; // blank lines, link definitions
   // Straight to DOM nodes: sanitized exactly like `sanitize`, without a
@@ -400,10 +408,11 @@ function withLastBlockClosed(tokens) {
  * DOM nodes of the others stay as they are. The result equals
  * `el.innerHTML = renderMarkdown(text)`.
  * @param {HTMLElement} el container this view owns
- * @param {{resources?: import("../common/resources.js").Resources}} [opts] the
- *   chat's allowed URLs (see `sanitize`)
+ * @param {{resources?: import("../common/resources.js").Resources, htmlAsText?: boolean}} [opts] the
+ *   chat's allowed URLs (see `sanitize`); `htmlAsText`: HTML in the text is shown as written
+ *   (what the user typed), not parsed
  */
-export function createMarkdownView(el, { resources } = {}) {
+export function createMarkdownView(el, { resources, htmlAsText: asText = false } = {}) {
   /** @type {Array<{key: string, nodes: Node[]}>} */
   /** @type {{key: string, nodes: ChildNode[]}[]} */
   let blocks = [];
@@ -473,7 +482,7 @@ export function createMarkdownView(el, { resources } = {}) {
         continue;
       }
       if (old?.nodes.length) cursor = old.nodes[old.nodes.length - 1].nextSibling;
-      const nodes = patchNodes(el, old?.nodes ?? [], renderBlock(tokens[i], plain, resources), cursor);
+      const nodes = patchNodes(el, old?.nodes ?? [], renderBlock(tokens[i], plain, resources, asText), cursor);
       next.push({ key, nodes });
     }
     for (const block of blocks.slice(tokens.length)) {

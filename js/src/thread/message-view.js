@@ -14,11 +14,12 @@ import { createMarkdownView } from "../markdown/markdown.js";
 import { toKernel } from "../protocol.js";
 import { createToolCard } from "../tool-card/tool-card.js";
 
-function createTextPart(ctx) {
+function createTextPart(ctx, role) {
   // The user's text goes through the same sanitized markdown as the model's
-  // (code fences render as code); widget.css keeps the user's line breaks.
+  // (code fences render as code), its HTML shown as typed; widget.css keeps
+  // the user's line breaks.
   const el = h("div.gu-text");
-  const markdown = createMarkdownView(el, { resources: ctx.resources });
+  const markdown = createMarkdownView(el, { resources: ctx.resources, htmlAsText: role === "user" });
   return {
     el,
     update(part, { streaming, cut }) {
@@ -99,7 +100,7 @@ function createAttachmentChip() {
 
 const PART_FACTORIES = {
   attachment: () => createAttachmentChip(),
-  text: (ctx) => createTextPart(ctx),
+  text: (ctx, role) => createTextPart(ctx, role),
   reasoning: (ctx) => createReasoningPart(ctx),
   "tool-call": (ctx) => createToolCard(ctx),
 };

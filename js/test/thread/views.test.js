@@ -190,6 +190,9 @@ describe("message view", () => {
     expect(bubble.textContent).not.toContain("```");
     expect(bubble.querySelector("strong").textContent).toBe("y");
     expect(bubble.querySelector("[onerror]")).toBeNull();
+    // the HTML the user typed reads as they typed it: no image, no Load button
+    expect(bubble.textContent).toContain("x <img src=x onerror=alert(1)> y");
+    expect(bubble.querySelector("img, button.gu-load-image, .gu-held")).toBeNull();
     // the line break the user typed stays in the text (widget.css shows it)
     expect(bubble.querySelector("p:last-of-type").textContent).toContain("\nnext line");
   });

@@ -118,8 +118,7 @@ class ComponentBridge:
     def a2ui_action(self, msg: A2UIActionMsg) -> None:
         """Store what the user entered, then start a turn with the button's
         event (its context resolved against the surface's data model)."""
-        from ..a2ui import action_event, action_text
-        from ..a2ui._thread import action_summary
+        from ..a2ui import action_event, action_summary, action_text
 
         if msg.data is not None:
             self.runtime.set_component_state(msg.tool_call_id, {"data": msg.data})
