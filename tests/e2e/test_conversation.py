@@ -118,22 +118,7 @@ def test_edit_from_the_action_bar_makes_a_branch_the_picker_moves_between(lab: L
     )
 
 
-@pytest.mark.parametrize(
-    "arguments",
-    [
-        "",
-        pytest.param(
-            SAVED,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a saved chat's thread still shrinks while Regenerate replaces "
-                "the reply (112 px to 33 px): the hold is lost when the save's "
-                "update redraws the thread",
-            ),
-        ),
-    ],
-    ids=["unsaved", "saved"],
-)
+@pytest.mark.parametrize("arguments", ["", SAVED], ids=["unsaved", "saved"])
 def test_regenerate_keeps_the_thread_s_height(lab: LabPage, arguments: str) -> None:
     chat = show_chat(lab, arguments)
     ask(chat, "hello there")

@@ -165,3 +165,40 @@ def test_the_header_is_told_whether_the_chat_saves_its_threads(tmp_path: Any) ->
         chat = Chat(model=ScriptedModel(echo), persist=persist)
         assert chat.persist_kind == kind
         chat.close()
+
+
+def message_lists(wire: list[Any], chat: Chat) -> list[int]:
+    """How many messages each state update of the chat's ``messages`` trait showed."""
+    return [
+        len(data["state"]["messages"])
+        for kind, comm_id, data in wire
+        if kind == "comm_msg"
+        and comm_id == chat.comm.comm_id
+        and data.get("method") == "update"
+        and "messages" in data.get("state", {})
+    ]
+
+
+async def test_a_reply_and_its_new_version_reach_the_browser_in_one_update(
+    wire: list[Any],
+) -> None:
+    chat = await two_turns()
+    # from the browser: the old reply never shows gone without its successor
+    # (a frame in between would shrink the thread and jump it back)
+    del wire[:]
+    click(chat, {"type": "regenerate", "message_id": chat.thread.messages[3].id})
+    await settle(chat)
+    assert message_lists(wire, chat) and min(message_lists(wire, chat)) == 4
+    # from code, the same
+    del wire[:]
+    chat.regenerate()
+    await settle(chat)
+    assert message_lists(wire, chat) and min(message_lists(wire, chat)) == 4
+    # an edit: the user's new version and the reply's placeholder together
+    del wire[:]
+    click(
+        chat,
+        {"type": "edit", "message_id": chat.thread.messages[2].id, "text": "again", "ref": "r"},
+    )
+    await settle(chat)
+    assert message_lists(wire, chat) and min(message_lists(wire, chat)) == 4

@@ -183,31 +183,37 @@ class ClientHandlers:
     def _on_retry(self, msg: RetryMsg, buffers: list[Any]) -> None:
         if self._runtime.running:
             raise ProtocolError("a run is streaming: stop it before retrying")
-        self._runtime.retry()
+        self._held(self._runtime.retry)
 
     # The conversation controls: versions of a message, ratings, threads. The
     # runtime checks the ids (an unknown one raises a clear error, which the
     # view shows) and stops a streaming run first where it must.
 
+    def _held(self, change: Callable[..., Any], *args: Any) -> None:
+        """``change`` the messages shown in one update (as ``gu.Chat``'s own
+        methods do): a reply leaving and its new version arrive together."""
+        with self._chat.hold_sync():
+            change(*args)
+
     def _on_edit(self, msg: EditMsg, buffers: list[Any]) -> None:
-        self._runtime.edit(msg.message_id, msg.text)
+        self._held(self._runtime.edit, msg.message_id, msg.text)
         # The view's editor closes only now: a refused edit keeps the text.
         self._send(accepted_message(msg.ref, "edit"))
 
     def _on_regenerate(self, msg: RegenerateMsg, buffers: list[Any]) -> None:
-        self._runtime.regenerate(msg.message_id)
+        self._held(self._runtime.regenerate, msg.message_id)
 
     def _on_switch_branch(self, msg: SwitchBranchMsg, buffers: list[Any]) -> None:
-        self._runtime.switch_branch(msg.message_id, msg.index)
+        self._held(self._runtime.switch_branch, msg.message_id, msg.index)
 
     def _on_feedback(self, msg: FeedbackMsg, buffers: list[Any]) -> None:
         self._runtime.feedback(msg.message_id, msg.rating)
 
     def _on_new_thread(self, msg: NewThreadMsg, buffers: list[Any]) -> None:
-        self._runtime.new_thread()
+        self._held(self._runtime.new_thread)
 
     def _on_switch_thread(self, msg: SwitchThreadMsg, buffers: list[Any]) -> None:
-        self._runtime.switch_thread(msg.thread_id)
+        self._held(self._runtime.switch_thread, msg.thread_id)
 
     def _on_rename_thread(self, msg: RenameThreadMsg, buffers: list[Any]) -> None:
         self._runtime.rename_thread(msg.thread_id, msg.title)

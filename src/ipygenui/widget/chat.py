@@ -9,6 +9,7 @@ docs/architecture.md.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -109,12 +110,18 @@ R = TypeVar("R")
 class _FromRuntime(Generic[P, R]):
     """A Chat method that is its runtime's: ``chat.approve`` is
     ``chat.runtime.approve``, with its signature and docstring, so the two
-    cannot drift (what a click does goes through the same method)."""
+    cannot drift (what a click does goes through the same method).
 
-    def __init__(self, method: Callable[Concatenate[Runtime, P], R]) -> None:
+    ``held``: the method changes which messages show (a reply leaves as its
+    new version starts): the browser gets one update with both, so it never
+    draws the thread without either (a frame that would shrink it).
+    """
+
+    def __init__(self, method: Callable[Concatenate[Runtime, P], R], *, held: bool = False) -> None:
         self.__wrapped__ = method  # inspect.signature and help() read the runtime's
         self.__name__ = method.__name__
         self.__doc__ = method.__doc__
+        self._held = held
 
     @overload
     def __get__(self, chat: None, owner: type[Any]) -> _FromRuntime[P, R]: ...
@@ -124,11 +131,19 @@ class _FromRuntime(Generic[P, R]):
         if chat is None:
             return self
         method: Callable[P, R] = getattr(chat.runtime, self.__name__)
-        return method
+        if not self._held:
+            return method
+
+        @functools.wraps(method)
+        def held(*args: P.args, **kwargs: P.kwargs) -> R:
+            with chat.hold_sync():
+                return method(*args, **kwargs)
+
+        return held
 
     def __call__(self, chat: Chat, /, *args: P.args, **kwargs: P.kwargs) -> R:
         """``Chat.approve(chat, ...)``, as for a plain method."""
-        method: Callable[P, R] = getattr(chat.runtime, self.__name__)
+        method: Callable[P, R] = self.__get__(chat, type(chat))
         return method(*args, **kwargs)
 
 
@@ -390,7 +405,7 @@ class Chat(anywidget.AnyWidget):
 
     revoke_always = _FromRuntime(Runtime.revoke_always)
     cancel = _FromRuntime(Runtime.cancel)
-    retry = _FromRuntime(Runtime.retry)
+    retry = _FromRuntime(Runtime.retry, held=True)
     shown_components = _FromRuntime(Runtime.shown_components)
     surfaces = _FromRuntime(Runtime.surfaces)
     apps = _FromRuntime(Runtime.apps)
@@ -398,12 +413,12 @@ class Chat(anywidget.AnyWidget):
     set_component_state = _FromRuntime(Runtime.set_component_state)
     set_app_context = _FromRuntime(Runtime.set_app_context)
     save = _FromRuntime(Runtime.save)
-    edit = _FromRuntime(Runtime.edit)
-    regenerate = _FromRuntime(Runtime.regenerate)
-    switch_branch = _FromRuntime(Runtime.switch_branch)
+    edit = _FromRuntime(Runtime.edit, held=True)
+    regenerate = _FromRuntime(Runtime.regenerate, held=True)
+    switch_branch = _FromRuntime(Runtime.switch_branch, held=True)
     feedback = _FromRuntime(Runtime.feedback)
-    new_thread = _FromRuntime(Runtime.new_thread)
-    switch_thread = _FromRuntime(Runtime.switch_thread)
+    new_thread = _FromRuntime(Runtime.new_thread, held=True)
+    switch_thread = _FromRuntime(Runtime.switch_thread, held=True)
     rename_thread = _FromRuntime(Runtime.rename_thread)
     to_markdown = _FromRuntime(Runtime.to_markdown)
     usage = _FromRuntime(Runtime.usage)
