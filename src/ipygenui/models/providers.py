@@ -460,6 +460,9 @@ class _Events:
     """Turns one stream's pydantic-ai events into our deltas."""
 
     def __init__(self, key: str) -> None:
+        from pydantic_ai import messages
+
+        self._pm = messages  # looked up once: deltas() runs for every event of a stream
         self.key = key
         self.streamed = False
         self.calls: dict[int, int] = {}
@@ -499,11 +502,8 @@ class _Events:
         return [ReasoningDelta("", {self.key: data})]
 
     def deltas(self, event: Any, stream: Any) -> list[ModelDelta]:
-        from pydantic_ai import messages as pm
-
-        from ._provider_messages import part_data
-
-        if isinstance(event, pm.PartDeltaEvent):
+        pm = self._pm
+        if isinstance(event, pm.PartDeltaEvent):  # nearly every event: checked first
             delta = event.delta
             if isinstance(delta, pm.TextPartDelta):
                 return [TextDelta(delta.content_delta)] if delta.content_delta else []
@@ -552,6 +552,8 @@ class _Events:
                 return out
             return []  # a provider's own tools' parts: we ask for none
         if isinstance(event, pm.PartEndEvent):
+            from ._provider_messages import part_data
+
             part = event.part
             if isinstance(part, pm.ThinkingPart):
                 self.thinking.append({**part_data(part), "content": part.content})
