@@ -169,7 +169,8 @@ export function createThreadView(ctx) {
       order = ids;
       lastRunning = running;
       show(empty, visible.length === 0);
-      if (visible.length === 0) starters.update(prompts, !running);
+      // Once the thread has a message its starters go (a follow-up chip may say the same).
+      starters.update(visible.length === 0 ? prompts : [], visible.length === 0 && !running);
       scroll.rendered(running);
     },
   };

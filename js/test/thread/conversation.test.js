@@ -297,6 +297,8 @@ describe("starters", () => {
     expect(sendStarter).toHaveBeenCalledWith("Plot sales");
     view.render([user()], { running: true, starters: ["Plot sales"] });
     expect(view.el.querySelector(".gu-empty").hidden).toBe(true);
+    // gone, not just hidden: a follow-up chip of the same text is the only one there
+    expect(group.querySelectorAll("button")).toHaveLength(0);
   });
 });
 
