@@ -32,7 +32,7 @@ MAX_LINE_BYTES = 8_000_000
 MAX_DEPTH = 64
 """JSON nesting of one entry (a request's tool schemas are about 10 deep)."""
 MAX_DELTAS = 200_000
-MAX_OFFSET = 3_600.0
+MAX_OFFSET = 600.0
 """Seconds: a delta recorded later than this is replayed at this offset."""
 MAX_CALL_INDEX = 1_000
 
