@@ -304,3 +304,19 @@ def test_pace_and_on_miss_are_checked(tmp_path: Path) -> None:
         gu.replay(tmp_path / "x.jsonl", pace=0)
     with pytest.raises(ValueError, match="on_miss must be"):
         gu.replay(tmp_path / "x.jsonl", on_miss="shrug")  # type: ignore[arg-type]
+
+
+def test_what_is_no_model_is_refused_by_record(tmp_path: Path) -> None:
+    class Agent:
+        name = "an agent"
+
+        def run(self, request: Any) -> Any:
+            return iter(())
+
+    with pytest.raises(TypeError, match="is an agent"):
+        gu.record(Agent(), tmp_path / "a.jsonl")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="needs a model"):
+        gu.record(5, tmp_path / "a.jsonl")  # type: ignore[arg-type]
+    assert not (tmp_path / "a.jsonl").exists()
+    named = gu.record("demo", tmp_path / "demo.jsonl")  # a name, as model= takes
+    assert named.name == gu.DemoModel().name and named.offline

@@ -34,6 +34,11 @@ class Recording(BatchStreaming):
 
     def __init__(self, model: Model, path: Path, secrets: Iterable[str], new: bool) -> None:
         if not callable(getattr(model, "stream", None)):
+            if callable(getattr(model, "run", None)):
+                raise TypeError(
+                    f"gu.record records a model, and {model!r} is an agent (Runtime(agent=...)): "
+                    "an agent's runs (its state, its own calls' results) are not recorded yet"
+                )
             raise TypeError(f"gu.record needs a model (a name and a stream method), got {model!r}")
         self.model = model
         self.path = path
@@ -99,13 +104,14 @@ class Recording(BatchStreaming):
 
 
 def record(
-    model: Model,
+    model: Model | str,
     path: str | os.PathLike[str],
     *,
     secrets: Iterable[str] = (),
     new: bool = False,
 ) -> Recording:
-    """``model``, recording each step it answers to the cassette at ``path``.
+    """``model`` (or the model a ``"provider:model"`` name makes), recording
+    each step it answers to the cassette at ``path``.
 
     Use it wherever a model goes (``gu.Chat(model=gu.record(m, "lesson.jsonl"))``,
     ``gu.evaluate(..., model=...)``); replay the file with :func:`replay`.
@@ -119,4 +125,8 @@ def record(
     ``*TOKEN*``, and the strings in ``secrets`` are written as ``[redacted]``,
     and URLs lose their credentials and query.
     """
+    if isinstance(model, str):  # a "provider:model" name, as model= takes
+        from ..select import model as named
+
+        model = named(model)
     return Recording(model, check_path(path), secrets, new)
