@@ -287,6 +287,9 @@ def stage_contents(lock: dict) -> dict:
         module: name for name, spec in lock["packages"].items() for module in spec["imports"]
     }
     report = {}
+    cassettes = REPO / "notebooks" / "cassettes"  # gu.replay's recordings, offline answers
+    if cassettes.is_dir():
+        shutil.copytree(cassettes, CONTENTS / "cassettes")
     for source in sorted((REPO / "notebooks").iterdir()):
         if source.suffix not in {".ipynb", ".py"}:
             continue

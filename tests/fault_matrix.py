@@ -217,6 +217,15 @@ AREAS = (
         "total, a data model over its size; each call's messages checked once",
     ),
     Area(
+        "cassettes",
+        ("test_cassettes.py",),
+        "files that are no cassette, another format version, a symbolic link, a FIFO, "
+        "`/dev/zero`, a URL, a file over the cap; entries not JSON, 10,000 deep, over the "
+        "line cap, of wrong types or unknown delta kinds (skipped naming the line, or refused "
+        "with `strict=True`); an offset of ten years (capped, Stop ends it); a recorded call "
+        "to a gated tool (still waits for the user) and to a tool the chat lacks",
+    ),
+    Area(
         "workbench",
         ("test_workbench.py",),
         "a replay of 200,000 characters in 1-character chunks, props 100,000 levels deep "

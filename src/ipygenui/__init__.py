@@ -72,6 +72,8 @@ _API: dict[str, dict[str, tuple[str, ...]]] = {
         "models.openai": ("OpenAIModel",),
         "models.providers": ("ProviderModel",),
         "models.demo": ("DemoModel",),
+        "models.cassette.recording": ("record",),
+        "models.cassette.replaying": ("replay",),
         "agui.client": ("AGUIAgent",),
     },
     "data": {
@@ -222,6 +224,8 @@ if TYPE_CHECKING:  # static checkers see the real names ("X as X": re-exported)
     from .mcp.tools import MCPTools as MCPTools
     from .messages import Message as Message
     from .messages import Thread as Thread
+    from .models.cassette.recording import record as record
+    from .models.cassette.replaying import replay as replay
     from .models.demo import DemoModel as DemoModel
     from .models.openai import OpenAIModel as OpenAIModel
     from .models.providers import ProviderModel as ProviderModel

@@ -15,6 +15,9 @@ __all__ = [
     "A2UIError",
     "AttachmentError",
     "BranchError",
+    "CassetteError",
+    "CassetteMissError",
+    "CassetteWarning",
     "DecisionError",
     "MCPConnectionError",
     "MCPSignInError",
@@ -135,3 +138,17 @@ class A2UIError(ValueError):
 
 class SequenceError(ValueError):
     """An AG-UI event broke one of the protocol's ordering rules (the message names it)."""
+
+
+class CassetteError(ValueError):
+    """A cassette file (``gu.record`` / ``gu.replay``) that cannot be read: the
+    message names the file and, for a damaged entry, its line."""
+
+
+class CassetteMissError(ModelError):
+    """``gu.replay(..., on_miss="error")`` was sent a request it holds no recording of."""
+
+
+class CassetteWarning(UserWarning):
+    """A damaged cassette entry, skipped by ``gu.replay`` (the message names the
+    file and the line)."""

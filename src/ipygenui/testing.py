@@ -15,13 +15,16 @@ finish reason or an error). It keeps the requests it was sent
 function usually decides on; ``components_reply(request)`` is what the
 offline demo says after the components it showed (a sentence each, from their
 props), for a script's answer to their results, and
-``form_submission_reply(text)`` its answer to a submitted ``gu.Form``. It is a
+``form_submission_reply(text)`` its answer to a submitted ``gu.Form``.
+``cassette(path, model)`` records a real model's answers on a test's first
+run and replays them afterwards (``IPYGENUI_RECORD=1`` records again). It is a
 model adapter like the others (``models/scripted.py``); this module is where it
 is imported from.
 """
 
 from __future__ import annotations
 
+from .models.cassette.vcr import RECORD_ENV, cassette
 from .models.demo_components import components_reply
 from .models.demo_forms import form_submission_reply
 from .models.scripted import (
@@ -34,11 +37,13 @@ from .models.scripted import (
 )
 
 __all__ = [
+    "RECORD_ENV",
     "ReplyLike",
     "Script",
     "ScriptedCall",
     "ScriptedModel",
     "ScriptedReply",
+    "cassette",
     "components_reply",
     "form_submission_reply",
     "last_user_text",

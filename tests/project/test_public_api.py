@@ -247,6 +247,7 @@ def test_our_mcp_package_does_not_shadow_the_sdk():
 
 INTERNAL_ERRORS = {
     "AppRequestError": "an MCP app's refused request, answered to the app as JSON-RPC",
+    "Damaged": "a cassette entry's fault, raised again as CassetteError or a CassetteWarning",
     "BadResume": "an AG-UI resume refused whole, answered to the client as RUN_ERROR",
     "InvalidHistory": "the history checker's assertion, for tests",
     "PartialJSONError": "caught by the argument parser, the card shows the raw text",

@@ -12,8 +12,9 @@ your own, are imported from here:
 - ``agent.py``: ``Agent``, a step source that runs its own loop
   (``gu.AGUIAgent`` is one), and its ``AgentRequest``.
 - The adapters are at the top level: ``gu.model("provider:name")``,
-  ``gu.OpenAIModel``, ``gu.ProviderModel``, ``gu.DemoModel``; test doubles
-  are in ``ipygenui.testing``.
+  ``gu.OpenAIModel``, ``gu.ProviderModel``, ``gu.DemoModel``, and
+  ``gu.record`` / ``gu.replay`` (``cassette/``: a model's steps to a file and
+  back); test doubles are in ``ipygenui.testing``.
 
 Importing this package loads the protocols only: no adapter, no provider SDK.
 """
