@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from .._internal.per_message import PerMessage
 from .._internal.sanitize import json_safe
 from ..messages import Approval, Message, Thread, ToolCallPart, new_id
 from ..tools import Tool
@@ -25,6 +26,7 @@ from .component import Component
 from .shown import effective_props
 
 __all__ = [
+    "StateReports",
     "UpdateComponentTool",
     "apply_app_context",
     "apply_component_state",
@@ -121,20 +123,47 @@ def unreported_states(thread: Thread) -> dict[str, dict[str, Any]]:
     What the model saw is read back from earlier user messages' metadata, so
     the answer survives save and load with nothing extra stored.
     """
-    reported: dict[str, Any] = {}
-    for message in thread.messages:
-        if message.role == "user":
-            for component_id, entry in message.metadata.get("component_state", {}).items():
+    return StateReports().unreported(thread)
+
+
+def _stateful(message: Message) -> tuple[dict[str, Any], list[tuple[ToolCallPart, str]]] | None:
+    """What ``message`` brings to :func:`unreported_states`: the states a user
+    message reported, the calls whose state the user may change (with their
+    component's name). The states themselves are read when asked: the user
+    changes them in place. None: nothing."""
+    if message.role == "user":
+        states = message.metadata.get("component_state")
+        return (states, []) if states else None
+    parts = []
+    for part in message.tool_calls:
+        name = component_name_of(part.tool_name) or shown_app(part)
+        if name:
+            parts.append((part, name))
+    return ({}, parts) if parts else None
+
+
+class StateReports:
+    """:func:`unreported_states` for one conversation, each message read once
+    (kept per message, see ``_internal/per_message.py``)."""
+
+    def __init__(self) -> None:
+        self._cache = PerMessage(_stateful)
+
+    def unreported(self, thread: Thread) -> dict[str, dict[str, Any]]:
+        """Component id -> {component, state} for states the model has not seen yet."""
+        found = list(filter(None, self._cache.values(thread.messages)))  # at C speed
+        reported: dict[str, Any] = {}
+        for states, _ in found:
+            for component_id, entry in states.items():
                 reported[component_id] = entry.get("state")
-    changed: dict[str, dict[str, Any]] = {}
-    for message in thread.messages:
-        for part in message.tool_calls:
-            name = component_name_of(part.tool_name) or shown_app(part)
-            if name and part.component_state is not None:
-                component_id = component_id_of(part.tool_call_id)
-                if reported.get(component_id) != part.component_state:
-                    changed[component_id] = {"component": name, "state": part.component_state}
-    return changed
+        changed: dict[str, dict[str, Any]] = {}
+        for _, parts in found:
+            for part, name in parts:
+                if part.component_state is not None:
+                    component_id = component_id_of(part.tool_call_id)
+                    if reported.get(component_id) != part.component_state:
+                        changed[component_id] = {"component": name, "state": part.component_state}
+        return changed
 
 
 def shown_app(part: ToolCallPart) -> str | None:

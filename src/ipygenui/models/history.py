@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import base64
 import html
+import itertools
 import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .._internal.per_message import PerMessage
 from .._internal.user_view import for_model
 from ..messages import AttachmentPart, Message, ReasoningPart, TextPart, Thread, ToolCallPart
 from .base import PROVIDER_DATA, REASONING
@@ -302,3 +304,43 @@ def check_openai_history(messages: Sequence[dict[str, Any]]) -> None:
             i = j
             continue
         i += 1
+
+
+class HistoryCache:
+    """:func:`to_openai_messages` kept incrementally, for one run loop: each
+    message's chat messages are built once (see ``_internal/per_message.py``
+    for what rebuilds them: an edit, a regenerate, a branch or thread switch,
+    a change to a message not yet complete); another result budget rebuilds
+    everything. The history is provider-neutral: each model adapter converts
+    it to its own format from it.
+
+    The entries are shared between requests: nothing may change them in place
+    (the adapters copy what they rewrite).
+    """
+
+    def __init__(self) -> None:
+        self._budget: int | None = DEFAULT_MAX_RESULT_CHARS
+        self._cache = PerMessage(self._convert)
+
+    def _convert(self, message: Message) -> list[dict[str, Any]]:
+        return to_openai_messages([message], max_result_chars=self._budget)
+
+    @property
+    def built(self) -> int:
+        """Messages converted so far (what a test counts)."""
+        return self._cache.computed
+
+    def messages(
+        self,
+        messages: Sequence[Message],
+        system: str | None = None,
+        *,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+    ) -> list[dict[str, Any]]:
+        """``to_openai_messages(messages, system, max_result_chars=...)``, built once."""
+        if max_result_chars != self._budget:
+            self._cache.clear()
+            self._budget = max_result_chars
+        head = [{"role": "system", "content": system}] if system else []
+        head.extend(itertools.chain.from_iterable(self._cache.values(messages)))
+        return head

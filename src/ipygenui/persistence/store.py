@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from .._internal.per_message import PerMessage
 from ..errors import UnknownThreadError
 from ..events import ThreadSummary
 from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread
@@ -78,8 +79,15 @@ def title_of(thread: Thread) -> str:
     return NEW_THREAD_TITLE
 
 
-def summary(thread: Thread) -> ThreadSummary:
-    updated = max((m.created_at for m in thread.messages), default=0.0)
+def _created_at(message: Message) -> float:
+    return message.created_at
+
+
+def summary(thread: Thread, created: PerMessage[float] | None = None) -> ThreadSummary:
+    """The thread's line in the list; ``created`` keeps its messages' times
+    (each read once: the list is announced at every turn)."""
+    times = created.values(thread.messages) if created else map(_created_at, thread.messages)
+    updated = max(times, default=0.0)
     return ThreadSummary(thread.id, title_of(thread), len(thread.messages), updated)
 
 
@@ -99,6 +107,7 @@ class ThreadStore:
                 self.file = Path(persist)
         self.threads: dict[str, Thread] = {}
         self._files: dict[str, ThreadFile] = {}
+        self._created: dict[str, PerMessage[float]] = {}
 
     @property
     def persist(self) -> Path | None:
@@ -181,7 +190,13 @@ class ThreadStore:
         return handle
 
     def summaries(self) -> tuple[ThreadSummary, ...]:
-        return tuple(summary(thread) for thread in self.threads.values())
+        created = self._created
+        for gone in created.keys() - self.threads.keys():
+            del created[gone]
+        return tuple(
+            summary(thread, created.setdefault(thread.id, PerMessage(_created_at)))
+            for thread in self.threads.values()
+        )
 
 
 def file_name(thread_id: str) -> str:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._internal.sanitize import clean_text
-from ..components.interactive import unreported_states
+from ..components.interactive import StateReports
 from ..data import DataStore
 from ..data.attachments import make_attachment_parts
 from ..messages import Message, Part, Running, TextPart
@@ -61,6 +61,7 @@ class Replies:
         self._models = models
         self._runs = runs
         self._listed = listed
+        self._states = StateReports()
 
     def send(
         self,
@@ -81,7 +82,7 @@ class Replies:
 
     def user_turn(self, parts: list[Part], summary: str | None = None) -> Run:
         """Add a user message of ``parts`` and start a run answering it."""
-        changed = unreported_states(self._thread())
+        changed = self._states.unreported(self._thread())
         metadata: dict[str, Any] = {"component_state": changed} if changed else {}
         if summary:
             metadata[SUMMARY_KEY] = summary

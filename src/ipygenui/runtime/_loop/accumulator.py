@@ -85,7 +85,8 @@ class Accumulator:
     """Accumulates one model step (one streamed reply) into ``message``.
 
     ``taken_ids`` are the tool-call ids the thread already has: a call whose
-    id is taken gets a fresh one (see :meth:`_unique_id`).
+    id is taken gets a fresh one (see :meth:`_unique_id`). They are read at
+    the step's first call only (a reply in text reads none of a long thread).
     """
 
     def __init__(
@@ -93,7 +94,8 @@ class Accumulator:
     ) -> None:
         self.message = message
         self.tools = tools
-        self._taken_ids = set(taken_ids)
+        self._taken_source: Iterable[str] | None = taken_ids
+        self._taken_ids: set[str] = set()
         self.start = len(message.parts)
         self.usage = Usage()
         self.has_usage = False
@@ -273,6 +275,9 @@ class Accumulator:
         approval, and the history would answer an id twice. Our ids are the
         ones the history sends, so a fresh one keeps it valid.
         """
+        if self._taken_source is not None:
+            self._taken_ids.update(self._taken_source)
+            self._taken_source = None
         call_id = provider_id or new_id("call")
         while call_id in self._taken_ids:
             call_id = new_id("call")

@@ -34,7 +34,7 @@ from ...messages import (
 )
 from ...models.agent import Agent, AgentRequest
 from ...models.base import Model, ModelDelta, ModelError, ModelRequest, delta_batches
-from ...models.history import CATALOGUE_KEY, assistant_messages, to_openai_messages
+from ...models.history import CATALOGUE_KEY, HistoryCache, assistant_messages
 from ...tools import Tool
 from ..continuation import goes_on
 from ..prompts import system_prompt
@@ -118,6 +118,8 @@ class RunLoop:
         """An AG-UI client's declared tools, offered while it is served (see
         ``agui/_client_tools.py``); the client answers their calls."""
         self._streaming: Accumulator | None = None
+        self.history = HistoryCache()
+        """The chat messages of the thread's messages, built once (see HistoryCache)."""
 
     @property
     def max_run_seconds(self) -> float | None:
@@ -204,11 +206,11 @@ class RunLoop:
         """The chat messages before ``message``, then what ``message`` holds so far."""
         settings = self._settings
         messages = settings.thread.messages
-        index = next(i for i, m in enumerate(messages) if m is message)
+        index = index_of(messages, message)
         stamp_catalogue(messages[:index], getattr(settings, "data", None))
         system = system_prompt(settings.instructions, component_names=self._component_names)
         budget = settings.max_result_chars
-        return to_openai_messages(
+        return self.history.messages(
             messages[:index], system, max_result_chars=budget
         ) + assistant_messages(message, max_result_chars=budget)
 
@@ -289,7 +291,7 @@ class RunLoop:
         )
         if accumulator.has_usage:  # an agent's model is its own: not priced
             earlier = self._settings.thread.messages
-            earlier = earlier[: next((i for i, m in enumerate(earlier) if m is message), 0)]
+            earlier = earlier[: index_of(earlier, message, 0)]
             model = run_model if agent is None else None
             await load_prices(model)
             record_step(message, step, accumulator.usage, model, earlier)
@@ -319,7 +321,7 @@ class RunLoop:
     ) -> AgentRequest:
         settings = self._settings
         messages = settings.thread.messages
-        index = next(i for i, m in enumerate(messages) if m is message)
+        index = index_of(messages, message)
 
         def set_agent_state(state: dict[str, Any]) -> None:
             settings.agent_state = state
@@ -361,6 +363,18 @@ class RunLoop:
             else:
                 logger.warning("the agent's result ignored: %s", refused)
         return [part for part in calls if not part.has_result]
+
+
+def index_of(messages: Sequence[Message], message: Message, missing: int | None = None) -> int:
+    """Where ``message`` (the object) is in ``messages``, searched from the end
+    (a run's message is the last or near it); ``missing`` when it is not there
+    (None: ``StopIteration``)."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i] is message:
+            return i
+    if missing is None:
+        raise StopIteration
+    return missing
 
 
 def stamp_catalogue(messages: Sequence[Message], store: DataStore | None) -> None:
