@@ -206,9 +206,9 @@ def sdk_asking_app() -> str:
     annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
     meta={"ui": {"resourceUri": SDK_APP}},
 )
-def show_sdk(topic: str) -> str:
+def show_sdk(topic: str, ctx: Context) -> str:
     """Show the app written with the official MCP Apps SDK on ``topic``."""
-    return f"SDK app on {topic}"
+    return f"SDK app on {topic}, request {ctx.request_id}"
 
 
 @server.tool(meta={"ui": {"resourceUri": SDK_ASKING}})

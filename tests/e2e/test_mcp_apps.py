@@ -438,6 +438,10 @@ def test_the_official_sdks_app_reads_its_tools_listed_definition(
 ) -> None:
     _, app = show_sdk_app(page, sdk_env)
     info = json.loads(app.locator("#tool").inner_text())
+    # the JSON-RPC id the tools/call went under, as the server heard it (the chat's id is not it)
+    heard = re.search(r"request (\S+)", app.locator("#log").inner_text())
+    assert heard is not None and info["id"] == heard.group(1)
+    assert info["id"].startswith("ipygenui-call-")
     # the server's own definition of the tool, as it listed it
     tool = info["tool"]
     assert tool["name"] == "show_sdk"
@@ -446,8 +450,6 @@ def test_the_official_sdks_app_reads_its_tools_listed_definition(
     assert tool["inputSchema"]["properties"]["topic"]["type"] == "string"
     assert tool["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
     assert tool["_meta"]["ui"]["resourceUri"] == "ui://sdk/app"
-    # the spec's id is the JSON-RPC id of the tools/call: the chat's call id is not passed as it
-    assert "id" not in info
 
 
 def test_the_official_sdks_request_teardown_closes_the_app(

@@ -237,6 +237,31 @@ def test_the_chat_has_each_model_tools_app_before_any_call(apps, tmp_path: Path)
     chat.close()
 
 
+async def test_an_app_call_carries_the_json_rpc_id_its_server_heard(tmp_path: Path) -> None:
+    bundle = tmp_path / "sdk.js"
+    bundle.write_text("/* no SDK needed to read the resource */")
+    env = {"MCP_APPS_SDK": str(bundle)}
+    tools = gu.MCPTools.stdio(
+        sys.executable, [SERVER], env=env, trust_annotations=True, requires_approval=False
+    )
+    try:
+        runtime, _ = mcp_runtime(
+            tools, call("show_sdk", {"topic": "a"}, id="c1"), call("show_sdk", {"topic": "b"})
+        )
+        message = await runtime.send("show it twice")
+        assert isinstance(message.status, Complete)
+        ids = []
+        for part in message.tool_calls:
+            app = part.result["for_user"]["mcp_app"]
+            # the id the tools/call went under, as the server itself saw it (not the chat's c1)
+            heard = re.search(r"request (\S+)$", app["result"]["content"][0]["text"])
+            assert heard is not None and app["request_id"] == heard.group(1)
+            ids.append(app["request_id"])
+        assert len(set(ids)) == 2 and "c1" not in ids
+    finally:
+        tools.close()
+
+
 def test_an_apps_declared_permissions_reach_the_browser_as_the_spec_names_them(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

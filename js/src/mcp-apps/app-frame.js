@@ -24,7 +24,7 @@ import { createBridge, PROTOCOL_VERSION } from "./bridge.js";
 import { checkedCsp, withPolicy } from "./csp.js";
 import { createDisplayMode, containerDimensions, userJustActed } from "./display-mode.js";
 import { downloadDetails, downloadFiles, saveFiles } from "./download.js";
-import { hostContext, styleVariables, themeOf } from "./host-context.js";
+import { hostContext, styleVariables, themeOf, toolInfo } from "./host-context.js";
 import { allowAttribute, askedPermissions, permissionWords, permissionsObject } from "./permissions.js";
 
 const MAX_HEIGHT = 600;
@@ -202,7 +202,13 @@ export function createAppFrame(apps) {
         logging: {},
         sandbox: { csp: live?.csp ?? {}, permissions: permissionsObject(live?.granted ?? []) },
       },
-      hostContext: hostContext(el, live?.part ?? {}, { mode: display.mode, dimensions: dimensions() }, live?.app?.tool),
+      hostContext: hostContext(
+        el,
+        live?.part ?? {},
+        { mode: display.mode, dimensions: dimensions() },
+        live?.app?.tool,
+        appOf(live?.part)?.request_id,
+      ),
     }),
     ping: () => ({}),
     "tools/call": throughKernel("tools/call"),
@@ -290,6 +296,11 @@ export function createAppFrame(apps) {
     const end = sent.end ? null : ending(part, appOf(part));
     if (!end) return;
     sent.end = true;
+    const requestId = appOf(part)?.request_id;
+    if (requestId != null) {
+      // the tools/call may have gone out after ui/initialize: its id reaches the app with its result
+      bridge.notify("ui/notifications/host-context-changed", { toolInfo: toolInfo(part, live.app?.tool, requestId) });
+    }
     if (end.cancelled) bridge.notify("ui/notifications/tool-cancelled", { reason: String(end.cancelled) });
     else bridge.notify("ui/notifications/tool-result", end.result);
   }

@@ -91,16 +91,28 @@ function toolOf(part, listed) {
 }
 
 /**
- * The host context for the app of `part` shown in `el`. `toolInfo` has no
- * `id`: the spec's is the JSON-RPC id of the `tools/call`, which the chat's
- * call id is not.
+ * The spec's `toolInfo`: the tool as listed, and `id`, the JSON-RPC id its
+ * `tools/call` went under, once the kernel has sent it (`request_id` of the
+ * call's app; never the chat's call id).
+ * @param {any} part the tool-call part @param {any} [listed] the tool's definition
+ * @param {any} [requestId] the kernel's `request_id`
+ */
+export function toolInfo(part, listed = null, requestId = null) {
+  const tool = toolOf(part, listed);
+  const known = typeof requestId === "string" || (typeof requestId === "number" && Number.isFinite(requestId));
+  return known ? { id: requestId, tool } : { tool };
+}
+
+/**
+ * The host context for the app of `part` shown in `el`.
  * @param {Element} el @param {any} part the tool-call part
  * @param {{mode: string, dimensions: Record<string, number>}} display how it is shown now
  * @param {any} [listed] the tool's definition, as its server listed it
+ * @param {any} [requestId] the JSON-RPC id of its `tools/call`, when known
  */
-export function hostContext(el, part, display, listed = null) {
+export function hostContext(el, part, display, listed = null, requestId = null) {
   return {
-    toolInfo: { tool: toolOf(part, listed) },
+    toolInfo: toolInfo(part, listed, requestId),
     theme: themeOf(el),
     styles: { variables: styleVariables(el) },
     displayMode: display.mode,

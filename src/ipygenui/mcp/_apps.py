@@ -241,11 +241,13 @@ async def app_view(
     tool: AppTool,
     result: CallToolResult,
     server: dict[str, str],
+    request_id: str | None = None,
 ) -> Any:
     """The tool result with the app (and the tool's definition) in its
     ``for_user`` entry (the text alone when the app cannot be read: the
     model's result never depends on it). ``server`` (``{id, hash}``) names
-    its server to AG-UI clients."""
+    its server to AG-UI clients; ``request_id``, the JSON-RPC id the
+    ``tools/call`` went under (the app's ``hostContext.toolInfo.id``)."""
     value = result_value(result)  # an error result raises: no app for it
     uri = tool.resource_uri
     if uri is None:
@@ -261,6 +263,8 @@ async def app_view(
         value = dict(value) if FOR_USER not in value else {"structured": value}
     shown = _object(value.get(FOR_USER))
     app = {**app, "tool": tool.definition, "result": raw_result(result), "server": server}
+    if request_id is not None:
+        app["request_id"] = request_id
     value[FOR_USER] = {**shown, "mcp_app": app}
     return value
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
+import itertools
 import shlex
 import tempfile
 import threading
@@ -264,12 +266,40 @@ class Connection:
                     await self._task
 
 
+CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("CALL_ID", default=None)
+"""The JSON-RPC id the next ``tools/call`` sent from this context goes under
+(an MCP app reads it as ``hostContext.toolInfo.id``); unset, the SDK mints one."""
+
+_call_ids = itertools.count(1)
+
+
+def new_call_id() -> str:
+    """A request id no other request of the process has: a string that does
+    not parse as an integer, so the SDK's own counter never mints it."""
+    return f"ipygenui-call-{next(_call_ids)}"
+
+
 @functools.cache
 def _session_class() -> type[ClientSession]:
-    """The SDK's session without its result check against the output schema."""
+    """The SDK's session without its result check against the output schema,
+    sending a ``tools/call`` under ``CALL_ID`` when it is set."""
     from mcp import ClientSession
 
     class Session(ClientSession):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            send = self._dispatcher.send_raw_request
+
+            async def send_raw_request(
+                method: str, params: Any, opts: Any = None, **kw: Any
+            ) -> dict[str, Any]:
+                call_id = CALL_ID.get()
+                if method == "tools/call" and call_id is not None:
+                    opts = {**(opts or {}), "request_id": call_id}
+                return await send(method, params, opts, **kw)
+
+            self._dispatcher.send_raw_request = send_raw_request  # type: ignore[method-assign]
+
         async def validate_tool_result(self, name: str, result: Any) -> None:
             return None  # see the module's docstring: a server's pattern must not run on re
 

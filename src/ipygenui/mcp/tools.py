@@ -66,6 +66,7 @@ from ..tools.call_report import CallReport, current_report
 from ..tools.foreign import MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, foreign_tool_refusal
 from ._apps import APP_EXTENSION, AppResources, AppTool, app_request, app_tool, app_view
 from ._connection import (
+    CALL_ID,
     HTTP,
     Connection,
     Stdio,
@@ -73,6 +74,7 @@ from ._connection import (
     Worker,
     connection_lost,
     describe_error,
+    new_call_id,
     sign_in_failed,
 )
 from ._features import (
@@ -656,16 +658,22 @@ class MCPTools:
         if name == _READS:
             read = session.read_resource(str(arguments.get("uri", "")))
             return read_result(await asyncio.wait_for(read, self.call_timeout))
-        result = await session.call_tool(
-            name,
-            arguments,
-            read_timeout_seconds=self.call_timeout,
-            progress_callback=progress_callback(report),
-        )
         app = self._apps.get(name)
-        if app is not None and app[0].resource_uri is not None:  # its app shows in the card
+        shows = app is not None and app[0].resource_uri is not None  # its app shows in the card
+        call_id = CALL_ID.set(new_call_id() if shows else None)
+        try:
+            result = await session.call_tool(
+                name,
+                arguments,
+                read_timeout_seconds=self.call_timeout,
+                progress_callback=progress_callback(report),
+            )
+            request_id = CALL_ID.get()
+        finally:
+            CALL_ID.reset(call_id)
+        if app is not None and request_id is not None:
             server = {"id": self.display_name, "hash": server_hash(self._transport)}
-            return await app_view(self._app_resources, session, app[0], result, server)
+            return await app_view(self._app_resources, session, app[0], result, server, request_id)
         return result_value(result)
 
     def app_specs(self) -> dict[str, dict[str, Any]]:
