@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 import ipygenui as gu
+from ipygenui.messages import Message, TextPart, Thread
+from ipygenui.persistence import ThreadFile, journal_path, load_thread
 from ipygenui.testing import ScriptedModel
 
 KILLS = 20
@@ -82,3 +84,79 @@ def test_a_kill_during_autosave_never_leaves_a_file_that_cannot_load(tmp_path: P
     message = rt.run_sync("and now?")
     assert message.text == "still here"
     assert gu.Runtime.load(path, model=ScriptedModel([])).thread.messages[-1].text == ("still here")
+
+
+FORK_KILLS = 200
+
+
+def _journal_writer(path: Path, seed: int) -> None:
+    """In a forked child: save a growing thread change after change, for ever
+    (each save appends to the journal; now and then the file is rewritten)."""
+    rng = random.Random(seed)
+    handle = ThreadFile(path, journal=True)
+    thread = handle.open(load=True) or Thread(id="killed")
+    while True:
+        if thread.messages and rng.random() < 0.3:  # a reply edited in place of a new one
+            thread.messages[-1] = Message(role="assistant", parts=[TextPart(text="x" * 3000)])
+        role = "user" if len(thread.messages) % 2 == 0 else "assistant"
+        text = f"{len(thread.messages)} " + "y" * rng.randrange(10, 5000)
+        thread.messages.append(Message(role=role, parts=[TextPart(text=text)]))
+        thread.title = f"after {len(thread.messages)}"
+        handle.save(thread)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
+def test_a_writer_killed_200_times_at_random_never_leaves_a_thread_that_does_not_load(
+    tmp_path: Path,
+) -> None:
+    """The journal (``persistence._journal``): a writer process is killed at a
+    random moment 200 times; every time the thread loads, whole up to some
+    save, and the next writer goes on from it."""
+    path = tmp_path / "t.json"
+    rng = random.Random(36)
+    counts: list[int] = []
+    journaled = 0
+    for kill in range(FORK_KILLS):
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                _journal_writer(path, kill)
+            finally:
+                os._exit(0)
+        time.sleep(rng.uniform(0.0, 0.05))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        if not path.exists():
+            continue
+        thread = load_thread(path)  # never raises: nothing torn is read
+        texts = [m.text for m in thread.messages]
+        assert all(t.startswith(f"{i} ") or t == "x" * 3000 for i, t in enumerate(texts)), texts
+        assert thread.title == f"after {len(texts)}"  # saved with its message, never apart
+        counts.append(len(texts))
+        journal = journal_path(path)
+        journaled += journal.exists() and journal.read_bytes().count(b"\n") > 1
+    assert len(counts) > FORK_KILLS // 2, "few kills landed after a save: the test proved little"
+    assert counts[-1] > counts[0], counts  # each writer went on from what the last one saved
+    assert journaled, "no kill left changes in the journal: the test proved little"
+
+
+def test_a_journal_cut_at_any_byte_loses_at_most_its_last_change(tmp_path: Path) -> None:
+    """A journal whose end was never written (power lost mid-write): cut at
+    every byte of its last record, the thread loads as of the save before."""
+    path = tmp_path / "t.json"
+    handle = ThreadFile(path, journal=True)
+    handle.open(load=False)
+    thread = Thread(id="cut")
+    saved: list[list[str]] = []
+    for i in range(4):
+        thread.messages.append(Message(role="user", parts=[TextPart(text=f"message {i}")]))
+        handle.save(thread)
+        saved.append([m.text for m in thread.messages])
+    journal = journal_path(path).read_bytes()
+    last = journal.rindex(b"\n", 0, len(journal) - 1) + 1  # where the last record starts
+    assert journal.count(b"\n") == 4  # the header, then a line per save after the first
+    for cut in range(last, len(journal)):
+        journal_path(path).write_bytes(journal[:cut])
+        assert [m.text for m in load_thread(path).messages] == saved[-2], cut
+    journal_path(path).write_bytes(journal)
+    assert [m.text for m in load_thread(path).messages] == saved[-1]

@@ -26,6 +26,7 @@ from ipygenui.events import RunEnded, RunStarted
 from ipygenui.messages import Approval, Incomplete, Message, RequiresAction, TextPart, ToolCallPart
 from ipygenui.models.base import ModelRequest
 from ipygenui.models.demo import demo_reply
+from ipygenui.persistence import load_thread
 from ipygenui.runtime._loop.ending import CANCELLED
 from ipygenui.runtime._loop.toolset import Toolset
 from ipygenui.runtime.continuation import goes_on
@@ -173,7 +174,7 @@ async def test_send_ends_a_waiting_reply_and_saves_it(tmp_path: Path) -> None:
         assert part.is_error and part.result == {"error": "The user sent a new message."}
     assert waiting.tool_call("d1").approval.status == "rejected"  # type: ignore[union-attr]
     assert reply.parts[-1].text == "Hello."  # type: ignore[union-attr]
-    saved = json.loads(path.read_text())["thread"]["messages"][1]
+    saved = load_thread(path).model_dump(mode="json")["messages"][1]
     assert saved["status"]["error"] == "The user sent a new message."
     assert_valid(model)
 
@@ -191,7 +192,7 @@ async def test_cancel_ends_a_waiting_reply_saves_it_and_goes_idle(tmp_path: Path
     assert waiting.tool_call("d1").result == {"error": CANCELLED}
     assert waiting.tool_call("d1").approval.status == "rejected"  # type: ignore[union-attr]
     assert rt.phase == "idle" and "idle" in phases
-    saved = json.loads(path.read_text())["thread"]["messages"][1]
+    saved = load_thread(path).model_dump(mode="json")["messages"][1]
     assert saved["status"]["reason"] == "cancelled" and saved["status"]["error"] == CANCELLED
     rt.cancel()  # nothing waits any more: nothing changes
     assert waiting.status == Incomplete(reason="cancelled", error=CANCELLED)

@@ -19,6 +19,7 @@ import asyncio
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import ipygenui as gu
 from ipygenui import persistence
@@ -87,13 +88,13 @@ async def test_saves_asked_for_at_once_are_coalesced_and_written_off_the_loop(
     thread = store.open(None)
     saves = Persisting(store, lambda: thread, lambda event: None, running=lambda: True)
     writers: list[str] = []
-    real = persistence._write_atomic
+    real = persistence.ThreadFile.write
 
-    def spying(target: Path, data: bytes) -> None:
+    def spying(self: persistence.ThreadFile, prepared: Any) -> None:
         writers.append(threading.current_thread().name)
-        real(target, data)
+        real(self, prepared)
 
-    monkeypatch.setattr(persistence, "_write_atomic", spying)
+    monkeypatch.setattr(persistence.ThreadFile, "write", spying)
     loop_thread = threading.current_thread().name
     for i in range(500):
         thread.title = f"title {i}"

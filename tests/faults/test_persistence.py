@@ -33,7 +33,7 @@ import pytest
 
 import ipygenui as gu
 from ipygenui.messages import Complete, Incomplete, RequiresAction
-from ipygenui.persistence import PersistenceConflictError, ThreadFileError
+from ipygenui.persistence import PersistenceConflictError, ThreadFileError, load_thread
 from ipygenui.testing import ScriptedCall, ScriptedModel
 
 # --- helpers ------------------------------------------------------------------
@@ -247,11 +247,8 @@ async def test_an_open_call_in_an_earlier_reply_of_the_file_never_runs(tmp_path:
 
 
 def texts(path: Path) -> list[str]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return [
-        "".join(p.get("text", "") for p in m["parts"] if p["type"] == "text")
-        for m in data["thread"]["messages"]
-    ]
+    """The texts saved at ``path`` (the file and the journal that continues it)."""
+    return [m.text for m in load_thread(path).messages]
 
 
 async def test_two_runtimes_on_one_path_the_earlier_is_refused(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,9 +42,10 @@ from pydantic import ValidationError
 
 from .._internal.sanitize import json_safe
 from ..errors import PersistenceConflictError, ThreadFileError
-from ..messages import Thread, new_id
+from ..messages import Message, Thread, new_id
 from ._app_pages import TABLE as APP_PAGES
 from ._app_pages import restore_pages, share_pages
+from ._journal import JOURNAL_KEY, Changes, dumps, journal_path, replay_journal
 from .attachment_files import (
     UnsafeFileError,
     open_regular,
@@ -62,6 +63,13 @@ VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 """Versions this ipygenui reads: 1 is 2 without branches or a title; 3 is 2
 with the apps' pages kept once (written only for a thread with an app)."""
+
+COMPACT_BYTES = 64 * 1024
+"""A journal is folded into its file once it is larger than the file and this."""
+
+CLAIM_CHARS = 160
+"""A claim is padded to this length, so the next is written over it (a
+folder of many threads opens without truncating every lock file)."""
 
 STALE_TEMP_SECONDS = 60.0
 """A temp file of this path older than this is left over from an interrupted save."""
@@ -102,19 +110,23 @@ def snapshot_of(thread: Thread) -> Any:
         return json_safe(thread)
 
 
-def encode_snapshot(snapshot: Any) -> bytes:
+def encode_snapshot(snapshot: Any, journal_id: str | None = None) -> bytes:
     """The file's bytes for a ``snapshot_of`` a thread (lone surrogates, huge
-    ints and NaN written as text rather than fail)."""
-    try:
-        return _dumps(_file_data(snapshot))
-    except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
-        return _dumps(_file_data(json_safe(snapshot)))
+    ints and NaN written as text rather than fail); ``journal_id``: the
+    journal that continues it (``_journal``). ``snapshot`` is left as it is."""
+    raw = dumps(snapshot)
+    if b'"mcp_app"' not in raw:  # no page to share: the thread's bytes as they are
+        head = _dumps(_file_data({}, journal_id))
+        return head[: -len(b"{}}")] + raw + b"}"
+    return _dumps(_file_data(json.loads(raw), journal_id))
 
 
-def _file_data(thread: Any) -> dict[str, Any]:
+def _file_data(thread: Any, journal_id: str | None = None) -> dict[str, Any]:
     """The file's JSON: the thread (its JSON form, a fresh copy), each app's page once."""
     pages = share_pages(thread)
     data: dict[str, Any] = {"format": FORMAT, "version": VERSION if pages else 2}
+    if journal_id is not None:
+        data[JOURNAL_KEY] = journal_id
     data["thread"] = thread
     if pages:
         data[APP_PAGES] = pages
@@ -133,8 +145,9 @@ def _int_or_text(digits: str) -> int | str:
         return digits
 
 
-def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
-    """Read a thread file's bytes; any problem raises :class:`ThreadFileError`."""
+def decode_thread(raw: bytes, path: str | os.PathLike[str], journal: bytes | None = None) -> Thread:
+    """Read a thread file's bytes (and its ``journal``'s, the changes saved
+    since, when it is the file's own); any problem raises :class:`ThreadFileError`."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -171,8 +184,13 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str]) -> Thread:
         if "thread" not in data:
             raise ThreadFileError(f"{path}: the file has no thread")
         pages = data.get(APP_PAGES)
+        journal_id = data.get(JOURNAL_KEY)
         data = data["thread"]
+    else:
+        journal_id = None
     restore_pages(data, pages)
+    if journal is not None and isinstance(journal_id, str) and isinstance(data, dict):
+        replay_journal(data, journal, journal_id, path)
     try:
         thread = Thread.model_validate(json_safe(data))
     except ValidationError as exc:
@@ -292,14 +310,15 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(target: Path) -> list[Path]:
+def remove_stale_temps(target: Path, temps: list[os.DirEntry[str]] | None = None) -> list[Path]:
     """Remove temp files of ``target`` left by interrupted saves: those whose
     writer process is gone, and those older than ``STALE_TEMP_SECONDS``.
-    A live writer's fresh temp file is kept. Returns what was removed."""
+    A live writer's fresh temp file is kept. Returns what was removed.
+    ``temps``: the folder's ``*.tmp`` entries, listed once for all its files."""
     prefix = f".{target.name}."
     removed: list[Path] = []
     try:
-        entries = list(os.scandir(target.parent))
+        entries = temps if temps is not None else list(os.scandir(target.parent))
     except OSError:
         return removed
     now = time.time()
@@ -341,12 +360,15 @@ def load_thread(path: str | os.PathLike[str]) -> Thread:
     :class:`ThreadFileError` naming the file. (Approvals it records are the
     runtime's concern: see ``decisions.distrust_loaded``.)
     """
-    thread = decode_thread(_read_thread_file(path), path)
+    raw = _read_thread_file(path)
+    journal = journal_path(Path(path))
+    changes = _read_thread_file(journal, "journal") if os.path.lexists(journal) else None
+    thread = decode_thread(raw, path, changes)
     read_attachment_files(thread, Path(path))  # images beside the file, not in it
     return thread
 
 
-def _read_thread_file(path: str | os.PathLike[str]) -> bytes:
+def _read_thread_file(path: str | os.PathLike[str], what: str = "thread file") -> bytes:
     """The bytes of a regular file at ``path``; a link, FIFO or device is
     refused (:class:`ThreadFileError`) without waiting on it, and so is a file
     over ``MAX_THREAD_FILE_BYTES`` (its size checked first, the read bounded
@@ -354,7 +376,7 @@ def _read_thread_file(path: str | os.PathLike[str]) -> bytes:
     try:
         fd = open_regular(path, follow=False)
     except UnsafeFileError:
-        raise ThreadFileError(_refused_link(Path(path), "thread file")) from None
+        raise ThreadFileError(_refused_link(Path(path), what)) from None
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ThreadFileError(
@@ -365,14 +387,14 @@ def _read_thread_file(path: str | os.PathLike[str]) -> bytes:
         if size > MAX_THREAD_FILE_BYTES or len(raw) > MAX_THREAD_FILE_BYTES:
             raise ThreadFileError(
                 f"{path}: the file is larger than {MAX_THREAD_FILE_BYTES // 2**20} MiB "
-                f"({max(size, len(raw)):,} bytes), the most a thread file may hold; not read"
+                f"({max(size, len(raw)):,} bytes), the most a {what} may hold; not read"
             )
         return raw
 
 
-def _write_files(thread: Thread, target: Path) -> None:
+def _write_files(thread: Thread, target: Path, messages: Iterable[Message] | None = None) -> None:
     try:
-        write_attachment_files(thread, target)
+        write_attachment_files(thread, target, messages)
     except UnsafeFileError as exc:
         raise ThreadFileError(f"{target}: an attachment was not saved: {exc}") from None
 
@@ -399,30 +421,45 @@ def _link_target(path: Path) -> str:
 class ThreadFile:
     """A persist path as one writer sees it: opened (claimed), then saved to."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], journal: bool = False) -> None:
         self.path = Path(path)
+        self.journal = journal
+        """Whether saves append to the journal (``_journal``) rather than
+        rewrite the file. Off for ``persist=`` until every reader of a
+        persisted file reads it through ``load_thread`` and a hand-edited
+        file is told from the one its journal continues."""
         self.writer = new_id("writer")
         self._seen: tuple[int, int, int] | None = None
         """The file as this writer last read or wrote it (None: absent)."""
         self._prepared = 0
         self._written = 0
         """The numbers of the last snapshot prepared, and of the last written."""
+        self._changes = Changes()
+        """What this writer last prepared of its thread (``_journal``)."""
+        self._journal_id: str | None = None
+        """The journal continuing the file as this writer wrote it (None: the
+        next save rewrites the file)."""
+        self._journal_size = 0
+        self._file_size = 0
 
     def same_path(self, other: str | os.PathLike[str]) -> bool:
         return Path(other).resolve() == self.path.resolve()
 
-    def open(self, load: bool) -> Thread | None:
+    def open(self, load: bool, temps: list[os.DirEntry[str]] | None = None) -> Thread | None:
         """Claim the path for this writer and return the saved thread (if
         ``load`` and the file exists). A newer claim wins: a cell run again
         makes a new owner, and the old one's saves are refused from then on.
-        Removes temp files of interrupted saves."""
+        Removes temp files of interrupted saves (among ``temps``, the folder's
+        ``*.tmp`` entries, when given)."""
         with _locked(self.path) as lock:
             exists = os.path.lexists(self.path)  # a link is refused, not taken for absent
             thread = load_thread(self.path) if load and exists else None
             self._seen = _stamp(self.path)
+            self._journal_id = None  # the first save writes the file whole
             if lock is not None:
                 self._write_claim(lock)
-                remove_stale_temps(self.path)
+                remove_stale_temps(self.path, temps)
+                remove_stale_temps(journal_path(self.path), temps)
         return thread
 
     def save(self, thread: Thread) -> None:
@@ -432,18 +469,21 @@ class ThreadFile:
 
     def prepare(self, thread: Thread) -> tuple[int, Any]:
         """What ``write`` writes: ``thread``'s attachments written beside the
-        file (they name their paths on the thread) and its snapshot, numbered.
-        Runs where the thread changes (the event loop)."""
-        _write_files(thread, self.path)
+        file (they name their paths on the thread), what changed since the
+        last ``prepare`` and the thread's snapshot (of the same message dumps),
+        numbered. Runs where the thread changes (the event loop)."""
         self._prepared += 1
-        return self._prepared, snapshot_of(thread)
+        return self._prepared, self._changes.diff(
+            thread, lambda messages: _write_files(thread, self.path, messages)
+        )
 
     def write(self, prepared: tuple[int, Any]) -> None:
-        """Write a ``prepare``d snapshot (in any thread): one older than a
-        snapshot written already is dropped, so a late write never undoes a
-        newer one."""
-        number, snapshot = prepared
-        data = encode_snapshot(snapshot)
+        """Write a ``prepare``d change (in any thread): appended to the journal
+        when it follows the last one written, else (and when the journal has
+        outgrown the file) the whole snapshot, the journal started afresh. One
+        older than a change written already is dropped, so a late write never
+        undoes a newer one."""
+        number, (record, snapshot) = prepared
         with _locked(self.path) as lock:
             if number < self._written:
                 return
@@ -461,18 +501,70 @@ class ThreadFile:
                     "saved it; not overwritten. Keep this chat's thread with "
                     ".save(another_path), or load the file again."
                 )
-            _write_atomic(self.path, data)
-            self._seen = _stamp(self.path)
+            if not self._append(number, record):
+                self._compact(snapshot)
             self._written = number
             if claim is None and lock is not None:  # the lock file was removed: claim again
                 self._write_claim(lock)
 
+    def _append(self, number: int, record: dict[str, Any]) -> bool:
+        """Append ``record`` to the journal, if it continues what is there."""
+        if (
+            not self.journal
+            or self._journal_id is None
+            or number != self._written + 1
+            or self._journal_size > max(self._file_size, COMPACT_BYTES)
+        ):
+            return False
+        journal = journal_path(self.path)
+        try:
+            fd = os.open(journal, os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            if os.path.islink(journal):
+                raise ThreadFileError(_refused_link(journal, "journal")) from None
+            raise
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+                raise ThreadFileError(
+                    f"{journal}: the journal is not a plain file of its own (a hard link, "
+                    "FIFO or device); refused, nothing written to it. Remove it to save here."
+                )
+            if st.st_size != self._journal_size:
+                return False  # changed by someone else: the file is written whole
+            line = dumps(record) + b"\n"
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._journal_size += len(line)
+        return True
+
+    def _compact(self, snapshot: Any) -> None:
+        """Write the file whole (naming a new journal), then start that journal."""
+        journal_id = new_id("journal") if self.journal else None
+        data = encode_snapshot(snapshot, journal_id)
+        _write_atomic(self.path, data)
+        self._seen = _stamp(self.path)
+        self._journal_id, self._file_size = journal_id, len(data)
+        if journal_id is None:
+            return
+        header = dumps({JOURNAL_KEY: journal_id}) + b"\n"
+        _write_atomic(journal_path(self.path), header)
+        self._journal_size = len(header)
+
     def _write_claim(self, lock: IO[str]) -> None:
         claim = {"writer": self.writer, "pid": os.getpid(), "claimed_at": time.time()}
+        text = json.dumps(claim).ljust(CLAIM_CHARS)  # written over the last: no truncation
         lock.seek(0)
-        lock.truncate()
-        lock.write(json.dumps(claim))
+        lock.write(text)
         lock.flush()
+        if os.fstat(lock.fileno()).st_size > len(text.encode("utf-8")):
+            lock.truncate()
 
 
 def _read_claim(lock: IO[str]) -> dict[str, Any] | None:
@@ -489,3 +581,8 @@ def _who(claim: dict[str, Any]) -> str:
     if pid == os.getpid():
         return "another chat in this process"
     return f"another chat in process {pid}" if isinstance(pid, int) else "another chat"
+
+
+read_regular = _read_thread_file
+"""The bytes of a regular file (no link, FIFO or device; size capped), for the folder's index."""
+write_atomic = _write_atomic

@@ -29,9 +29,10 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from ..messages import AttachmentPart, Thread, new_id
+from ..messages import AttachmentPart, Message, Thread, new_id
 
 logger = logging.getLogger("ipygenui")
 
@@ -135,12 +136,16 @@ def _parts(thread: Thread) -> list[AttachmentPart]:
     return [part for message in thread.all_messages() for part in message.attachments]
 
 
-def write_attachment_files(thread: Thread, target: Path) -> None:
-    """Write the bytes of every attachment not yet beside ``target``; record
-    their paths. A path that is refused raises :class:`UnsafeFileError`."""
+def write_attachment_files(
+    thread: Thread, target: Path, messages: Iterable[Message] | None = None
+) -> None:
+    """Write the bytes of every attachment not yet beside ``target`` (of
+    ``messages`` only, when given: those that changed); record their paths.
+    A path that is refused raises :class:`UnsafeFileError`."""
     folder_name = f"{target.name}.files"
     folder = target.parent / folder_name
-    for part in _parts(thread):
+    parts = _parts(thread) if messages is None else [p for m in messages for p in m.attachments]
+    for part in parts:
         if part.data is None:
             continue
         if not ATTACHMENT_ID.fullmatch(part.id):  # made in memory: never a path

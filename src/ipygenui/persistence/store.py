@@ -15,17 +15,20 @@ A thread saved mid-run is ended as interrupted when read (``end_interrupted``).
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .._internal.per_message import PerMessage
 from ..errors import UnknownThreadError
 from ..events import ThreadSummary
 from ..messages import Complete, Incomplete, Message, RequiresAction, Running, Thread
-from . import ThreadFile, ThreadFileError, load_thread
+from . import ThreadFile, ThreadFileError, load_thread, read_regular, write_atomic
+from ._journal import dumps, journal_path
 
 __all__ = [
     "NEW_THREAD_TITLE",
@@ -106,8 +109,16 @@ class ThreadStore:
             else:
                 self.file = Path(persist)
         self.threads: dict[str, Thread] = {}
+        """The threads read (or made): a folder's others are read when first shown."""
         self._files: dict[str, ThreadFile] = {}
         self._created: dict[str, PerMessage[float]] = {}
+        self._unread: dict[str, ThreadSummary] = {}
+        """A folder's threads not read yet, as its index lists them (``_index``)."""
+        self._order: dict[str, None] = {}
+        """Every thread's id, in the list's order."""
+        self.on_read: Callable[[Thread], None] = lambda thread: None
+        """Called with a thread read from the folder after the folder opened
+        (the runtime distrusts its approvals and ends its interrupted run)."""
 
     @property
     def persist(self) -> Path | None:
@@ -128,54 +139,109 @@ class ThreadStore:
         elif self.folder is not None:
             saved = self._open_folder(self.folder)
             if shown is None and saved:  # the thread saved last
-                shown = max(saved, key=lambda t: summary(t).updated_at)
+                last = max(saved, key=lambda s: s.updated_at).id
+                shown = self.threads.get(last) or self._read(last)
         shown = shown if shown is not None else Thread()
         self.add(shown)
         return shown
 
-    def _open_folder(self, folder: Path) -> list[Thread]:
-        """Every thread file in ``folder``; one that cannot be read (corrupt, a
-        link, too large) or holds a thread another file holds is skipped with a
-        warning naming it, so it never stops the others opening."""
+    def _open_folder(self, folder: Path) -> list[ThreadSummary]:
+        """Claim every thread file in ``folder`` and list its threads (oldest
+        first): one the folder's index lists as it is now is not read until
+        it is shown; one that cannot be read (corrupt, a link, too large) or
+        holds a thread another file holds is skipped with a warning naming
+        it, so it never stops the others opening."""
         folder.mkdir(parents=True, exist_ok=True)
-        for path in sorted(folder.glob("*.json")):
-            if path.name.startswith("."):
-                continue
+        entries = list(os.scandir(folder))  # listed once: each file's temps are among them
+        temps = [entry for entry in entries if entry.name.endswith(".tmp")]
+        names = sorted(e.name for e in entries if e.name.endswith(".json"))
+        index = read_index(folder)
+        listed: dict[str, ThreadSummary] = {}
+        fresh: dict[str, Any] = {}
+        for path in (folder / name for name in names if not name.startswith(".")):
             handle = ThreadFile(path)
+            known = index.get(path.name)
+            found: ThreadSummary | None
+            loaded: Thread | None
             try:
-                loaded = handle.open(load=True)
+                stamps = file_stamps(path)
+                if known is not None and known[0] == stamps:
+                    handle.open(load=False, temps=temps)
+                    found, loaded = known[1], None
+                else:
+                    loaded = handle.open(load=True, temps=temps)
+                    found = summary(loaded) if loaded is not None else None
+                    stamps = file_stamps(path)
             except ThreadFileError as exc:
                 logger.warning("%s: skipped, the other threads open: %s", path, exc)
                 continue
-            if loaded is None:
+            if found is None:
                 continue
-            other = self._files.get(loaded.id)
+            other = self._files.get(found.id)
             if other is not None:
-                if path.name == file_name(loaded.id):  # its own file wins over a copy
+                if path.name == file_name(found.id):  # its own file wins over a copy
                     other, handle = handle, other
-                    self.threads[loaded.id] = loaded
-                    self._files[loaded.id] = other
+                    self._files[found.id] = other
+                    self._keep(found, loaded, listed)
                 logger.warning(
                     "%s: skipped: thread %r is also saved in %s; keep one of the two files",
                     handle.path,
-                    loaded.id,
+                    found.id,
                     other.path,
                 )
                 continue
-            self.threads[loaded.id] = loaded
-            self._files[loaded.id] = handle
+            self._files[found.id] = handle
+            self._keep(found, loaded, listed)
+            fresh[path.name] = [stamps, [found.id, found.title, found.messages, found.updated_at]]
+        write_index(folder, fresh)
         # oldest first, so a thread made later comes after them in the list
-        ordered = sorted(self.threads.values(), key=lambda t: summary(t).updated_at)
-        self.threads = {t.id: t for t in ordered}
+        ordered = sorted(listed.values(), key=lambda s: s.updated_at)
+        self._order = {s.id: None for s in ordered}
+        self.threads = {i: self.threads[i] for i in self._order if i in self.threads}
         return ordered
+
+    def _keep(
+        self, found: ThreadSummary, loaded: Thread | None, listed: dict[str, ThreadSummary]
+    ) -> None:
+        listed[found.id] = found
+        if loaded is not None:
+            self.threads[found.id] = loaded
+            self._unread.pop(found.id, None)
+        else:
+            self._unread[found.id] = found
+            self.threads.pop(found.id, None)
+
+    def _read(self, thread_id: str) -> Thread | None:
+        """Read a thread of the folder not read yet (None: it no longer loads)."""
+        handle = self._files.get(thread_id)
+        if thread_id not in self._unread or handle is None:
+            return None
+        try:
+            thread = load_thread(handle.path)
+        except ThreadFileError as exc:
+            logger.warning("%s: not read: %s", handle.path, exc)
+            return None
+        if thread.id != thread_id:  # changed on disk since it was listed: show what it holds
+            logger.warning(
+                "%s: now holds thread %r, listed as %r", handle.path, thread.id, thread_id
+            )
+            thread.id = thread_id
+        del self._unread[thread_id]
+        self.threads[thread_id] = thread
+        self.on_read(thread)
+        return thread
 
     def add(self, thread: Thread) -> None:
         self.threads[thread.id] = thread
+        self._unread.pop(thread.id, None)
+        self._order[thread.id] = None
 
     def get(self, thread_id: str) -> Thread:
         thread = self.threads.get(thread_id) if isinstance(thread_id, str) else None
+        if thread is None and isinstance(thread_id, str):
+            thread = self._read(thread_id)
         if thread is None:
-            known = ", ".join(repr(t) for t in self.threads) or "none"
+            known = ", ".join(repr(t) for t in self._order) or "none"
             raise UnknownThreadError(f"no thread {thread_id!r} in this chat (its threads: {known})")
         return thread
 
@@ -193,10 +259,63 @@ class ThreadStore:
         created = self._created
         for gone in created.keys() - self.threads.keys():
             del created[gone]
+        threads, unread = self.threads, self._unread
         return tuple(
-            summary(thread, created.setdefault(thread.id, PerMessage(_created_at)))
-            for thread in self.threads.values()
+            summary(threads[i], created.setdefault(i, PerMessage(_created_at)))
+            if i in threads
+            else unread[i]
+            for i in self._order
+            if i in threads or i in unread
         )
+
+
+INDEX = ".threads.index"
+"""A folder's list of its threads (each file's stamps and summary): a thread
+whose file is as listed is not read until it is shown."""
+
+
+def file_stamps(path: Path) -> list[Any]:
+    """The thread file's and its journal's identity (a changed file: another list)."""
+    out: list[Any] = []
+    for each in (path, journal_path(path)):
+        try:
+            st = os.lstat(each)
+        except FileNotFoundError:
+            out.append(None)
+            continue
+        out.append([st.st_ino, st.st_size, st.st_mtime_ns])
+    return out
+
+
+def read_index(folder: Path) -> dict[str, tuple[list[Any], ThreadSummary]]:
+    """The folder's index; one that cannot be read is no index (every file is read)."""
+    path = folder / INDEX
+    if not os.path.lexists(path):
+        return {}
+    try:
+        data = json.loads(read_regular(path, "index"))
+        files = data["files"] if data.get("version") == 1 else {}
+        index = {}
+        for name, (stamps, (thread_id, title, count, updated)) in files.items():
+            if not (isinstance(thread_id, str) and isinstance(title, str)):
+                continue
+            if isinstance(count, bool) or not isinstance(count, int):
+                continue
+            if isinstance(updated, bool) or not isinstance(updated, int | float):
+                continue
+            index[name] = (stamps, ThreadSummary(thread_id, title, count, float(updated)))
+        return index
+    except (ThreadFileError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        logger.info("%s: not used (every thread file is read)", path)
+        return {}
+
+
+def write_index(folder: Path, files: dict[str, Any]) -> None:
+    """Write the folder's index (a failure only costs the next opening time)."""
+    try:
+        write_atomic(folder / INDEX, dumps({"version": 1, "files": files}))
+    except (OSError, ThreadFileError) as exc:
+        logger.info("%s: not written: %s", folder / INDEX, exc)
 
 
 def file_name(thread_id: str) -> str:

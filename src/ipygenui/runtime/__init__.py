@@ -213,6 +213,13 @@ class Runtime:
         self._branching = Branching(host, runs.settle)
         self._replies = Replies(host, self._models, runs, self._thread_list.changed)
         runs.recover(self._store.threads.values())
+        always = checked["restore_always_allowed"]
+
+        def read_later(saved: Thread) -> None:  # a folder's thread read when first shown
+            distrust_loaded(saved, self._tools, always)
+            runs.recover([saved])
+
+        self._store.on_read = read_later
 
     # --- the model ----------------------------------------------------------
 

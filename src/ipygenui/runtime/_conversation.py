@@ -60,14 +60,15 @@ def rate(
             "are rated"
         )
     if rating is None:
-        message.metadata.pop("feedback", None)
+        # a new dict, not an edit: a save finds the change by it (``persistence._journal``)
+        message.metadata = {k: v for k, v in message.metadata.items() if k != "feedback"}
         return message, None
     feedback = Feedback(
         rating=rating,
         comment=clean_text(comment).strip() or None if comment else None,
         model=message.metadata.get("model"),
     )
-    message.metadata["feedback"] = feedback.model_dump()
+    message.metadata = {**message.metadata, "feedback": feedback.model_dump()}
     return message, feedback
 
 
