@@ -33,6 +33,7 @@ call, ``Host.commit`` (``_host``).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
@@ -107,6 +108,12 @@ __all__ = [
 ]
 
 logger = logging.getLogger("ipygenui")
+
+
+def _read_later(tools: OwnTools, always: bool, runs: RunLifecycle, saved: Thread) -> None:
+    """A folder's thread read when first shown: as untrusted as those read at opening."""
+    distrust_loaded(saved, tools, always)
+    runs.recover([saved])
 
 
 class Runtime:
@@ -214,12 +221,7 @@ class Runtime:
         self._replies = Replies(host, self._models, runs, self._thread_list.changed)
         runs.recover(self._store.threads.values())
         always = checked["restore_always_allowed"]
-
-        def read_later(saved: Thread) -> None:  # a folder's thread read when first shown
-            distrust_loaded(saved, self._tools, always)
-            runs.recover([saved])
-
-        self._store.on_read = read_later
+        self._store.on_read = functools.partial(_read_later, self._tools, always, runs)
 
     # --- the model ----------------------------------------------------------
 
