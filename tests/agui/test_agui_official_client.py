@@ -189,3 +189,26 @@ async def test_an_interrupt_the_notebook_user_regenerated_away_is_not_open_to_th
     part = rt.thread.messages[-1].tool_call("d5")
     assert part is not None and part.approval is not None and part.approval.status == "pending"
     assert part.args == {"name": "z"} and dropped == []
+
+
+async def test_a_failed_run_ends_with_run_error_and_the_next_run_goes_on() -> None:
+    """A model error mid-reply ends the stream with RUN_ERROR (no RUN_FINISHED
+    after it): the client's verifier accepts it, the streamed text is kept, and
+    the next run of the same conversation goes on from there."""
+    model = ScriptedModel([ScriptedReply(text="Half an answer", error="boom"), "Whole."])
+    rt = gu.Runtime(model=model)
+    app = rt.ag_ui_app()
+    with serve(app) as url:
+        failed, next_run = await drive(url, app.token, [user("go"), user("again")])
+    assert "error" not in failed, failed["error"]
+    types = [e["type"] for e in failed["events"]]
+    assert types[0] == "RUN_STARTED" and types[-1] == "RUN_ERROR"
+    assert "RUN_FINISHED" not in types
+    error = failed["events"][-1]
+    assert "boom" in error["message"] and error["code"] == "error"
+    assert [m["content"] for m in failed["messages"] if m["role"] == "assistant"] == [
+        "Half an answer"
+    ]
+    assert "error" not in next_run and next_run["events"][-1]["type"] == "RUN_FINISHED"
+    assert next_run["messages"][-1]["content"] == "Whole."
+    assert next_run["messages"] == ours(rt)
