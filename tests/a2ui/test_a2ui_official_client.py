@@ -35,3 +35,37 @@ async def test_the_official_client_takes_our_a2ui_activity_and_sends_it_back() -
     assert activity["content"]["a2ui_operations"][0]["createSurface"]["surfaceId"] == "s1"
     assert "error" not in second, second["error"]
     assert rt.thread.messages[-1].text == "Again."
+
+
+async def test_a_later_call_changing_a_surface_is_an_activity_delta_the_client_applies() -> None:
+    """A later run's call that fills the first call's surface and draws one of its
+    own: the official client patches the first activity (its RFC 6902 delta, from
+    a run that never sent that activity's snapshot) and keeps the new surface as
+    an activity of its own; the first surface's messages are not sent twice."""
+    fill = {"version": "v0.9", "updateDataModel": {"surfaceId": "s1", "value": {"name": "Ada"}}}
+    later = [fill, *form_messages("s2")]
+    script = [
+        ScriptedCall("show_a2ui", {"messages": form_messages()}, id="a1"),
+        "Shown.",
+        ScriptedCall("show_a2ui", {"messages": later}, id="a2"),
+        "Filled.",
+    ]
+    rt = gu.Runtime(model=ScriptedModel(script), components=[gu.A2UI])
+    app = rt.ag_ui_app()
+    turns = [{"add": [{"role": "user", "content": t}]} for t in ("show a form", "fill it")]
+    with serve(app) as url:
+        _, second = await drive(url, app.token, turns)
+    assert "error" not in second, second["error"]
+    [delta] = [e for e in second["events"] if e["type"] == "ACTIVITY_DELTA"]
+    assert delta["messageId"] == "a2ui-a1" and delta["activityType"] == "a2ui-surface"
+    assert delta["patch"] == [{"op": "add", "path": "/a2ui_operations/-", "value": fill}]
+    [snapshot] = [e for e in second["events"] if e["type"] == "ACTIVITY_SNAPSHOT"]
+    assert snapshot["messageId"] == "a2ui-a2"
+    activities = {m["id"]: m["content"] for m in second["messages"] if m["role"] == "activity"}
+    assert activities == {
+        "a2ui-a1": {"a2ui_operations": [*form_messages(), fill]},  # what the client applied
+        "a2ui-a2": {"a2ui_operations": form_messages("s2")},
+    }
+    # the notebook redraws the first surface with the same messages
+    [props] = gu.a2ui.redrawn_props(rt.thread).values()
+    assert props["messages"] == activities["a2ui-a1"]["a2ui_operations"]

@@ -11,7 +11,14 @@ See ``docs/a2ui.md`` for what is supported.
 
 from __future__ import annotations
 
-from ._thread import action_event, action_summary, action_text, redrawn_props, thread_surfaces
+from ._thread import (
+    action_event,
+    action_summary,
+    action_text,
+    redrawn_props,
+    surface_id_of,
+    thread_surfaces,
+)
 from ._validate import A2UIError, catalog_names, check_message, check_messages
 from .component import A2UI, A2UI_CALLS, A2UI_TOOL, AGENT_A2UI_TOOL, A2UIComponent
 
@@ -29,5 +36,6 @@ __all__ = [
     "check_message",
     "check_messages",
     "redrawn_props",
+    "surface_id_of",
     "thread_surfaces",
 ]

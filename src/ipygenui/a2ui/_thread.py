@@ -27,6 +27,7 @@ __all__ = [
     "check_in_thread",
     "checked_versions",
     "redrawn_props",
+    "surface_id_of",
     "thread_surfaces",
 ]
 
@@ -98,7 +99,8 @@ def check_in_thread(thread: Thread, messages: list[Any], versions: list[str]) ->
         )
 
 
-def _surface_id(message: Any) -> str | None:
+def surface_id_of(message: Any) -> str | None:
+    """The ``surfaceId`` an A2UI message (v0.8 or v0.9) is for, if it names one."""
     if isinstance(message, dict):
         for body in message.values():
             if isinstance(body, dict) and isinstance(body.get("surfaceId"), str):
@@ -123,7 +125,7 @@ def redrawn_props(thread: Thread) -> dict[str, dict[str, Any]]:
             call = component_id_of(part.tool_call_id)
             merged[call] = list(messages)
             for entry in messages:
-                surface = _surface_id(entry)
+                surface = surface_id_of(entry)
                 if surface is None:
                     continue
                 first = owner.setdefault(surface, call)

@@ -10,8 +10,10 @@ states under ``"components"``); per model step STEP_STARTED, the text, reasoning
 tool-call messages as they stream (each reasoning message in a REASONING_START /
 REASONING_END span, with the provider's signed or encrypted thinking as its
 REASONING_ENCRYPTED_VALUE), the step's TOOL_CALL_ENDs and
-STEP_FINISHED; tool results as they arrive; a STATE_DELTA (RFC 6902 JSON
-Patch) when a component's state or the shared state changes; then everything
+STEP_FINISHED; tool results as they arrive (an A2UI or MCP app call's
+with its ACTIVITY_SNAPSHOT, or ACTIVITY_DELTAs for earlier calls' surfaces);
+a STATE_DELTA (RFC 6902 JSON Patch) when a component's state or the shared
+state changes; then everything
 still open is closed and RUN_FINISHED (with the interrupts waiting for the
 user, or the calls left to the AG-UI client's own tools) or RUN_ERROR ends
 the run. Results and state changes between runs (a reject, an
@@ -35,6 +37,7 @@ from typing import Any
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
+    ActivityDeltaEvent,
     ActivitySnapshotEvent,
     BaseEvent,
     CustomEvent,
@@ -79,7 +82,8 @@ from ..models.history import tool_result_content
 from ._activity import (
     A2UI_ACTIVITY,
     MCP_APPS_ACTIVITY,
-    a2ui_activity_content,
+    a2ui_activity_changes,
+    a2ui_activity_id,
     mcp_app_activity_content,
 )
 from ._client_state import COMPONENTS_KEY
@@ -376,13 +380,7 @@ class AGUIEmitter:
                     role="tool",
                 )
             )
-            activity = a2ui_activity_content(part)
-            if activity is not None:  # what other AG-UI clients render A2UI from
-                self._emit(
-                    ActivitySnapshotEvent(
-                        message_id=f"a2ui-{call}", activity_type=A2UI_ACTIVITY, content=activity
-                    )
-                )
+            self._a2ui_activity(part)
             app = mcp_app_activity_content(part)
             if app is not None:  # what other AG-UI clients show an MCP app from
                 self._emit(
@@ -390,6 +388,23 @@ class AGUIEmitter:
                         message_id=f"mcp-app-{call}", activity_type=MCP_APPS_ACTIVITY, content=app
                     )
                 )
+
+    def _a2ui_activity(self, part: ToolCallPart) -> None:
+        """What other AG-UI clients render A2UI from: the call's own surfaces as
+        its snapshot, its changes to earlier calls' surfaces as their deltas."""
+        own, patches = a2ui_activity_changes(self._read_thread(), part)
+        if own is not None:
+            self._emit(
+                ActivitySnapshotEvent(
+                    message_id=a2ui_activity_id(part.tool_call_id),
+                    activity_type=A2UI_ACTIVITY,
+                    content=own,
+                )
+            )
+        for message_id, patch in patches.items():
+            self._emit(
+                ActivityDeltaEvent(message_id=message_id, activity_type=A2UI_ACTIVITY, patch=patch)
+            )
 
     def _messages_snapshot(self) -> None:
         """The thread as AG-UI messages, with the ids the stream used."""
