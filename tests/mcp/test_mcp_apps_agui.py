@@ -22,6 +22,7 @@ from agui_agents import serve
 from agui_peer import drive, official_client_available
 from ipygenui.mcp._connection import HTTP, Stdio
 from ipygenui.mcp._server_name import server_hash
+from ipygenui.messages import ToolCallPart
 from mcp_helpers import mcp_runtime
 from runtime_helpers import call
 
@@ -88,3 +89,54 @@ def test_no_activity_for_a_call_without_an_app(broken: str) -> None:
         result=result,
     )
     assert mcp_app_activity_content(part) is None
+
+
+def proxied(content: dict, method: str, params: dict, **server: str) -> dict:
+    """A turn of the mcp-apps middleware's proxied request, as its frontend sends it."""
+    named = server or {"serverId": content["serverId"], "serverHash": content["serverHash"]}
+    request = {**named, "method": method, "params": params}
+    return {"forwardedProps": {"__proxiedMCPRequest": request}}
+
+
+async def test_the_official_client_reads_the_app_and_calls_its_tools_through_proxied_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app's HTML read and its app-only tool called as the middleware's
+    frontend does; a tool that asks first is refused unrun (only the notebook
+    user decides it), as are another server and a method the proxy does not pass."""
+    official_client_available()
+    notes = tmp_path / "notes.txt"
+    monkeypatch.setenv("MCP_TEST_NOTES", str(notes))
+    tools = gu.MCPTools.stdio(sys.executable, [SERVER], requires_approval={"save_note"})
+    rt, _ = mcp_runtime(tools, call("show_counter", {"start": 5}, id="m1"), "Shown.")
+    app = rt.ag_ui_app()
+    try:
+        with serve(app) as url:
+            [first] = await drive(url, app.token, [{"add": [{"role": "user", "content": "go"}]}])
+            [activity] = [e for e in first["events"] if e["type"] == "ACTIVITY_SNAPSHOT"]
+            content = activity["content"]
+            uri = {"uri": content["resourceUri"]}
+            turns = [
+                proxied(content, "resources/read", uri),
+                proxied(content, "tools/call", {"name": "bump", "arguments": {"by": 2}}),
+                proxied(content, "tools/call", {"name": "save_note", "arguments": {"text": "x"}}),
+                proxied(content, "resources/read", uri, serverHash="0" * 32),
+                proxied(content, "sampling/createMessage", {}),
+            ]
+            read, bumped, gated, stranger, sampling = await drive(url, app.token, turns)
+    finally:
+        rt.close()
+    for report in (read, bumped, gated, stranger, sampling):
+        assert "error" not in report, report["error"]  # each a verified two-event stream
+        assert [e["type"] for e in report["events"]] == ["RUN_STARTED", "RUN_FINISHED"]
+    [html] = read["result"]["contents"]
+    assert html["uri"] == "ui://counter/app" and "<script" in html["text"]
+    assert bumped["result"]["isError"] is False
+    assert "count" in bumped["result"]["structuredContent"]
+    calls = [p for m in rt.thread.messages for p in m.parts if isinstance(p, ToolCallPart)]
+    [record] = [p for p in calls if p.tool_name == "mcp_app_call"]  # as the notebook's app calls
+    assert record.args["tool"] == "bump" and record.args["arguments"] == {"by": 2}
+    assert "notebook user" in gated["result"]["error"] and not notes.exists()
+    assert stranger["result"]["error"].startswith("Unknown server")
+    assert "not allowed" in sampling["result"]["error"]
+    assert len(rt.thread.messages) == 2  # no run: the thread has the first turn only

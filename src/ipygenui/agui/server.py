@@ -6,7 +6,8 @@ RUN_ERROR. What the input asks for: tool messages answering a human tool's
 waiting calls resume the waiting run; otherwise a new user message at its end
 starts a run answering it. The runtime serves its one thread whatever
 ``thread_id`` the client sends, and one run at a time (a request while a run
-is active gets 409).
+is active gets 409). An input carrying the mcp-apps middleware's proxied
+MCP request is no run: ``_proxied.py`` answers it.
 
 Every request first passes ``HttpGuard`` (``_http_guard.py``: Host, Origin,
 token, JSON content type, size and depth), so nothing from a web page or a
@@ -35,10 +36,13 @@ from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ag_ui.core import (
+    PROTOCOL_VERSION,
     BaseEvent,
     EventType,
     RunAgentInput,
     RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
     ToolCallStartEvent,
     ToolMessage,
     UserMessage,
@@ -55,6 +59,7 @@ from ._client_tools import client_tools
 from ._convert import result_message_id
 from ._emitter import AGUIListener
 from ._http_guard import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, HttpGuard, Refused
+from ._proxied import answer_proxied, proxied_request_of
 from ._resume import (
     INVALID,
     NOT_OPEN,
@@ -465,6 +470,9 @@ def ag_ui_app(
             return JSONResponse(
                 {"error": f"not a RunAgentInput: {exc}"}, 422, headers=guard.cors_headers(origin)
             )
+        proxied = proxied_request_of(data.forwarded_props)
+        if proxied is not None:  # the mcp-apps middleware's request: no run
+            return await answer_proxied_request(data, proxied, origin)
         try:
             return await run_agent(data, origin)
         except Refused as refusal:
@@ -487,6 +495,26 @@ def ag_ui_app(
             work()
         elif not home.is_closed():
             home.call_soon_threadsafe(work)
+
+    async def answer_proxied_request(
+        data: RunAgentInput, request: dict[str, Any], origin: str | None
+    ) -> Response:
+        """RUN_STARTED, then RUN_FINISHED with the server's answer as its result."""
+        here = asyncio.get_running_loop()
+        answer = answer_proxied(runtime, request)  # on the runtime's loop: it reads the thread
+        if home is None or home is here:
+            result = await answer
+        else:
+            result = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(answer, home))
+        ids = {"thread_id": data.thread_id, "run_id": data.run_id}
+
+        async def two_events() -> Any:
+            yield encoder.encode(RunStartedEvent(**ids, protocol_version=PROTOCOL_VERSION))
+            yield encoder.encode(RunFinishedEvent(**ids, result=result))
+
+        return StreamingResponse(
+            two_events(), media_type=encoder.get_content_type(), headers=guard.cors_headers(origin)
+        )
 
     async def run_agent(data: RunAgentInput, origin: str | None) -> Response:
         here = asyncio.get_running_loop()
