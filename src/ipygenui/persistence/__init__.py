@@ -45,7 +45,7 @@ from ..errors import PersistenceConflictError, ThreadFileError
 from ..messages import Message, Thread, new_id
 from ._app_pages import TABLE as APP_PAGES
 from ._app_pages import restore_pages, share_pages
-from ._journal import JOURNAL_KEY, Changes, dumps, journal_path, replay_journal
+from ._journal import JOURNAL_KEY, Changes, base_of, dumps, journal_path, replay_journal
 from .attachment_files import (
     UnsafeFileError,
     open_regular,
@@ -190,7 +190,7 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str], journal: bytes | Non
         journal_id = None
     restore_pages(data, pages)
     if journal is not None and isinstance(journal_id, str) and isinstance(data, dict):
-        replay_journal(data, journal, journal_id, path)
+        replay_journal(data, journal, journal_id, path, raw)
     try:
         thread = Thread.model_validate(json_safe(data))
     except ValidationError as exc:
@@ -553,7 +553,7 @@ class ThreadFile:
         self._journal_id, self._file_size = journal_id, len(data)
         if journal_id is None:
             return
-        header = dumps({JOURNAL_KEY: journal_id}) + b"\n"
+        header = dumps({JOURNAL_KEY: journal_id, "base": base_of(data)}) + b"\n"
         _write_atomic(journal_path(self.path), header)
         self._journal_size = len(header)
 
