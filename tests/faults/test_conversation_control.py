@@ -48,6 +48,7 @@ async def saved_with_branches(path: Path) -> dict[str, Any]:
     await rt.send("q1")
     await rt.send("q2")
     await rt.edit(rt.thread.messages[0].id, "q1 edited")
+    rt.close()  # the file plus its journal hold it; close() writes one JSON file
     data: dict[str, Any] = json.loads(path.read_text())
     return data
 

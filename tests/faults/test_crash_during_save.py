@@ -9,6 +9,8 @@ the killed writer left must be gone once a new writer opens the path.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import random
 import signal
@@ -160,3 +162,26 @@ def test_a_journal_cut_at_any_byte_loses_at_most_its_last_change(tmp_path: Path)
         assert [m.text for m in load_thread(path).messages] == saved[-2], cut
     journal_path(path).write_bytes(journal)
     assert [m.text for m in load_thread(path).messages] == saved[-1]
+
+
+def test_a_thread_file_edited_by_hand_after_a_journaled_save_opens_as_edited(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The journal's first line binds it to the file's bytes: a file edited
+    by hand since (its journal id kept) opens as edited, and the journal that
+    no longer continues it is ignored with a warning naming it."""
+    path = tmp_path / "t.json"
+    handle = ThreadFile(path, journal=True)
+    handle.open(load=False)
+    thread = Thread(id="edited")
+    for i in range(3):
+        thread.messages.append(Message(role="user", parts=[TextPart(text=f"message {i}")]))
+        handle.save(thread)
+    assert journal_path(path).read_bytes().count(b"\n") == 3  # two saves in the journal
+    assert [m.text for m in load_thread(path).messages] == ["message 0", "message 1", "message 2"]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["thread"]["messages"][0]["parts"][0]["text"] = "edited by hand"
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="ipygenui"):
+        assert [m.text for m in load_thread(path).messages] == ["edited by hand"]
+    assert str(journal_path(path)) in caplog.text and "ignored" in caplog.text

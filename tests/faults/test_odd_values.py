@@ -38,6 +38,7 @@ from jupyter_client.session import json_packer
 import ipygenui as gu
 from ipygenui import persistence
 from ipygenui.messages import Complete, RequiresAction
+from ipygenui.persistence import journal_path
 from ipygenui.testing import ScriptedCall, ScriptedModel, ScriptedReply
 from ipygenui.widget.chat import Chat
 
@@ -78,11 +79,14 @@ def assert_wire_safe(value: Any) -> None:
 
 
 def assert_file_ok(path: Path) -> dict[str, Any]:
-    raw = path.read_bytes()
-    data = json.loads(raw.decode("utf-8"))
-    assert_wire_safe(data)
-    gu.Runtime.load(path, model=ScriptedModel([]))
-    return data
+    """The thread file and every line of its journal are wire-safe JSON, and
+    the thread loads; returns what it loads as (the file plus its journal)."""
+    assert_wire_safe(json.loads(path.read_bytes().decode("utf-8")))
+    journal = journal_path(path)
+    for line in journal.read_bytes().splitlines() if journal.exists() else []:
+        assert_wire_safe(json.loads(line.decode("utf-8")))
+    thread = gu.Runtime.load(path, model=ScriptedModel([])).thread
+    return {"thread": thread.model_dump(mode="json")}
 
 
 class PackingComm(BaseComm):
@@ -450,6 +454,7 @@ async def test_hostile_usage_counts_are_bounded_and_costs_stay_finite(tmp_path: 
     assert row["cost_usd"] is not None and math.isfinite(row["cost_usd"])
     json.dumps(rt.usage(), allow_nan=False)
     json.dumps(rt.usage_total(), allow_nan=False)
+    rt.close()  # one JSON file again, then edited by hand:
     # a thread file's own odd figures: a huge int, Infinity, NaN
     data = json.loads(path.read_text())
     meta = data["thread"]["messages"][1]["metadata"]

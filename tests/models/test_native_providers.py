@@ -217,7 +217,8 @@ async def test_a_broken_round_trip_shows_the_providers_400(
     chat in its own words, and the thread keeps the call and its result."""
     provider, server = native
     path = tmp_path / "thread.json"
-    _, call_id = await _paused_on_approval(provider, server, path)
+    paused, call_id = await _paused_on_approval(provider, server, path)
+    paused.close()  # one JSON file to edit by hand (it was the file plus its journal)
     edit, words = BREAKS[next(k for k, v in NATIVE.items() if v is provider)]
     _edit_thread_file(path, edit)
     server.script(Turn(text="never sent"))

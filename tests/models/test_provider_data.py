@@ -91,6 +91,7 @@ async def test_the_signature_survives_a_save_and_load(
     openai_server.script(gemini_call(), Reply(text="3."))
     rt = gu.Runtime(model=make_model(), tools=[add], persist=path)
     await rt.send("1 + 2?")
+    rt.close()  # the file plus its journal held it; close() writes one JSON file
     assert "thought_signature" in path.read_text(encoding="utf-8")
     openai_server.script(Reply(text="Still 3.", refuse_missing="thought_signature"))
     loaded = gu.Runtime(model=make_model(), tools=[add], persist=path)

@@ -149,11 +149,15 @@ async def test_persist_autosaves_atomically_and_resumes(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "chat.json"
     rt = gu.Runtime(model=ScriptedModel(["saved"]), persist=path)
     await rt.send("hello")
+    # the file plus its journal hold every change; no temp files left; the lock
+    # file holds the writers' claim on the path
+    assert [m.text for m in gu.Runtime.load(path).thread.messages] == ["hello", "saved"]
+    names = [".chat.json.journal", ".chat.json.lock", "chat.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == names
+    rt.close()  # one JSON file again
     data = json.loads(path.read_text())
     assert data["format"] == "ipygenui.thread"
     assert data["thread"]["messages"][1]["parts"][0]["text"] == "saved"
-    # no temp files left; the lock file holds the writers' claim on the path
-    assert sorted(p.name for p in path.parent.iterdir()) == [".chat.json.lock", "chat.json"]
     resumed = gu.Runtime(model=ScriptedModel(["more"]), persist=path)
     assert resumed.thread == rt.thread
     await resumed.send("again")

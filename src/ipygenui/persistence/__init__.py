@@ -45,7 +45,7 @@ from ..errors import PersistenceConflictError, ThreadFileError
 from ..messages import Message, Thread, new_id
 from ._app_pages import TABLE as APP_PAGES
 from ._app_pages import restore_pages, share_pages
-from ._journal import JOURNAL_KEY, Changes, dumps, journal_path, replay_journal
+from ._journal import JOURNAL_KEY, Changes, base_of, dumps, journal_path, replay_journal
 from .attachment_files import (
     UnsafeFileError,
     open_regular,
@@ -190,7 +190,7 @@ def decode_thread(raw: bytes, path: str | os.PathLike[str], journal: bytes | Non
         journal_id = None
     restore_pages(data, pages)
     if journal is not None and isinstance(journal_id, str) and isinstance(data, dict):
-        replay_journal(data, journal, journal_id, path)
+        replay_journal(data, journal, journal_id, path, raw)
     try:
         thread = Thread.model_validate(json_safe(data))
     except ValidationError as exc:
@@ -425,9 +425,7 @@ class ThreadFile:
         self.path = Path(path)
         self.journal = journal
         """Whether saves append to the journal (``_journal``) rather than
-        rewrite the file. Off for ``persist=`` until every reader of a
-        persisted file reads it through ``load_thread`` and a hand-edited
-        file is told from the one its journal continues."""
+        rewrite the file (``persist=`` turns it on; ``close`` folds it in)."""
         self.writer = new_id("writer")
         self._seen: tuple[int, int, int] | None = None
         """The file as this writer last read or wrote it (None: absent)."""
@@ -440,6 +438,8 @@ class ThreadFile:
         """The journal continuing the file as this writer wrote it (None: the
         next save rewrites the file)."""
         self._journal_size = 0
+        self._header = 0
+        """The size of the journal's first line (a journal no longer: no change in it)."""
         self._file_size = 0
 
     def same_path(self, other: str | os.PathLike[str]) -> bool:
@@ -477,7 +477,13 @@ class ThreadFile:
             thread, lambda messages: _write_files(thread, self.path, messages)
         )
 
-    def write(self, prepared: tuple[int, Any]) -> None:
+    def compact(self, thread: Thread) -> None:
+        """Fold the journal into the file (``Runtime.close``): the file alone
+        then holds ``thread``, one self-contained JSON file again."""
+        if self.journal and self._journal_id is not None and self._journal_size > self._header:
+            self.write(self.prepare(thread), whole=True)
+
+    def write(self, prepared: tuple[int, Any], whole: bool = False) -> None:
         """Write a ``prepare``d change (in any thread): appended to the journal
         when it follows the last one written, else (and when the journal has
         outgrown the file) the whole snapshot, the journal started afresh. One
@@ -501,7 +507,7 @@ class ThreadFile:
                     "saved it; not overwritten. Keep this chat's thread with "
                     ".save(another_path), or load the file again."
                 )
-            if not self._append(number, record):
+            if whole or not self._append(number, record):
                 self._compact(snapshot)
             self._written = number
             if claim is None and lock is not None:  # the lock file was removed: claim again
@@ -553,9 +559,9 @@ class ThreadFile:
         self._journal_id, self._file_size = journal_id, len(data)
         if journal_id is None:
             return
-        header = dumps({JOURNAL_KEY: journal_id}) + b"\n"
+        header = dumps({JOURNAL_KEY: journal_id, "base": base_of(data)}) + b"\n"
         _write_atomic(journal_path(self.path), header)
-        self._journal_size = len(header)
+        self._journal_size = self._header = len(header)
 
     def _write_claim(self, lock: IO[str]) -> None:
         claim = {"writer": self.writer, "pid": os.getpid(), "claimed_at": time.time()}

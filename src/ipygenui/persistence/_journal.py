@@ -8,11 +8,15 @@ the journal has grown past the file, when a writer first saves after
 opening it, and when a save was skipped or came out of order).
 
 The thread file names the journal that continues it (``"journal"``, an id
-the journal's first line repeats). A journal of another id (the thread file
-was rewritten and the kill came before the journal was) is ignored: the file
-holds all of it. A line cut short by a kill ends the journal: its change is
-the one lost. The file alone is still a thread file every version reads, so
-the JSON thread file stays the export format (``save_thread``).
+the journal's first line repeats), and that first line binds the journal to
+the file's bytes too (their size and SHA-256, ``base_of``). A journal of
+another id (the thread file was rewritten and the kill came before the
+journal was) is ignored: the file holds all of it. A journal whose file is
+not the one it continues (the file edited by hand, or copied over, since)
+is ignored with a warning naming it: the file on disk wins. A line cut
+short by a kill ends the journal: its change is the one lost. The file
+alone is still a thread file every version reads, so the JSON thread file
+stays the export format (``save_thread``).
 
 Which messages changed is found without dumping the thread: a settled
 message (complete or incomplete, not among the last ``TAIL``) that is still
@@ -24,16 +28,21 @@ edited in place by hand in Python is written at the next compaction.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import operator
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .._internal.sanitize import json_safe
 from ..errors import ThreadFileError
 from ..messages import Complete, Fork, Incomplete, Message, Thread
 
-__all__ = ["JOURNAL_KEY", "Changes", "journal_path", "replay_journal"]
+__all__ = ["JOURNAL_KEY", "Changes", "base_of", "journal_path", "replay_journal"]
+
+logger = logging.getLogger("ipygenui")
 
 JOURNAL_KEY = "journal"
 """The thread file's key naming the journal that continues it."""
@@ -42,6 +51,22 @@ TAIL = 2
 """The last messages are dumped and compared on every save, settled or not."""
 
 _HEAD_FIELDS = ("id", "metadata", "title")
+
+
+def base_of(raw: bytes) -> dict[str, Any]:
+    """What a journal's first line records of the file it continues."""
+    return {"size": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
+
+
+def _continues(header: dict[str, Any], raw: bytes) -> bool:
+    """Whether the file's bytes ``raw`` are those the journal's header names
+    (a header without them, from before they were recorded: by its id alone)."""
+    base = header.get("base")
+    if base is None:
+        return True
+    if not isinstance(base, dict) or base.get("size") != len(raw):
+        return False
+    return base == base_of(raw)
 
 
 def journal_path(target: Any) -> Any:
@@ -174,11 +199,13 @@ def _stashed(thread: Thread) -> list[Message]:
     return [m for fork in thread.forks.values() for version in fork.stashed for m in version]
 
 
-def replay_journal(data: dict[str, Any], raw: bytes, journal_id: str, path: Any) -> None:
+def replay_journal(
+    data: dict[str, Any], raw: bytes, journal_id: str, path: Any, file_raw: bytes
+) -> None:
     """Apply the journal ``raw`` to the thread file's JSON form ``data`` (in
-    place) when it continues that file (its first line names ``journal_id``).
-    A line a kill cut short ends it; a record that does not fit raises
-    :class:`ThreadFileError` naming the journal."""
+    place) when it continues that file (its first line names ``journal_id``
+    and the file's bytes ``file_raw``). A line a kill cut short ends it; a
+    record that does not fit raises :class:`ThreadFileError` naming the journal."""
     lines = raw.split(b"\n")
     lines.pop()  # after the last newline: empty, or a line a kill cut short
     if not lines:
@@ -189,6 +216,14 @@ def replay_journal(data: dict[str, Any], raw: bytes, journal_id: str, path: Any)
         return
     if not isinstance(header, dict) or header.get(JOURNAL_KEY) != journal_id:
         return  # the journal of an older version of the file: the file holds it all
+    if not _continues(header, file_raw):
+        logger.warning(
+            "%s: ignored: it continues another version of %s (the file was changed "
+            "since, by hand or by a copy); the file as it is opens",
+            journal_path(Path(path)),
+            path,
+        )
+        return
     messages = data.get("messages")
     if not isinstance(messages, list):
         raise ThreadFileError(f"{path}: the thread's messages are not a list")

@@ -91,6 +91,16 @@ class Persisting:
         """Write a coalesced save still pending now (``Runtime.close``)."""
         self._flush_pending()
 
+    def close(self) -> None:
+        """Write a pending save, then fold each thread's journal into its file,
+        so every thread saved is one JSON file again (``Runtime.close``)."""
+        self._flush_pending()
+        for thread, handle in self._store.saved():
+            try:
+                handle.compact(thread)
+            except Exception as exc:
+                self._failed(exc)
+
     def _flush_pending(self) -> Thread | None:
         """Write the pending save now; the thread it saved (None: none pending)."""
         pending, self._pending = self._pending, None

@@ -131,7 +131,7 @@ class ThreadStore:
         cannot be read raises ``ThreadFileError`` naming it (a folder skips it)."""
         shown = thread
         if self.file is not None:
-            handle = ThreadFile(self.file)
+            handle = ThreadFile(self.file, journal=True)
             loaded = handle.open(load=thread is None)
             shown = thread if thread is not None else loaded
             shown = shown if shown is not None else Thread()
@@ -159,7 +159,7 @@ class ThreadStore:
         listed: dict[str, ThreadSummary] = {}
         fresh: dict[str, Any] = {}
         for path in (folder / name for name in names if not name.startswith(".")):
-            handle = ThreadFile(path)
+            handle = ThreadFile(path, journal=True)
             known = index.get(path.name)
             found: ThreadSummary | None
             loaded: Thread | None
@@ -250,10 +250,16 @@ class ThreadStore:
         handle = self._files.get(thread.id)
         if handle is not None or self.folder is None:
             return handle  # a single file holds its first thread only
-        handle = ThreadFile(self.folder / file_name(thread.id))
+        handle = ThreadFile(self.folder / file_name(thread.id), journal=True)
         handle.open(load=False)
         self._files[thread.id] = handle
         return handle
+
+    def saved(self) -> list[tuple[Thread, ThreadFile]]:
+        """The threads read or made, each with its file (a thread not read
+        was not saved by this chat)."""
+        files = self._files
+        return [(t, files[i]) for i, t in self.threads.items() if i in files]
 
     def summaries(self) -> tuple[ThreadSummary, ...]:
         created = self._created

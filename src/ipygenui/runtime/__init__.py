@@ -426,7 +426,7 @@ class Runtime:
         connection ends) and the HTTP clients the models and the agent made. Idempotent."""
         if self._runs.busy:
             self.cancel()
-        self._persisting.flush()
+        self._persisting.close()
         self._tools.close()
         self._models.close()
         if self.agent is not None:
