@@ -324,7 +324,9 @@ async def test_an_endless_stream_ends_at_the_run_limit(agents: Agents) -> None:
     assert "max_run_bytes" in error
     assert message.text.startswith("more more")  # what streamed is kept
     assert await asyncio.to_thread(agents.hung_up.wait, 30)
-    assert agents.sent_bytes < 1_000_000  # the server stopped when the client hung up
+    # The server stopped when the client hung up, long before its 7 MB end
+    # (how far past the 0.2 MB limit it got depends on the machine's load).
+    assert agents.sent_bytes < 3_500_000
     await the_next_run_works(rt, agents)
 
 
