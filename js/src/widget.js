@@ -158,6 +158,9 @@ const META_KEYS = [
 const THREAD_KEYS = ["thread_list", "thread_id", "persist_kind", "starters"];
 // (`data_names`, `data_details` are read when the `@` menu opens: no render needed when they change.)
 
+// Tries to resolve message models the page does not know yet: 50 ms doubling, ~25 s in all.
+const SYNC_RETRIES = 9;
+
 const nextFrame =
   typeof requestAnimationFrame === "function"
     ? (fn) => requestAnimationFrame(fn)
@@ -199,6 +202,9 @@ export class ChatView {
     /** @type {Map<string, {child: any, off: () => void}>} */
     this.children = new Map();
     this.generation = 0;
+    this.syncRetries = 0;
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.syncTimer = null;
     this.scheduled = false;
     /** @type {Set<string> | null} messages changed since the last render; null: all */
     this.dirty = null;
@@ -336,6 +342,7 @@ export class ChatView {
 
   destroy() {
     this.destroyed = true;
+    if (this.syncTimer !== null) clearTimeout(this.syncTimer);
     const m = this.model;
     m.off("msg:custom", this.onCustom);
     m.off("change:messages", this.onMessages);
@@ -501,12 +508,13 @@ export class ChatView {
   async syncChildren() {
     const generation = ++this.generation;
     const refs = (this.model.get("messages") ?? []).map(modelRef).filter(Boolean);
-    const resolved = await Promise.all(
-      refs.map((ref) =>
-        typeof ref === "string" ? this.model.widget_manager.get_model(ref) : Promise.resolve(ref),
-      ),
-    );
+    const resolved = await Promise.all(refs.map((ref) => this.resolveChild(ref)));
     if (generation !== this.generation || this.destroyed) return;
+    // A message model the page does not know yet (its widget manager still
+    // restoring, a slow comm): show the rest now and ask again shortly, so
+    // the thread never stays behind the trait.
+    if (resolved.includes(null)) this.retrySync();
+    else this.syncRetries = 0;
     const ids = [];
     const seen = new Set();
     for (const child of resolved) {
@@ -528,6 +536,24 @@ export class ChatView {
       }
     }
     this.store.setOrder(ids);
+  }
+
+  /** @param {any} ref @returns {Promise<any>} the child model, or null if the page has none */
+  resolveChild(ref) {
+    if (typeof ref !== "string") return Promise.resolve(ref);
+    return Promise.resolve()
+      .then(() => this.model.widget_manager.get_model(ref))
+      .then((child) => child ?? null)
+      .catch(() => null);
+  }
+
+  retrySync() {
+    if (this.syncTimer !== null || this.syncRetries >= SYNC_RETRIES) return;
+    const delay = 50 * 2 ** this.syncRetries++;
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = null;
+      if (!this.destroyed) this.syncChildren();
+    }, delay);
   }
 
   /** Feed one child model's durable snapshot into the store. */

@@ -27,6 +27,25 @@ async function view(model) {
 }
 
 describe("ChatView", () => {
+  it("shows a message whose model the page learns of late (the manager still restoring)", async () => {
+    const { model, bot } = setup();
+    let known = false;
+    const children = new Map([["c2", bot]]);
+    model.widget_manager = {
+      get_model: async (id) => {
+        if (id === "c1" && !known) throw new Error("widget model not found");
+        return id === "c1" ? setup().user : children.get(id);
+      },
+    };
+    const { v, el } = await view(model);
+    expect([...el.querySelectorAll(".gu-message")].map((m) => m.dataset.role)).toEqual(["assistant"]);
+    known = true;
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    v.renderNow();
+    expect([...el.querySelectorAll(".gu-message")].map((m) => m.dataset.role)).toEqual(["user", "assistant"]);
+    v.destroy();
+  });
+
   it("renders the thread from child models and says hello", async () => {
     const { model } = setup();
     const { el } = await view(model);

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Route, expect
 
-from .harness import REPO, LabPage
+from .harness import REPO, LabPage, report_on_failure
 from .widget import assistant, send_from_ui, text_of
 
 pytestmark = pytest.mark.e2e
@@ -58,6 +58,10 @@ class _StaticSite:
     def __enter__(self) -> _StaticSite:
         self._thread.start()
         return self
+
+    def log_tail(self) -> str:
+        """What a failing test's report shows for the server (it logs nothing)."""
+        return "(a static file server: requests are not logged)"
 
     def __exit__(self, *exc: object) -> None:
         self._httpd.shutdown()
@@ -103,8 +107,10 @@ def site() -> Iterator[_StaticSite]:
 
 
 @pytest.fixture
-def lite(site: _StaticSite, browser: Browser) -> Iterator[LitePage]:
+def lite(request: pytest.FixtureRequest, site: _StaticSite, browser: Browser) -> Iterator[LitePage]:
     page = LitePage(site, browser)
+    # a failure's report carries the page's console (the kernel runs in it)
+    report_on_failure(request, site, [page])  # type: ignore[arg-type]  # only log_tail is used
     try:
         yield page
     finally:
