@@ -3,7 +3,7 @@
 from the local OpenAI-compatible server) replays in a chat with no server:
 the recorded text, the same calls with the same arguments and component
 props, no miss, instantly and at the recorded pace; recording it again gives
-the same file but for its times; no key in it."""
+the same file but for its times, the frames paced apart; no key in it."""
 
 from __future__ import annotations
 
@@ -96,8 +96,12 @@ def _without_times(path: Path) -> list[dict[str, Any]]:
 def test_recording_again_gives_the_shipped_cassette_but_its_times(tmp_path: Path) -> None:
     script = _script()
     again = tmp_path / "tools_lesson.jsonl"
-    script.record(again, delay=0.0)
+    delay = 0.004  # the server's pause before each frame, small to keep the test short
+    script.record(again, delay=delay)
     assert _without_times(again) == _without_times(CASSETTE)
+    for entry in _entries(again):  # the frames came apart, as the shipped ones did
+        times = [d[0] for d in entry["deltas"]]
+        assert times[-1] - times[0] >= (len(times) - 2) * delay * 0.9
     header = json.loads(CASSETTE.read_text("utf-8").splitlines()[0])
     assert header["note"] == script.NOTE and "scripted" in header["note"].lower()
 
