@@ -7,7 +7,8 @@ Paris (``get_weather`` below, which the model may call), then the same as a
 table (``gu.Table``), with the chat's defaults. The model is tiny (135M
 parameters): it answers both turns in plain words and, on this server,
 calls no tool even when asked to (``tool_choice="required"`` too), so the
-cassette holds real text, usage and timing, not a call.
+cassette holds real text, usage and timing, not a call (for a call and a
+component, scripted, see ``record_tools_lesson.py``).
 
     .venv/bin/python scripts/record_lesson.py     # writes the cassette, prints both turns
 

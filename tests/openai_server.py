@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import re
 import sys
 import threading
 from collections import deque
@@ -93,7 +94,8 @@ class Reply:
     error_after: int | None = None
     """Send an OpenAI error frame after this many frames, then end."""
     delay: float = 0.0
-    """Seconds to wait before each frame (pacing: 1 / tokens per second)."""
+    """Seconds to wait before each frame (pacing: 1 / tokens per second); with
+    ``sse_body``, before each of its frames, each written on its own."""
     send_done: bool = True
     garbage_after: int | None = None
     """Send a frame that is not JSON after this many frames."""
@@ -471,10 +473,15 @@ class OpenAIServer(LocalServer):
 
 
 async def _send_body(reply: Reply, body: bytes, writer: asyncio.StreamWriter) -> bool:
-    """Write a recorded stream's bytes as they are, in pieces of ``reply.piece_size``."""
+    """Write a recorded stream's bytes as they are, in pieces of ``reply.piece_size``
+    (or frame by frame, ``reply.delay`` apart)."""
     size = reply.piece_size or max(1, len(body))
-    for start in range(0, len(body), size):
-        piece = body[start : start + size]
+    pieces = [body[start : start + size] for start in range(0, len(body), size)]
+    if reply.delay:
+        pieces = [frame for frame in re.split(rb"(?<=\n\n)", body) if frame]
+    for piece in pieces:
+        if reply.delay:
+            await asyncio.sleep(reply.delay)
         writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
         await writer.drain()
     if reply.cut_before_done:

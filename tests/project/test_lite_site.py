@@ -3,14 +3,19 @@
 The browser kernel gets ipygenui's wheel without the OpenAI client (Pyodide's
 lock lists the package's other dependencies only), so the offline path must
 never import it: a chat, the demo model's answers and a sync tool call.
+The site carries the shipped cassettes, so a notebook replays them offline.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+import pytest
 
 # What the site leaves out of the browser kernel (lite/build.py BROWSER_OPTIONAL
 # and what only the OpenAI client pulls in).
@@ -48,3 +53,20 @@ def test_the_offline_chat_imports_no_http_client() -> None:
     imported = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert "ipygenui" in imported
     assert sorted(imported & set(NOT_IN_THE_BROWSER)) == []
+
+
+def test_the_site_carries_every_shipped_cassette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("lite_build", root / "lite" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    monkeypatch.setattr(build, "CONTENTS", tmp_path / "contents")
+    build.stage_contents({"packages": {}})
+    shipped = sorted(p.name for p in (root / "notebooks" / "cassettes").glob("*.jsonl"))
+    assert {"lesson.jsonl", "tools_lesson.jsonl"} <= set(shipped)
+    for name in shipped:
+        staged = tmp_path / "contents" / "cassettes" / name
+        assert staged.read_bytes() == (root / "notebooks" / "cassettes" / name).read_bytes()
