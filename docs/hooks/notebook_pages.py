@@ -1,4 +1,4 @@
-"""mkdocs hook: the six notebooks of ``notebooks/`` as pages of the site.
+"""mkdocs hook: the seven notebooks of ``notebooks/`` as pages of the site.
 
 They are copied (with the files beside them, such as the agents notebook's MCP
 server script) into a git-ignored build folder and executed there, so what

@@ -31,6 +31,7 @@ NOTEBOOKS = [
     "04_agents.ipynb",
     "05_standards.ipynb",
     "06_workbench.ipynb",
+    "07_replay.ipynb",
 ]
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 
