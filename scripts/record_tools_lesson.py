@@ -1,4 +1,4 @@
-"""Record notebooks/cassettes/tools_lesson.jsonl: two turns with a tool call and a component.
+"""Record notebooks/cassettes/tools_lesson.cassette: two turns with a tool call and a component.
 
 Where it comes from: the repository's own OpenAI-compatible server
 (``tests/openai_server.py``, real HTTP and SSE on 127.0.0.1), read by
@@ -21,7 +21,7 @@ with its props, then text.
 and in a notebook (``get_weather`` as in 01_quickstart.ipynb)::
 
     gu.Chat(
-        model=gu.replay("cassettes/tools_lesson.jsonl"), tools=[get_weather], components=[gu.Table]
+        model=gu.replay("cassettes/tools_lesson.cassette"), tools=[get_weather], components=[gu.Table]
     )
 """
 
@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the test server and the recorded stre
 import ipygenui as gu  # noqa: E402
 from openai_server import OpenAIServer, Reply  # noqa: E402
 
-CASSETTE = ROOT / "notebooks" / "cassettes" / "tools_lesson.jsonl"
+CASSETTE = ROOT / "notebooks" / "cassettes" / "tools_lesson.cassette"
 SHAPE = ROOT / "tests" / "openai_corpus" / "deepseek_reasoning_content_tool_call.sse"
 MODEL = "scripted-lesson"
 KEY = "sk-lesson-never-in-the-file-5e1f0c"
@@ -62,7 +62,7 @@ NOTE = (
     "Scripted for the lesson: served by the repository's tests/openai_server.py in the chunk "
     "shape of a recorded DeepSeek stream (tests/openai_corpus/"
     "deepseek_reasoning_content_tool_call.sse, from vercel/ai, Apache-2.0) and recorded "
-    "through gu.OpenAIModel; the small real model of lesson.jsonl calls no tool. "
+    "through gu.OpenAIModel; the small real model of lesson.cassette calls no tool. "
     "Made by scripts/record_tools_lesson.py."
 )
 DELAY = 0.015

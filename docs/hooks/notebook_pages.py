@@ -52,10 +52,13 @@ def _reusable(copy: Path) -> bool:
 
 
 def _copy_notebooks() -> list[Path]:
-    """Copy the notebooks (and the files beside them); return the ones to execute."""
+    """Copy the notebooks (the files beside them, the cassettes); return the ones to execute."""
     target = BUILD / "notebooks"
     target.mkdir(parents=True, exist_ok=True)
     stale = []
+    cassettes = NOTEBOOKS / "cassettes"  # the recordings 07_replay answers from
+    if cassettes.is_dir():
+        shutil.copytree(cassettes, target / "cassettes", dirs_exist_ok=True)
     for source in sorted(NOTEBOOKS.iterdir()):
         if not source.is_file() or source.suffix not in (".ipynb", ".py"):
             continue

@@ -1,4 +1,4 @@
-"""The cassette the repository ships (notebooks/cassettes/lesson.jsonl,
+"""The cassette the repository ships (notebooks/cassettes/lesson.cassette,
 recorded from llama.cpp's server by scripts/record_lesson.py) replays in a
 chat made as the script made its runtime: both turns answered from the file,
 with the recorded text, and no miss."""
@@ -13,7 +13,7 @@ from typing import Any
 import ipygenui as gu
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSON = ROOT / "notebooks" / "cassettes" / "lesson.jsonl"
+LESSON = ROOT / "notebooks" / "cassettes" / "lesson.cassette"
 
 
 def _script() -> Any:

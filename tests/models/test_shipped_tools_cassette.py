@@ -1,5 +1,5 @@
 """The shipped cassette with a tool call and a component
-(notebooks/cassettes/tools_lesson.jsonl, recorded by scripts/record_tools_lesson.py
+(notebooks/cassettes/tools_lesson.cassette, recorded by scripts/record_tools_lesson.py
 from the local OpenAI-compatible server) replays in a chat with no server:
 the recorded text, the same calls with the same arguments and component
 props, no miss, instantly and at the recorded pace; recording it again gives
@@ -16,7 +16,7 @@ from typing import Any
 import ipygenui as gu
 
 ROOT = Path(__file__).resolve().parents[2]
-CASSETTE = ROOT / "notebooks" / "cassettes" / "tools_lesson.jsonl"
+CASSETTE = ROOT / "notebooks" / "cassettes" / "tools_lesson.cassette"
 
 
 def _script() -> Any:
@@ -95,7 +95,7 @@ def _without_times(path: Path) -> list[dict[str, Any]]:
 
 def test_recording_again_gives_the_shipped_cassette_but_its_times(tmp_path: Path) -> None:
     script = _script()
-    again = tmp_path / "tools_lesson.jsonl"
+    again = tmp_path / "tools_lesson.cassette"
     delay = 0.004  # the server's pause before each frame, small to keep the test short
     script.record(again, delay=delay)
     assert _without_times(again) == _without_times(CASSETTE)

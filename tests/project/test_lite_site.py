@@ -65,8 +65,8 @@ def test_the_site_carries_every_shipped_cassette(
     spec.loader.exec_module(build)
     monkeypatch.setattr(build, "CONTENTS", tmp_path / "contents")
     build.stage_contents({"packages": {}})
-    shipped = sorted(p.name for p in (root / "notebooks" / "cassettes").glob("*.jsonl"))
-    assert {"lesson.jsonl", "tools_lesson.jsonl"} <= set(shipped)
+    shipped = sorted(p.name for p in (root / "notebooks" / "cassettes").glob("*.cassette"))
+    assert {"lesson.cassette", "tools_lesson.cassette"} <= set(shipped)
     for name in shipped:
         staged = tmp_path / "contents" / "cassettes" / name
         assert staged.read_bytes() == (root / "notebooks" / "cassettes" / name).read_bytes()
