@@ -148,16 +148,22 @@ class StateReports:
 
     def __init__(self) -> None:
         self._cache = PerMessage(_stateful)
+        self._found: list[tuple[int, tuple[dict[str, Any], list[tuple[ToolCallPart, str]]]]] = []
+        """(index, what it brings) of the messages that bring something."""
 
     def unreported(self, thread: Thread) -> dict[str, dict[str, Any]]:
         """Component id -> {component, state} for states the model has not seen yet."""
-        found = list(filter(None, self._cache.values(thread.messages)))  # at C speed
+        values = self._cache.values(thread.messages)
+        kept, found = self._cache.kept, self._found
+        while found and found[-1][0] >= kept:
+            found.pop()
+        found.extend((i, v) for i, v in enumerate(values[kept:], kept) if v)
         reported: dict[str, Any] = {}
-        for states, _ in found:
+        for _, (states, _) in found:
             for component_id, entry in states.items():
                 reported[component_id] = entry.get("state")
         changed: dict[str, dict[str, Any]] = {}
-        for _, parts in found:
+        for _, (_, parts) in found:
             for part, name in parts:
                 if part.component_state is not None:
                     component_id = component_id_of(part.tool_call_id)

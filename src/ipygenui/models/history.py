@@ -321,6 +321,10 @@ class HistoryCache:
     def __init__(self) -> None:
         self._budget: int | None = DEFAULT_MAX_RESULT_CHARS
         self._cache = PerMessage(self._convert)
+        self._flat: list[dict[str, Any]] = []
+        self._ends: list[int] = []
+        """The chat messages joined, and where each thread message's end in it
+        (a turn joins only what is new)."""
 
     def _convert(self, message: Message) -> list[dict[str, Any]]:
         return to_openai_messages([message], max_result_chars=self._budget)
@@ -341,6 +345,12 @@ class HistoryCache:
         if max_result_chars != self._budget:
             self._cache.clear()
             self._budget = max_result_chars
+        values = self._cache.values(messages)
+        keep = self._cache.kept
+        flat, ends = self._flat, self._ends
+        del ends[keep:], flat[ends[-1] if ends else 0 :]
+        for entries in itertools.islice(values, keep, None):
+            flat.extend(entries)
+            ends.append(len(flat))
         head = [{"role": "system", "content": system}] if system else []
-        head.extend(itertools.chain.from_iterable(self._cache.values(messages)))
-        return head
+        return head + flat

@@ -86,11 +86,31 @@ def _created_at(message: Message) -> float:
     return message.created_at
 
 
-def summary(thread: Thread, created: PerMessage[float] | None = None) -> ThreadSummary:
-    """The thread's line in the list; ``created`` keeps its messages' times
-    (each read once: the list is announced at every turn)."""
-    times = created.values(thread.messages) if created else map(_created_at, thread.messages)
-    updated = max(times, default=0.0)
+class Latest:
+    """The latest time of a thread's messages so far, kept as a running
+    maximum per message (each read once: the list is announced at every turn)."""
+
+    def __init__(self) -> None:
+        self._times = PerMessage(_created_at)
+        self._latest: list[float] = []
+
+    def of(self, messages: list[Message]) -> float:
+        times = self._times.values(messages)
+        latest = self._latest
+        del latest[self._times.kept :]
+        top = latest[-1] if latest else 0.0
+        for stamp in times[len(latest) :]:
+            top = max(top, stamp)
+            latest.append(top)
+        return top
+
+
+def summary(thread: Thread, created: Latest | None = None) -> ThreadSummary:
+    """The thread's line in the list; ``created`` keeps its messages' times."""
+    if created is not None:
+        updated = created.of(thread.messages)
+    else:
+        updated = max(map(_created_at, thread.messages), default=0.0)
     return ThreadSummary(thread.id, title_of(thread), len(thread.messages), updated)
 
 
@@ -111,7 +131,7 @@ class ThreadStore:
         self.threads: dict[str, Thread] = {}
         """The threads read (or made): a folder's others are read when first shown."""
         self._files: dict[str, ThreadFile] = {}
-        self._created: dict[str, PerMessage[float]] = {}
+        self._created: dict[str, Latest] = {}
         self._unread: dict[str, ThreadSummary] = {}
         """A folder's threads not read yet, as its index lists them (``_index``)."""
         self._order: dict[str, None] = {}
@@ -267,9 +287,7 @@ class ThreadStore:
             del created[gone]
         threads, unread = self.threads, self._unread
         return tuple(
-            summary(threads[i], created.setdefault(i, PerMessage(_created_at)))
-            if i in threads
-            else unread[i]
+            summary(threads[i], created.setdefault(i, Latest())) if i in threads else unread[i]
             for i in self._order
             if i in threads or i in unread
         )
