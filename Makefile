@@ -190,7 +190,7 @@ INSTALL_TIME_docs := about 1 min on a fresh clone: mkdocs-material, mkdocstrings
 # What docs needs installed first (make test has installed it with the test extra).
 DOCS_SETUP ?= $(VENV)/.installed-docs $(WIDGET_BUNDLE)
 docs: $(DOCS_SETUP)
-	@echo "Building the documentation site into site/ (about 80 s: it runs the six notebooks)..."
+	@echo "Building the documentation site into site/ (about 80 s: it runs the seven notebooks)..."
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	$(PY) docs/hooks/check_site.py site
 
