@@ -14,7 +14,9 @@ component, scripted, see ``record_tools_lesson.py``).
 
 and in a notebook::
 
-    gu.Chat(model=gu.replay("cassettes/lesson.cassette"), tools=[get_weather], components=[gu.Table])
+    gu.Chat(
+        model=gu.replay("cassettes/lesson.cassette"), tools=[get_weather], components=[gu.Table]
+    )
 
 Replay it with the chat made as here (``lesson_runtime()``: ``get_weather``
 and ``gu.Table``), else every request is a miss.

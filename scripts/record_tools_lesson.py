@@ -21,7 +21,9 @@ with its props, then text.
 and in a notebook (``get_weather`` as in 01_quickstart.ipynb)::
 
     gu.Chat(
-        model=gu.replay("cassettes/tools_lesson.cassette"), tools=[get_weather], components=[gu.Table]
+        model=gu.replay("cassettes/tools_lesson.cassette"),
+        tools=[get_weather],
+        components=[gu.Table],
     )
 """
 
