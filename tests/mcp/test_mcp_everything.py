@@ -185,3 +185,27 @@ async def test_without_roots_allowed_the_server_hears_of_none() -> None:
     runtime = gu.Runtime(model=ScriptedModel(["hi"]), tools=[tools])
     assert "get-roots-list" not in runtime.tools  # no roots advertised: the tool is not offered
     runtime.close()
+
+
+async def test_the_reference_servers_prompts_with_arguments_are_filled_and_completed() -> None:
+    tools = everything()
+    try:
+        await tools.connect()
+        prompts = {p.name: p for p in tools.prompts}
+        assert {"args-prompt", "completable-prompt"} <= set(prompts)
+        fields = [(a.name, a.required) for a in prompts["args-prompt"].arguments]
+        assert fields == [("city", True), ("state", False)]
+        assert prompts["args-prompt"].arguments[0].description == "Name of the city"
+        filled = await tools.fill_prompt("args-prompt", {"city": "Lyon"})
+        assert filled == "What's weather in Lyon?"
+        assert await tools.complete("completable-prompt", "department", "S") == [
+            "Sales",
+            "Support",
+        ]
+        # the argument filled already narrows the next one's suggestions
+        names = await tools.complete("completable-prompt", "name", "", {"department": "Sales"})
+        assert names == ["David", "Eve", "Frank"]
+        text = await tools.fill_prompt("completable-prompt", {"department": "Sales", "name": "Eve"})
+        assert text == "Please promote Eve to the head of the Sales team."
+    finally:
+        tools.close()

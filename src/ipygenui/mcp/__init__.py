@@ -7,9 +7,12 @@
 - ``_results.py``: a ``CallToolResult`` as a tool result (content for the
   user only kept from the model).
 - ``_features.py``: what a server offers beside tools: roots the user allows,
-  log lines and progress for the calls' cards, prompts as starters,
-  ``read_resource`` for the resources its tools link to; a task-only tool
-  left out.
+  log lines and progress for the calls' cards, ``read_resource`` for the
+  resources its tools link to; a task-only tool left out.
+- ``_prompts.py``: prompts as starters; one with arguments as an
+  ``MCPPrompt`` (its form's fields), filled and completed by the server.
+- ``_list_changes.py``: a server's ``list_changed`` notifications, each list
+  read again (a chat takes new tools from its next model step).
 - ``oauth.py``: ``MCPOAuth``, how to sign in to a server over HTTP;
   ``_oauth.py`` wires it to the SDK's OAuth clients, ``_token_store.py``
   keeps the tokens (a file per server only the user reads, outside the
@@ -25,6 +28,7 @@ top-level ``mcp``, and their own siblings relatively.
 
 from __future__ import annotations
 
+from ._prompts import MCPPrompt, MCPPromptArgument
 from .oauth import MCPAssertion, MCPOAuth, MCPRedirect
 from .tools import MCPApproval, MCPConnectionError, MCPTools, MCPTrust
 
@@ -33,6 +37,8 @@ __all__ = [
     "MCPAssertion",
     "MCPConnectionError",
     "MCPOAuth",
+    "MCPPrompt",
+    "MCPPromptArgument",
     "MCPRedirect",
     "MCPTools",
     "MCPTrust",

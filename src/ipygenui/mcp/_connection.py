@@ -38,6 +38,7 @@ __all__ = [
     "connection_lost",
     "describe_error",
     "first_error",
+    "list_tools",
     "sign_in_failed",
 ]
 
@@ -222,17 +223,7 @@ class Connection:
                 _session_class()(read, write, **self._options) as session,
             ):
                 self.server_info = (await session.initialize()).server_info
-                tools: list[MCPTool] = []
-                cursor: str | None = None
-                while True:  # every page of the listing
-                    from mcp.types import PaginatedRequestParams
-
-                    params = PaginatedRequestParams(cursor=cursor) if cursor else None
-                    listed = await session.list_tools(params=params)
-                    tools.extend(listed.tools)
-                    cursor = listed.next_cursor
-                    if not cursor:
-                        break
+                tools = await list_tools(session)
                 self.session = session
                 self._ready.set_result(tools)
                 await self._stop.wait()
@@ -264,6 +255,21 @@ class Connection:
                 self._task.cancel()
                 with contextlib.suppress(BaseException):
                     await self._task
+
+
+async def list_tools(session: ClientSession) -> list[MCPTool]:
+    """Every page of the server's tool listing."""
+    from mcp.types import PaginatedRequestParams
+
+    tools: list[MCPTool] = []
+    cursor: str | None = None
+    while True:
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        listed = await session.list_tools(params=params)
+        tools.extend(listed.tools)
+        cursor = listed.next_cursor
+        if not cursor:
+            return tools
 
 
 CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("CALL_ID", default=None)

@@ -1,6 +1,6 @@
 """What an MCP server offers beside its tools, for ``ipygenui.mcp``: roots the
-user allows, log lines and progress for the running calls' cards, prompts as
-a chat's starters, and the resources its tools link to.
+user allows, log lines and progress for the running calls' cards, and the
+resources its tools link to (prompts: ``_prompts.py``).
 
 The MCP SDK is imported inside the functions: the ``mcp`` extra is optional.
 """
@@ -23,21 +23,14 @@ if TYPE_CHECKING:
     from ..tools.call_report import CallReport
 
 __all__ = [
-    "MAX_STARTERS",
     "LogRelay",
     "check_roots",
-    "prompt_starters",
     "read_result",
     "roots_callback",
     "task_refusal",
 ]
 
 logger = logging.getLogger("ipygenui")
-
-MAX_STARTERS = 6
-MAX_STARTER_CHARS = 1_000
-"""Prompts a server may offer as starters, and the characters of each."""
-
 
 # --- roots ------------------------------------------------------------------------
 
@@ -127,41 +120,7 @@ def task_refusal(listed_tool: Any) -> str | None:
     return None
 
 
-# --- prompts and resources ------------------------------------------------------------
-
-
-async def prompt_starters(session: ClientSession) -> list[str]:
-    """The server's prompts that need no arguments, as starter texts (their
-    first user message); a server without prompts, or one failing, offers none."""
-    from mcp import types
-
-    capabilities = session.server_capabilities
-    if capabilities is None or capabilities.prompts is None:
-        return []
-    try:
-        listed = await session.list_prompts()
-    except Exception as exc:
-        logger.warning("listing the prompts of an MCP server failed: %s", exc)
-        return []
-    starters: list[str] = []
-    for prompt in listed.prompts:
-        if len(starters) >= MAX_STARTERS:
-            break
-        if any(argument.required for argument in prompt.arguments or ()):
-            continue  # a starter is sent as it stands: nothing to fill in
-        try:
-            got = await session.get_prompt(prompt.name)
-        except Exception:
-            continue
-        texts = [
-            m.content.text
-            for m in got.messages
-            if m.role == "user" and isinstance(m.content, types.TextContent)
-        ]
-        text = clean_text("\n".join(texts)).strip()
-        if text and len(text) <= MAX_STARTER_CHARS:
-            starters.append(text)
-    return starters
+# --- resources ------------------------------------------------------------
 
 
 async def offers_resources(session: ClientSession) -> bool:

@@ -52,6 +52,7 @@ shown, not obeyed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -74,6 +75,7 @@ from ._connection import (
     Worker,
     connection_lost,
     describe_error,
+    list_tools,
     new_call_id,
     sign_in_failed,
 )
@@ -85,12 +87,13 @@ from ._features import (
     check_roots,
     offers_resources,
     progress_callback,
-    prompt_starters,
     read_result,
     roots_callback,
     task_refusal,
 )
+from ._list_changes import ListChanges, ListKind
 from ._oauth import unauthorized_text
+from ._prompts import MCPPrompt, complete_argument, fill_prompt, read_prompts
 from ._requests import RequestBridge
 from ._results import result_value
 from ._server_name import command_text, server_hash, server_name
@@ -125,6 +128,9 @@ for the notebook's folder, or a list of folders."""
 
 SIGN_IN_SECONDS = 600.0
 """What a start waits, beyond ``startup_timeout``, for a person to sign in."""
+
+LIST_CHANGE_WAIT = 10.0
+"""How long a call's result waits for the lists it changed to be read again."""
 
 _READS = "\0read_resource"
 """The read-resource tool's key among the calls (no server tool is named so)."""
@@ -180,6 +186,15 @@ class MCPTools:
         self._logs = LogRelay(transport.describe())
         self.starters: list[str] = []
         """The server's prompts that need no arguments, as a chat's starters."""
+        self.prompts: list[MCPPrompt] = []
+        """The server's prompts that need arguments: starters with a form
+        (``fill_prompt`` gives the text, ``complete`` suggestions)."""
+        self.changes = 0
+        """How many times a list of the server changed and was read again
+        (``list_changed``): a chat takes the new tools from its next model step."""
+        self._listing = threading.Lock()
+        """Guards swapping the listed tools for a newer listing (the worker's thread)."""
+        self._list_changes = ListChanges(transport.describe(), self._reread)
         self._offers_resources = False
         self.requires_approval = requires_approval
         self.trust_annotations = trust_annotations
@@ -348,8 +363,8 @@ class MCPTools:
             listed = await connection.ready(self._start_wait)
             session = connection.session
             if session is not None and not restarting:
-                self._offers_resources, self.starters = await asyncio.wait_for(
-                    asyncio.gather(offers_resources(session), prompt_starters(session)),
+                self._offers_resources, (self.starters, self.prompts) = await asyncio.wait_for(
+                    asyncio.gather(offers_resources(session), read_prompts(session)),
                     self.startup_timeout,
                 )
             return listed
@@ -393,7 +408,11 @@ class MCPTools:
 
     def _session_options(self) -> dict[str, Any]:
         """The session's callbacks: what this client advertises and answers."""
-        options: dict[str, Any] = {"logging_callback": self._logs, "extensions": APP_EXTENSION}
+        options: dict[str, Any] = {
+            "logging_callback": self._logs,
+            "message_handler": self._list_changes,
+            "extensions": APP_EXTENSION,
+        }
         if self._roots is not None:  # advertised only when the user allowed folders
             options["list_roots_callback"] = roots_callback(self._roots)
         options.update(self._requests.callbacks())  # sampling, elicitation: with a chat only
@@ -431,21 +450,48 @@ class MCPTools:
             raise MCPConnectionError(
                 f"the MCP server {self.server} was closed with its chat: make a new gu.MCPTools"
             )
-        if self._tools is not None:
-            return list(self._tools)
-        if self._listed is None:
+        with self._listing:
+            tools, listed = self._tools, self._listed
+        if tools is not None:
+            return list(tools)
+        if listed is None:
             worker = self._ensure_worker()
-            self._listed = worker.run(self._start(), self._start_wait + 15)
-        self._tools = self._make_tools(self._listed)
-        return list(self._tools)
+            listed = self._listed = worker.run(self._start(), self._start_wait + 15)
+        tools = self._make_tools(listed)
+        with self._listing:
+            if self._listed is listed:  # not replaced meanwhile by a newer listing
+                self._tools = tools
+        return list(tools)
+
+    async def _reread(self, kind: ListKind) -> None:
+        """On the worker loop: a list of the server changed (``list_changed``);
+        read it again. The chat sees it from its next model step (``changes``)."""
+        connection = self._connection
+        session = connection.session if connection is not None else None
+        if session is None:
+            return
+        if kind == "tools":
+            listed = await list_tools(session)
+            with self._listing:
+                self._listed, self._tools = listed, None
+        elif kind == "prompts":
+            self.starters, self.prompts = await read_prompts(session)
+        else:
+            offers = await offers_resources(session)
+            with self._listing:
+                self._offers_resources, self._tools = offers, None
+        self.changes += 1
+        logger.info("the %s of the MCP server %s changed: read again", kind, self.server)
 
     def _make_tools(self, listed: list[MCPTool]) -> list[Tool]:
         offered = {t.name for t in listed}
         reads = self._offers_resources and READ_RESOURCE not in offered
         if reads:
             offered.add(READ_RESOURCE)
-        self._check_names("requires_approval", self.requires_approval, offered)
-        self._check_names("trust_annotations", self.trust_annotations, offered)
+        if not self.changes:  # later, a server dropping a named tool is no typo of the user's
+            self._check_names("requires_approval", self.requires_approval, offered)
+            self._check_names("trust_annotations", self.trust_annotations, offered)
+        self.skipped = {}
         tools: list[Tool] = []
         for listed_tool in listed:
             name = self.prefix + listed_tool.name
@@ -671,10 +717,50 @@ class MCPTools:
             request_id = CALL_ID.get()
         finally:
             CALL_ID.reset(call_id)
+        # a list the call changed (its list_changed came before its result) is
+        # read again before the result returns: the run's next step has it
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._list_changes.settled(), LIST_CHANGE_WAIT)
         if app is not None and request_id is not None:
             server = {"id": self.display_name, "hash": server_hash(self._transport)}
             return await app_view(self._app_resources, session, app[0], result, server, request_id)
         return result_value(result)
+
+    # --- prompts with arguments ------------------------------------------------------
+
+    def _prompt(self, name: str) -> MCPPrompt:
+        for prompt in self.prompts:
+            if prompt.name == name:
+                return prompt
+        raise ValueError(f"the MCP server {self.server} offers no prompt {name!r} with arguments")
+
+    async def _on_session(self, work: Callable[[Any], Any]) -> Any:
+        worker, connection = self._worker, self._connection
+        if worker is None or self._closed or connection is None or connection.session is None:
+            raise MCPConnectionError(f"the MCP server {self.server} is not connected")
+        return await worker.run_async(work(connection.session))
+
+    async def fill_prompt(self, name: str, arguments: Mapping[str, str]) -> str:
+        """The text of the prompt ``name`` (one of ``prompts``) with the user's
+        ``arguments`` (argument name -> text), for the chat to send as the
+        user's message. ``ValueError`` for an unknown prompt or argument, or
+        a required one missing."""
+        prompt = self._prompt(name)
+        return str(await self._on_session(lambda session: fill_prompt(session, prompt, arguments)))
+
+    async def complete(
+        self,
+        name: str,
+        argument: str,
+        value: str = "",
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """The server's suggestions (``completion/complete``) for ``argument``
+        of the prompt ``name`` as typed so far (``value``); ``context``: the
+        arguments filled already. Empty when the server offers no completions."""
+        prompt = self._prompt(name)
+        work = lambda session: complete_argument(session, prompt, argument, value, context)  # noqa: E731
+        return list(await self._on_session(work))
 
     def app_specs(self) -> dict[str, dict[str, Any]]:
         """The apps of the tools the model may call: tool name (with

@@ -8,6 +8,10 @@ tools; before it connects it is handed what answers its server's requests
 (``_server_requests``: MCP sampling and elicitation), its prompts are offered
 as starters, and it is closed with the runtime. Building fails on two tools
 of one name, and a failure closes the sources opened so far.
+
+A source whose server changed its tools (``changes``, an MCP server's
+``list_changed``) is expanded again by ``refresh()``, which the run loop calls
+before a model step only: the step under way keeps the tools it started with.
 """
 
 from __future__ import annotations
@@ -36,20 +40,47 @@ class OwnTools(dict[str, Tool]):
         requests: RequestAnswerer,
     ) -> None:
         super().__init__()
+        self._given = (list(tools), list(components))
         self.sources: list[Any] = [t for t in tools if callable(getattr(t, "as_tools", None))]
         """Tool sources (``gu.MCPTools``) whose connection ends with ``close()``."""
         for source in self.sources:  # before connecting: what the client advertises
             answer_with = getattr(source, "answer_requests_with", None)
             if callable(answer_with):
                 answer_with(requests)
+        self._seen = self._changes()
         try:
-            for tool in [*expand_tools(tools), *map(as_tool, components)]:
-                if tool.name in self:
-                    raise ValueError(f"two tools are named {tool.name!r}")
-                self[tool.name] = tool
+            self.update(self._expand())
         except BaseException:  # no runtime to close later: end what was opened
             self.close()
             raise
+
+    def _changes(self) -> list[int]:
+        return [getattr(source, "changes", 0) for source in self.sources]
+
+    def _expand(self) -> dict[str, Tool]:
+        tools, components = self._given
+        named: dict[str, Tool] = {}
+        for tool in [*expand_tools(tools), *map(as_tool, components)]:
+            if tool.name in named:
+                raise ValueError(f"two tools are named {tool.name!r}")
+            named[tool.name] = tool
+        return named
+
+    def refresh(self) -> bool:
+        """Take the tools of the sources that changed since; whether any did.
+        A new list that cannot be used (two tools of one name) leaves the old one."""
+        seen = self._changes()
+        if seen == self._seen:
+            return False
+        self._seen = seen
+        try:
+            named = self._expand()
+        except Exception as exc:
+            logger.warning("the changed tools were not taken: %s", exc)
+            return False
+        self.clear()
+        self.update(named)
+        return True
 
     def human_names(self) -> list[str]:
         return [t.name for t in self.values() if t.human]

@@ -131,6 +131,16 @@ class RunLoop:
         """The ids of the calls running now."""
         return frozenset(self._tool_runner.executing)
 
+    def _take_changed_tools(self) -> None:
+        """Before a step only: the runtime's own tools read again when a source
+        of them changed (an MCP server's ``list_changed``); a step under way
+        keeps its toolset."""
+        refresh = getattr(self._own_tools, "refresh", None)
+        if callable(refresh) and refresh():
+            tools = self._own_tools
+            self._human_tools = [t.name for t in tools.values() if t.human]
+            self._schemas = [t.openai_schema(standard_parameters=True) for t in tools.values()]
+
     def step_toolset(self) -> Toolset:
         """The tools a model step would be offered now."""
         settings = self._settings
@@ -163,6 +173,7 @@ class RunLoop:
         self._tool_runner.executing.clear()  # a cancelled run's threads are answered already
         resumed = bool(message.tool_calls)
         if resumed:
+            self._take_changed_tools()
             self._toolset = self.step_toolset()
         while True:  # do { roundtrip } while goes_on(message)
             if not resumed and await self._model_step(message, cancel, run_model):
@@ -218,6 +229,7 @@ class RunLoop:
         """One model step of ``run_model`` with a fresh toolset; True when the run ends with it."""
         self._events.set_phase("thinking")
         steps: list[dict[str, Any]] = message.metadata.setdefault("steps", [])
+        self._take_changed_tools()
         tools = self._toolset = self.step_toolset()
         streaming = True
 
