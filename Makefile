@@ -85,8 +85,13 @@ setup: $(VENV)/.installed-test,docs $(WIDGET_BUNDLE) peers
 # its tracked notebook is newer.
 DEMO_DIR := .demo/notebooks
 DEMO_NOTEBOOKS := $(patsubst notebooks/%,$(DEMO_DIR)/%,$(wildcard notebooks/*.ipynb))
-# Files the notebooks use beside them (the agents notebook's MCP server script).
-DEMO_FILES := $(patsubst notebooks/%,$(DEMO_DIR)/%,$(wildcard notebooks/*.py))
+# Files the notebooks use beside them (the agents notebook's MCP server
+# script, the cassettes 07_replay answers from).
+DEMO_FILES := $(patsubst notebooks/%,$(DEMO_DIR)/%,$(wildcard notebooks/*.py notebooks/cassettes/*))
+
+$(DEMO_DIR)/cassettes/%: notebooks/cassettes/%
+	@mkdir -p $(DEMO_DIR)/cassettes
+	cp $< $@
 
 $(DEMO_DIR)/%.py: notebooks/%.py
 	@mkdir -p $(DEMO_DIR)
