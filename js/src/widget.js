@@ -112,9 +112,17 @@ function waitingFor(messages, isHuman) {
   return open.length ? "answer" : "waiting";
 }
 
+// The offline demo's name (models/demo.py): its badge names it.
+const DEMO_NAME = "offline demo";
+
+/** Whether the chat answers from the offline demo (not another offline model: a replay). */
+export function isOfflineDemo(name, offline) {
+  return offline && (!name || name === DEMO_NAME);
+}
+
 /** The model name the header shows: none for the offline demo (its badge says it). */
 export function headerModelName(name, offline) {
-  return offline ? "" : name || "";
+  return isOfflineDemo(name, offline) ? "" : name || "";
 }
 
 /** The calls of the last message that wait for the user (approval or an answer). */
@@ -589,6 +597,13 @@ export class ChatView {
     const choices = readModelChoices(m.get("model_choices"));
     this.modelPicker.update(choices, m.get("model_choice") || "", m.get("model_name") || "");
     show(this.modelName, !this.modelPicker.shown);
+    // The demo's badge names it; another offline model (a replay) keeps its name beside "Offline".
+    const demo = isOfflineDemo(m.get("model_name"), offline);
+    setText(this.badge, demo ? "Offline demo model" : "Offline");
+    const title = demo
+      ? "No API key: replies come from an offline demo model"
+      : "Replies come from this kernel (a recording): no model server is asked";
+    if (this.badge.title !== title) this.badge.title = title;
     show(this.badge, offline);
     // A model's wait (rate limit, no answer) outranks what its reply streams.
     const waitText = phase === "thinking" ? m.get("phase_detail") : "";

@@ -80,6 +80,8 @@ describe("the header says what is happening", () => {
   it("names the offline demo once: the badge, not also the model name", () => {
     expect(headerModelName("offline demo", true)).toBe("");
     expect(headerModelName("gpt-4o-mini", false)).toBe("gpt-4o-mini");
+    // a replay is offline too, and keeps its own name ("Replay of <model> (recorded <date>)")
+    expect(headerModelName("Replay of smollm2 (recorded 2026-12-02)", true)).toBe("Replay of smollm2 (recorded 2026-12-02)");
   });
 });
 

@@ -52,8 +52,8 @@ def nearest(entries: list[Entry], asked: dict[str, Any]) -> list[tuple[float, En
 
 def miss_text(name: str, entries: list[Entry], asked: dict[str, Any]) -> str:
     lines = [
-        f"This replay ({name}) has no recorded answer to this request, so nothing the "
-        f"recorded model said fits here. Asked: {_quote(_last_user(asked) or '(no user message)')}."
+        f"{name} has no recorded answer to this request, so nothing the recorded model "
+        f"said fits here. Asked: {_quote(_last_user(asked) or '(no user message)')}."
     ]
     if not entries:
         lines.append("The cassette holds no recorded requests.")
@@ -64,5 +64,6 @@ def miss_text(name: str, entries: list[Entry], asked: dict[str, Any]) -> str:
         f"{_where(e, asked)}"
         for _, e in nearest(entries, asked)
     ]
-    lines.append("Send one of those, or record this conversation with gu.record(model, path).")
-    return "\n\n".join(lines[:2]) + "\n" + "\n".join(lines[2:])
+    listed = "\n\n".join(lines[:2]) + "\n" + "\n".join(lines[2:])
+    # a paragraph of its own, not the last list item's tail
+    return listed + "\n\nSend one of those, or record this conversation with gu.record(model, path)."
