@@ -66,4 +66,5 @@ def miss_text(name: str, entries: list[Entry], asked: dict[str, Any]) -> str:
     ]
     listed = "\n\n".join(lines[:2]) + "\n" + "\n".join(lines[2:])
     # a paragraph of its own, not the last list item's tail
-    return listed + "\n\nSend one of those, or record this conversation with gu.record(model, path)."
+    advice = "Send one of those, or record this conversation with gu.record(model, path)."
+    return f"{listed}\n\n{advice}"
