@@ -13,6 +13,7 @@ notebook joined to the same kernel shows its chat from the same bundle model.
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -83,6 +84,21 @@ def _saved_widget_state(server: LabServer) -> dict[str, Any]:
     return state
 
 
+def _lost_to_the_kernel_change(lab: Any, shown: Any) -> bool:
+    """Whether the page's outputs read JupyterLab's "model not found" instead of the chats."""
+    lost = lab.page.locator(
+        ".jp-OutputArea-output", has_text="Error displaying widget: model not found"
+    )
+    deadline = time.monotonic() + LONG_WAIT / 1000
+    while time.monotonic() < deadline:
+        if shown.count() == 2:
+            return False
+        if lost.count():
+            return True
+        lab.page.wait_for_timeout(250)
+    return False
+
+
 def test_two_chats_share_the_bundle_and_reopen_from_saved_state(
     pages: Any, lab_server: LabServer
 ) -> None:
@@ -115,6 +131,17 @@ def test_two_chats_share_the_bundle_and_reopen_from_saved_state(
     reopened = pages()
     reopened.open(PATH)
     shown = reopened.chats()
+    if _lost_to_the_kernel_change(reopened, shown):
+        # Now and then (twice in the fresh-clone runs here) JupyterLab's widget
+        # manager draws an output while the new kernel arrives and its saved
+        # models are not there: the output reads "model not found" for good
+        # (its renderer tries again only before the manager says it restored).
+        # The chat never ran: open the notebook again, on the same new kernel,
+        # and check what the chat restores.
+        reopened.close()
+        reopened = pages()
+        reopened.open(PATH)
+        shown = reopened.chats()
     expect(shown).to_have_count(2, timeout=LONG_WAIT)
     expect(messages(shown.nth(1), "user")).to_contain_text("Hello from the second chat")
     expect(assistant(shown.nth(1))).to_have_attribute("data-status", "complete")
