@@ -12,7 +12,6 @@ resolves once the props are final. Every result goes to a *sink* callback as a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import itertools
 import json
@@ -21,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .._internal.timed_wait import wait_set
 from .._internal.worker_threads import call_in_thread
 from ..data import DataStore, data_ref_fields, using_data
 from ..events import (
@@ -149,8 +149,7 @@ class LiveRender:
             self._last_key = key
             await self._render(partial_props(self.component.props, args), final=False)
             # Throttle: later pushes wait; the final props cut the wait short.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._final_set.wait(), self.min_interval)
+            await wait_set(self._final_set, self.min_interval)
 
     async def _render(self, props: Any, *, final: bool) -> None:
         try:

@@ -17,6 +17,8 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
+from .._internal.timed_wait import wait_set
+
 T = TypeVar("T")
 
 StatusCallback = Callable[[str], None]
@@ -82,9 +84,7 @@ async def countdown(
         if remaining <= 0:
             return not cancel.is_set()
         say(remaining)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(cancel.wait(), min(tick, remaining))
-        if cancel.is_set():
+        if await wait_set(cancel, min(tick, remaining)):
             return False
 
 

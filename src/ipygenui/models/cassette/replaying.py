@@ -13,12 +13,12 @@ no recording answers as ``on_miss`` says.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
+from ..._internal.timed_wait import wait_set
 from ...errors import CassetteMissError, ModelError
 from ..base import (
     BatchStreaming,
@@ -147,8 +147,7 @@ class Replay(BatchStreaming):
                 if self._speed is not None:
                     wait = began + t / self._speed - loop.time()
                     if wait > 0:
-                        with contextlib.suppress(TimeoutError):
-                            await asyncio.wait_for(cancel.wait(), wait)
+                        await wait_set(cancel, wait)
                     if cancel.is_set():
                         return
             batch.append(delta)
