@@ -346,9 +346,33 @@ class LabPage:
         self.wait_ready(timeout)
 
     def reload(self, timeout: float = 60.0) -> None:
-        """Reload the browser page and wait for the notebook and kernel again."""
+        """Reload the browser page and wait for the notebook, its kernel and its chat.
+
+        Now and then JupyterLab's widget manager draws a saved output before it
+        has the kernel's models: the output reads "model not found" for good
+        (its renderer tries again only before the manager says it restored).
+        The chat never ran then, so the page is reloaded once more.
+        """
         self.page.reload()
         self.wait_ready(timeout)
+        if self.lost_widget_models(1, timeout):
+            self.page.reload()
+            self.wait_ready(timeout)
+
+    def lost_widget_models(self, chats: int, timeout: float = 60.0) -> bool:
+        """Whether an output reads JupyterLab's "model not found" before ``chats``
+        chats show (False once they show, or when neither happened in time)."""
+        lost = self.page.locator(
+            ".jp-OutputArea-output", has_text="Error displaying widget: model not found"
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.chats().count() >= chats:
+                return False
+            if lost.count():
+                return True
+            self.page.wait_for_timeout(250)
+        return False
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         """Wait until the notebook is open and its kernel idle, accepting any dialog."""

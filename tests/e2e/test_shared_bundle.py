@@ -13,7 +13,6 @@ notebook joined to the same kernel shows its chat from the same bundle model.
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -84,21 +83,6 @@ def _saved_widget_state(server: LabServer) -> dict[str, Any]:
     return state
 
 
-def _lost_to_the_kernel_change(lab: Any, shown: Any) -> bool:
-    """Whether the page's outputs read JupyterLab's "model not found" instead of the chats."""
-    lost = lab.page.locator(
-        ".jp-OutputArea-output", has_text="Error displaying widget: model not found"
-    )
-    deadline = time.monotonic() + LONG_WAIT / 1000
-    while time.monotonic() < deadline:
-        if shown.count() == 2:
-            return False
-        if lost.count():
-            return True
-        lab.page.wait_for_timeout(250)
-    return False
-
-
 def test_two_chats_share_the_bundle_and_reopen_from_saved_state(
     pages: Any, lab_server: LabServer
 ) -> None:
@@ -131,13 +115,10 @@ def test_two_chats_share_the_bundle_and_reopen_from_saved_state(
     reopened = pages()
     reopened.open(PATH)
     shown = reopened.chats()
-    if _lost_to_the_kernel_change(reopened, shown):
-        # Now and then (twice in the fresh-clone runs here) JupyterLab's widget
-        # manager draws an output while the new kernel arrives and its saved
-        # models are not there: the output reads "model not found" for good
-        # (its renderer tries again only before the manager says it restored).
-        # The chat never ran: open the notebook again, on the same new kernel,
-        # and check what the chat restores.
+    if reopened.lost_widget_models(2, LONG_WAIT / 1000):
+        # JupyterLab drew an output before the new kernel's models were there
+        # (``LabPage.reload`` says more): the chat never ran, so open the
+        # notebook again, on the same new kernel, and check what it restores.
         reopened.close()
         reopened = pages()
         reopened.open(PATH)
