@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from ipygenui.mcp._loopback import check_landed
 from ipygenui.mcp._token_store import TOKEN_DIR_VARIABLE
 from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
+from mcp_helpers import listening
 from runtime_helpers import call
 
 pytest.importorskip("mcp")
@@ -45,23 +45,8 @@ def oauth_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[st
     """The OAuth-protected server on a loopback port; tokens go to a folder of the test's."""
     monkeypatch.setenv(TOKEN_DIR_VARIABLE, str(tmp_path / "tokens"))
     port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, SERVER, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 30  # setup only: wait until it listens
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the OAuth test server did not start") from None
-                time.sleep(0.1)
+    with listening([sys.executable, SERVER, str(port)], port):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def _browser_visits(url: str) -> str:
