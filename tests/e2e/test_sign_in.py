@@ -5,8 +5,8 @@ whole authorization URL; "Open sign-in page" opens it in a new tab with no
 opener; the server sends that tab to the kernel's loopback listener, which
 answers "Signed in"; the card goes and the server's tool answers. One page
 and kernel on ``e2e/sign_in.ipynb``. Screenshots of the card, light and dark
-in a 500 px chat (``narrow-sign-in-{light,dark}-500.png``) and light at full
-width (``sign-in-card-light-1280.png``), go to the ``screenshots`` folder.
+in a 500 px chat (``narrow-sign-in-{light,dark}-500.png``) and at full width
+(``sign-in-card-{light,dark}-1280.png``), go to the ``screenshots`` folder.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, expect
 
 from .harness import REPO, LabPage, LabServer, report_on_failure, shared_notebook
-from .widget import assistant, send_from_ui, shoot_in_narrow_chat
+from .widget import assistant, send_from_ui, shoot_in_narrow_chat, shoot_themes
 
 pytestmark = pytest.mark.e2e
 
@@ -56,9 +56,7 @@ def test_the_card_signs_in_through_the_browser_and_the_loopback(
     url = page.run_json("chat.sign_ins[0]['url']")
     expect(card.locator(".gu-request-url")).to_have_text(url)  # the whole address
     expect(card.locator(".gu-sign-in-wait")).to_be_visible()  # the page is on this machine
-    card.scroll_into_view_if_needed()
-    page.page.mouse.move(0, 0)
-    card.screenshot(path=screenshots / "sign-in-card-light-1280.png")
+    shoot_themes(page, card, lambda theme: screenshots / f"sign-in-card-{theme}-1280.png")
     shoot_in_narrow_chat(page, chat, card, screenshots, "sign-in")
     with page.page.context.expect_page(timeout=LONG_WAIT) as opened:
         card.locator("button.gu-approve").click()
