@@ -153,7 +153,7 @@ export const toKernel = Object.freeze({
    * The user's answer to a tool server's sign-in card: `paste` the address the browser landed on
    * (`url`: the kernel checks it is this sign-in's redirect), or `cancel` the sign-in.
    */
-  signIn: (id, action, url = "") => ({ type: "sign_in", id, action, ...(url?.trim() ? { url } : {}) }),
+  signIn: (id, action, url) => ({ type: "sign_in", id, action, url }),
 });
 
 // --- kernel -> browser: a validator per message (its `type` picked it) ----------

@@ -446,7 +446,8 @@ class SignInMsg(_Msg):
     type: Literal["sign_in"]
     id: Id
     action: Literal["paste", "cancel"]
-    url: Annotated[str, Field(max_length=MAX_PASTED_URL, json_schema_extra=_ONLY_IF_FILLED)] = ""
+    url: Annotated[str, Field(max_length=MAX_PASTED_URL)] | None = None
+    """``paste``: the address (``cancel`` sends none)."""
 
 
 ClientMessage = Annotated[
