@@ -22,7 +22,7 @@ import pytest
 
 import ipygenui as gu
 from comm_helpers import click, customs, settle
-from ipygenui.mcp._loopback import check_landed
+from ipygenui.mcp._loopback import Loopback, check_landed, free_loopback_uri
 from ipygenui.mcp._token_store import TOKEN_DIR_VARIABLE
 from ipygenui.testing import ScriptedModel
 from ipygenui.widget.chat import Chat
@@ -179,6 +179,51 @@ async def test_cancel_ends_the_sign_in_and_leaves_the_chat_usable(
         assert "ended already" in customs(wire, "error")[1]["message"]
     finally:
         chat.close()
+
+
+async def test_after_sign_out_a_call_waits_at_the_card_and_goes_on(oauth_server: str) -> None:
+    tools = gu.MCPTools.http(oauth_server, auth=gu.MCPOAuth(), trust_annotations=True)
+    model = ScriptedModel([call("read_note", id="r1"), "done", call("read_note", id="r2"), "done"])
+    runtime = gu.Runtime(model=model, tools=[tools])
+    try:
+        [card] = runtime.sign_ins.pending
+        await asyncio.to_thread(httpx.get, _browser_visits(card["url"]), timeout=10)
+        await _until(lambda: tools.changes == 1)
+        assert (await runtime.send("read it")).tool_calls[0].result == {
+            "result": "the signed-in note"
+        }
+        assert tools.sign_out() is True
+        run = asyncio.ensure_future(runtime.send("read it again"))
+        await _until(lambda: runtime.sign_ins.pending)  # the call waits for the user
+        [again] = runtime.sign_ins.pending
+        assert again["id"] != card["id"]
+        await asyncio.to_thread(httpx.get, _browser_visits(again["url"]), timeout=10)
+        message = await asyncio.wait_for(run, 30)
+        assert message.tool_calls[0].result == {"result": "the signed-in note"}
+        assert runtime.sign_ins.pending == []
+    finally:
+        runtime.close()
+
+
+async def test_the_listener_takes_only_its_own_redirect() -> None:
+    uri = free_loopback_uri()
+    landed: list[str] = []
+    listener = Loopback(uri, "s1", landed.append)
+    assert await listener.open()
+    try:
+        get = lambda url: asyncio.to_thread(httpx.get, url, timeout=5)  # noqa: E731
+        assert (await get(f"{uri}?code=c&state=other")).status_code == 404
+        assert (
+            await get(uri.replace("/callback", "/elsewhere") + "?code=c&state=s1")
+        ).status_code == 404
+        assert landed == []  # still listening
+        page = await get(f"{uri}?code=c&state=s1")
+        assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+        assert landed == [f"{uri}?code=c&state=s1"]
+        with pytest.raises(httpx.ConnectError):  # one sign-in, one redirect
+            await get(f"{uri}?code=c&state=s1")
+    finally:
+        await listener.close()
 
 
 def test_a_pasted_address_must_be_this_sign_ins_redirect() -> None:

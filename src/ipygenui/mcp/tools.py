@@ -47,6 +47,11 @@ shown, not obeyed.
   most ``sampling_max_tokens``); a form (its schema checked: flat primitive
   fields only) or a link is answered with ``add_tool_result`` (accept with
   content, decline, cancel). See ``_requests.py``.
+- Signing in: ``auth=gu.MCPOAuth()`` with no ``redirect`` signs in at the
+  chat's card (``sign_in_with``). A chat being built does not wait for it:
+  it starts without the server's tools, which join its next model step once
+  the user signed in (``changes``); a call that needs a new sign-in waits at
+  the card. See ``_oauth.py`` and ``_loopback.py``.
 """
 
 from __future__ import annotations
