@@ -25,6 +25,7 @@ from comm_helpers import click, customs, settle
 from ipygenui.mcp._loopback import Loopback, check_landed, free_loopback_uri
 from ipygenui.mcp._token_store import TOKEN_DIR_VARIABLE
 from ipygenui.testing import ScriptedModel
+from ipygenui.tools import sign_ins
 from ipygenui.widget.chat import Chat
 from mcp_helpers import listening
 from runtime_helpers import call
@@ -100,6 +101,20 @@ async def test_the_card_signs_in_through_the_loopback_listener(
         assert "signed-in note" in saved
         for secret in [code, *_secrets(tmp_path)]:
             assert secret not in saved
+    finally:
+        runtime.close()
+
+
+async def test_a_card_no_chat_shows_is_said_in_the_log(
+    oauth_server: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(sign_ins, "UNSEEN_SECONDS", 0.1)
+    runtime = gu.Runtime(
+        model=ScriptedModel(["done"]), tools=[gu.MCPTools.http(oauth_server, auth=gu.MCPOAuth())]
+    )
+    try:
+        await _until(lambda: "no chat shows its card" in caplog.text)
+        assert "code=" not in caplog.text and "state=" not in caplog.text
     finally:
         runtime.close()
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import itertools
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,11 @@ from typing import Any
 __all__ = ["SignIn", "SignInCancelled", "SignIns"]
 
 _ids = itertools.count(1)
+
+logger = logging.getLogger("ipygenui")
+
+UNSEEN_SECONDS = 2.0
+"""A card no chat shows after this long (a headless ``Runtime``) is said in the log."""
 
 
 class SignInCancelled(Exception):
@@ -93,14 +99,25 @@ class SignIns:
         with self._lock:
             self._open[sign_in.id] = sign_in
         self._changed()
+        unseen = asyncio.get_running_loop().call_later(UNSEEN_SECONDS, self._unseen, sign_in)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(sign_in.future), timeout)
         finally:
+            unseen.cancel()
             if not sign_in.future.done():
                 sign_in.future.cancel()
             with self._lock:
                 self._open.pop(sign_in.id, None)
             self._changed()
+
+    def _unseen(self, sign_in: SignIn) -> None:
+        if not self.listeners and not sign_in.future.done():
+            logger.warning(
+                "%s asks you to sign in, and no chat shows its card: show the tools in a "
+                "gu.Chat, answer runtime.sign_ins (finish or cancel), or pass "
+                "gu.MCPOAuth(redirect=...)",
+                sign_in.server,
+            )
 
     def _find(self, sign_in_id: str) -> SignIn:
         with self._lock:
