@@ -6,10 +6,14 @@ installed in tests/peers)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +94,28 @@ class ServerFiles:
         pid = self.pid()
         os.kill(pid, signal.SIGKILL)
         return pid
+
+
+@contextlib.contextmanager
+def listening(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[None]:
+    """``command`` run until the block ends, once it listens on loopback ``port``."""
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 30  # setup only: wait until it listens
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{command[-2:]} did not start listening") from None
+                time.sleep(0.1)
+        yield
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def alive(pid: int) -> bool:

@@ -32,6 +32,7 @@ export const TO_KERNEL_TYPES = Object.freeze([
   "transcript",
   "data_window",
   "mcp_app",
+  "sign_in",
 ]);
 
 /** Every message type the kernel sends, by name (a dispatch table's keys). */
@@ -148,6 +149,11 @@ export const toKernel = Object.freeze({
     params,
     approved,
   }),
+  /**
+   * The user's answer to a tool server's sign-in card: `paste` the address the browser landed on
+   * (`url`: the kernel checks it is this sign-in's redirect), or `cancel` the sign-in.
+   */
+  signIn: (id, action, url) => ({ type: "sign_in", id, action, url }),
 });
 
 // --- kernel -> browser: a validator per message (its `type` picked it) ----------

@@ -20,6 +20,7 @@ import { loadModule } from "./components/host.js";
 import { createComposer } from "./composer/composer.js";
 import { h, setData, setText, show } from "./common/dom.js";
 import { createAlwaysAllowed, readAlwaysAllowed } from "./tool-card/always-allowed.js";
+import { createSignInCards, readSignIns } from "./sign-in-cards.js";
 import { addHighlighterLoader, onHighlighterReady } from "./markdown/highlighter.js";
 import { highlightCodeIn } from "./markdown/markdown.js";
 import { createModelPicker, readModelChoices } from "./model-picker.js";
@@ -161,6 +162,7 @@ const META_KEYS = [
   "save_error",
   "height",
   "always_allowed",
+  "sign_ins",
 ];
 // Traits of the conversation controls (threads, starters).
 const THREAD_KEYS = ["thread_list", "thread_id", "persist_kind", "starters"];
@@ -297,6 +299,7 @@ export class ChatView {
     // A failed save of the persisted thread: a trait, so it survives a reload,
     // and it stays until a save succeeds (the kernel clears it).
     this.saveErrorEl = h("div.gu-save-error", { role: "alert", hidden: true });
+    this.signIns = createSignInCards({ send: (msg) => this.send(msg) });
     this.root = h(
       "div.gu-chat",
       { "data-phase": "idle" },
@@ -306,6 +309,7 @@ export class ChatView {
       this.suggestions.el,
       this.alwaysAllowed.el,
       this.saveErrorEl,
+      this.signIns.el,
       this.noticeEl,
       this.composer.el,
     );
@@ -627,6 +631,7 @@ export class ChatView {
     if (this.thread.el.getAttribute("aria-busy") !== busy) this.thread.el.setAttribute("aria-busy", busy);
     this.suggestions.update(m.get("suggestions") ?? [], !running);
     this.alwaysAllowed.update(readAlwaysAllowed(m.get("always_allowed")));
+    this.signIns.update(readSignIns(m.get("sign_ins")));
     this.composer.update(running);
     this.takeParkedFocus(running);
   }

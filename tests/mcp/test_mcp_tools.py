@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from ipygenui.mcp._oauth import token_store
 from ipygenui.messages import Complete, RequiresAction
 from ipygenui.testing import ScriptedModel
 from mcp_asking import card, until
-from mcp_helpers import SERVER, alive, mcp_runtime
+from mcp_helpers import SERVER, alive, listening, mcp_runtime
 from runtime_helpers import assert_valid, call, tool_messages
 
 DEMO_SERVER = Path(__file__).parents[2] / "notebooks" / "mcp_demo_server.py"
@@ -237,26 +235,9 @@ def _free_port() -> int:
 def http_server(files) -> Iterator[str]:
     """The test server over streamable HTTP (the SDK's app under uvicorn) on a loopback port."""
     port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, SERVER, "http", str(port)],
-        env={**files.env(), "PATH": "/usr/bin:/bin"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30  # setup only: wait until it listens
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the HTTP test server did not start") from None
-                time.sleep(0.1)
+    env = {**files.env(), "PATH": "/usr/bin:/bin"}
+    with listening([sys.executable, SERVER, "http", str(port)], port, env):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 async def test_http_server_tools_run_with_approval(files, http_server) -> None:

@@ -254,6 +254,7 @@ INTERNAL_ERRORS = {
     "Refused": "an AG-UI HTTP request refused with its status",
     "SchemaCompileError": "a shipped A2UI schema the compiler cannot check: met by its tests",
     "SchemaProblem": "raised again as ToolDefinitionError",
+    "SignInCancelled": "a sign-in card cancelled, raised again as MCPSignInError",
     "StateLimitError": "raised again as ModelError",
     "UnsafeFileError": "an attachment file left out with a notice on its part",
 }

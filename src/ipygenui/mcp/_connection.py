@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.types import Tool as MCPTool
 
+    from ._oauth import ChatSignIn
     from .oauth import MCPOAuth
 
 __all__ = [
@@ -155,6 +156,8 @@ class HTTP:
         """The SDK's auth, kept across restarts (what it discovered stays known)."""
         self.refused: tuple[int, str | None] | None = None
         """The last 401 the server answered without ``auth`` (status, WWW-Authenticate)."""
+        self.chat_sign_in: ChatSignIn | None = None
+        """The chat showing the sign-in card (``auth`` without ``redirect``)."""
 
     def describe(self) -> str:
         return self.url
@@ -177,7 +180,7 @@ class HTTP:
         if self.auth is not None and self._provider is None:
             from ._oauth import auth_provider
 
-            self._provider = auth_provider(self.auth, self.url)
+            self._provider = auth_provider(self.auth, self.url, lambda: self.chat_sign_in)
         self.refused = None
         async with (
             create_mcp_http_client(headers=self.headers, auth=self._provider) as client,

@@ -6,25 +6,49 @@ The SDK does the protocol (discovery, registration, PKCE, scopes and step-up,
 resource indicators, refresh); this module picks its provider for the grant,
 gives it the token file (``_token_store.py``), and turns the one
 ``redirect`` function of ``MCPOAuth`` into the SDK's two callbacks (open
-this URL; what came back).
+this URL; what came back). Without ``redirect``, the chat the tools belong
+to asks instead (``ChatSignIn``): a card with the URL, a loopback listener
+and a field for the address the browser landed on (``_loopback.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlparse
 
 from ..errors import MCPSignInError
+from ..tools.sign_ins import SignIn, SignInCancelled, SignIns
+from ._loopback import Loopback, check_landed, free_loopback_uri, loopback_port
 from ._token_store import TokenFile, default_token_dir, token_file
-from .oauth import MCPOAuth, MCPRedirect
+from .oauth import DEFAULT_REDIRECT_URI, MCPOAuth, MCPRedirect
 
 if TYPE_CHECKING:
     import httpx2
     from mcp.shared.auth import AuthorizationCodeResult
 
-__all__ = ["auth_provider", "token_store", "unauthorized_text"]
+__all__ = ["SIGN_IN_SECONDS", "ChatSignIn", "auth_provider", "token_store", "unauthorized_text"]
+
+SIGN_IN_SECONDS = 600.0
+"""How long a sign-in card waits for the user before the sign-in fails."""
+
+
+@dataclass
+class ChatSignIn:
+    """The chat that shows this server's sign-in card (``desk``), the name the
+    card gives the server, and ``asked``: set when a card opens (a chat being
+    built stops waiting for the tools then)."""
+
+    desk: SignIns
+    name: str
+    asked: threading.Event = field(default_factory=threading.Event)
+
+
+ChatOf = Callable[[], "ChatSignIn | None"]
 
 
 def token_store(oauth: MCPOAuth, server_url: str) -> TokenFile:
@@ -40,20 +64,33 @@ async def _result(value: Any) -> Any:
 class _SignIn:
     """The SDK's redirect and callback handlers from one ``redirect`` function."""
 
-    def __init__(self, redirect: MCPRedirect | None, server_url: str) -> None:
+    def __init__(
+        self,
+        redirect: MCPRedirect | None,
+        server_url: str,
+        redirect_uri: str = DEFAULT_REDIRECT_URI,
+        chat: ChatOf = lambda: None,
+    ) -> None:
         self._redirect = redirect
         self._server_url = server_url
+        self._redirect_uri = redirect_uri
+        self._chat = chat
         self._back: str | None = None
 
     async def open(self, authorization_url: str) -> None:
         redirect = self._redirect
-        if redirect is None:
-            raise MCPSignInError(
-                f"The MCP server {self._server_url} asks you to sign in, and this MCPOAuth has no "
-                "redirect= to show the sign-in page to: pass gu.MCPOAuth(redirect=...), a "
-                "function that opens the URL it gets and returns the URL the browser came back to"
-            )
         self._back = None
+        if redirect is None:
+            chat = self._chat()
+            if chat is None:
+                raise MCPSignInError(
+                    f"The MCP server {self._server_url} asks you to sign in, and nobody can be "
+                    "asked: put these tools in a gu.Chat (it shows a sign-in card), or pass "
+                    "gu.MCPOAuth(redirect=...), a function that opens the URL it gets and returns "
+                    "the URL the browser came back to"
+                )
+            self._back = await self._in_chat(chat, authorization_url)
+            return
         # a plain function may block (input(), a loopback listener): not on the loop
         back = await _result(
             redirect(authorization_url)
@@ -65,6 +102,36 @@ class _SignIn:
                 f"MCPOAuth(redirect=...) must return the URL the browser came back to, got {back!r}"
             )
         self._back = back
+
+    async def _in_chat(self, chat: ChatSignIn, authorization_url: str) -> str:
+        """The chat's card: the URL shown, the loopback listener open for this
+        one sign-in, until the browser comes back, the user pastes where it
+        landed, cancels, or ``SIGN_IN_SECONDS`` pass."""
+        uri = self._redirect_uri
+        state = _query_value(authorization_url, "state")
+        sign_in = SignIn(
+            server=chat.name,
+            url=authorization_url,
+            redirect_uri=uri,
+            listening=False,
+            check=lambda pasted: check_landed(pasted, uri, state),
+        )
+        loopback = Loopback(uri, state, sign_in.landed)
+        sign_in.listening = await loopback.open()
+        chat.asked.set()
+        try:
+            return await chat.desk.ask(sign_in, SIGN_IN_SECONDS)
+        except SignInCancelled:
+            raise MCPSignInError(
+                f"the sign-in to {chat.name} was cancelled: its tools stay out of the chat "
+                "until you sign in (await tools.connect() shows the card again)"
+            ) from None
+        except TimeoutError:
+            raise MCPSignInError(
+                f"nobody signed in to {chat.name} within {SIGN_IN_SECONDS:g} s"
+            ) from None
+        finally:
+            await loopback.close()
 
     async def returned(self) -> AuthorizationCodeResult:
         from mcp.shared.auth import AuthorizationCodeResult
@@ -91,8 +158,14 @@ class _SignIn:
         return AuthorizationCodeResult(code=code, state=one("state"), iss=one("iss"))
 
 
-def auth_provider(oauth: MCPOAuth, server_url: str) -> httpx2.Auth:
-    """The SDK's ``httpx2.Auth`` that signs the requests to ``server_url`` in."""
+def _query_value(url: str, name: str) -> str | None:
+    values = parse_qs(urlparse(url).query).get(name)
+    return values[0] if values else None
+
+
+def auth_provider(oauth: MCPOAuth, server_url: str, chat: ChatOf = lambda: None) -> httpx2.Auth:
+    """The SDK's ``httpx2.Auth`` that signs the requests to ``server_url`` in
+    (``chat``: who shows the sign-in card when ``oauth`` has no ``redirect``)."""
     store = token_store(oauth, server_url)
     secret = oauth._client_secret
     if oauth.grant == "identity_assertion":
@@ -143,7 +216,7 @@ def auth_provider(oauth: MCPOAuth, server_url: str) -> httpx2.Auth:
             token_endpoint_auth_method=_secret_method(oauth),
             issuer=oauth.issuer,
         )
-    return _authorization_code(oauth, server_url, store)
+    return _authorization_code(oauth, server_url, store, chat)
 
 
 def _secret_method(oauth: MCPOAuth) -> Any:
@@ -152,12 +225,31 @@ def _secret_method(oauth: MCPOAuth) -> Any:
     return method if method in secret_methods else "client_secret_basic"
 
 
-def _authorization_code(oauth: MCPOAuth, server_url: str, store: TokenFile) -> httpx2.Auth:
+def redirect_uri_for(oauth: MCPOAuth, store: TokenFile) -> str:
+    """Where the browser is sent back to: the one given; with ``redirect`` or a
+    registered client, ``DEFAULT_REDIRECT_URI``; for a chat's card, the
+    loopback URI the client registered with before (kept in its record, so
+    the authorization server knows it), else one of a port free now."""
+    if oauth.redirect_uri is not None:
+        return oauth.redirect_uri
+    if oauth.redirect is not None or oauth.client_id is not None:
+        return DEFAULT_REDIRECT_URI
+    client = store.saved_client()
+    for uri in client.get("redirect_uris") or [] if isinstance(client, dict) else []:
+        if isinstance(uri, str) and loopback_port(uri) is not None:
+            return uri
+    return free_loopback_uri()
+
+
+def _authorization_code(
+    oauth: MCPOAuth, server_url: str, store: TokenFile, chat: ChatOf
+) -> httpx2.Auth:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
     from pydantic import AnyUrl
 
-    redirect_uris = [AnyUrl(oauth.redirect_uri)]
+    redirect_uri = redirect_uri_for(oauth, store)
+    redirect_uris = [AnyUrl(redirect_uri)]
     metadata = OAuthClientMetadata(
         client_name=oauth.client_name,
         redirect_uris=redirect_uris,
@@ -174,7 +266,7 @@ def _authorization_code(oauth: MCPOAuth, server_url: str, store: TokenFile) -> h
             redirect_uris=redirect_uris,
             token_endpoint_auth_method=oauth.token_endpoint_auth_method,
         )
-    sign_in = _SignIn(oauth.redirect, server_url)
+    sign_in = _SignIn(oauth.redirect, server_url, redirect_uri, chat)
 
     class Provider(OAuthClientProvider):
         async def _initialize(self) -> None:

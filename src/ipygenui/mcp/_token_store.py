@@ -86,6 +86,10 @@ class TokenFile:
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self._update("client", client_info.model_dump(mode="json", exclude_none=True))
 
+    def saved_client(self) -> Any:
+        """The client record as saved (JSON), or None: read without the SDK."""
+        return self._read().get("client")
+
     # --- the file ---------------------------------------------------------------
 
     def forget(self) -> bool:

@@ -20,7 +20,10 @@ Three ways to sign in:
 - ``MCPOAuth(redirect)``: a person signs in in a browser (the authorization
   code flow with PKCE). ``redirect`` gets the authorization URL and returns
   the URL the browser was sent back to (``redirect_uri?code=...&state=...``);
-  it may be async. A test or a headless run answers it itself.
+  it may be async. A test or a headless run answers it itself. Without
+  ``redirect``, the tools' chat asks: a card shows the URL, opened on the
+  user's click, and the kernel's loopback listener (or the address the user
+  pastes) brings the browser's answer back (``_loopback.py``).
 - ``MCPOAuth.client_credentials(client_id, client_secret)`` (or
   ``private_key=`` for ``private_key_jwt``): a program signs in as itself.
 - ``MCPOAuth.identity_assertion(...)``: an enterprise identity provider's
@@ -47,8 +50,10 @@ MCP server's resource identifier; returns the ID-JAG to present."""
 Grant = Literal["authorization_code", "client_credentials", "identity_assertion"]
 
 DEFAULT_REDIRECT_URI = "http://127.0.0.1:33418/callback"
-"""Where the authorization server sends the browser back to, unless
-``redirect_uri=`` says otherwise (registered with the client)."""
+"""Where the authorization server sends the browser back to with ``redirect``
+or a registered ``client_id``, unless ``redirect_uri=`` says otherwise
+(registered with the client). A chat's sign-in card registers a loopback URI
+of a port free at the first sign-in instead, kept with the client's record."""
 
 _SECRET_AUTH = ("client_secret_basic", "client_secret_post")
 
@@ -58,7 +63,8 @@ class MCPOAuth:
 
     ``MCPOAuth(redirect)`` signs a person in with a browser: ``redirect``
     gets the whole authorization URL and returns the URL the browser was sent
-    back to. Without ``client_id``, the client registers itself (by its
+    back to. ``MCPOAuth()`` in a chat's tools signs in through a card in the
+    chat instead. Without ``client_id``, the client registers itself (by its
     metadata document at ``client_metadata_url`` when the server supports
     those, else by dynamic registration); with it (and ``client_secret`` for
     a confidential client), that registered client is used.
@@ -76,7 +82,7 @@ class MCPOAuth:
         client_id: str | None = None,
         client_secret: str | None = None,
         client_metadata_url: str | None = None,
-        redirect_uri: str = DEFAULT_REDIRECT_URI,
+        redirect_uri: str | None = None,
         client_name: str = "ipygenui",
         token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post", "none"]
         | None = None,
@@ -89,7 +95,7 @@ class MCPOAuth:
         _check_text("client_id", client_id)
         _check_text("client_secret", client_secret)
         _check_text("client_metadata_url", client_metadata_url)
-        _check_text("redirect_uri", redirect_uri, optional=False)
+        _check_text("redirect_uri", redirect_uri)
         _check_text("client_name", client_name, optional=False)
         if client_secret is not None and client_id is None:
             raise ValueError("MCPOAuth(client_secret=...) needs the client_id it belongs to")
@@ -117,6 +123,7 @@ class MCPOAuth:
         self._client_secret = client_secret
         self.client_metadata_url = client_metadata_url
         self.redirect_uri = redirect_uri
+        """Where the browser is sent back to (``None``: chosen, see ``DEFAULT_REDIRECT_URI``)."""
         self.client_name = client_name
         self.token_endpoint_auth_method: str | None = token_endpoint_auth_method
         """How the client authenticates at the token endpoint (``None``: as the

@@ -47,11 +47,17 @@ shown, not obeyed.
   most ``sampling_max_tokens``); a form (its schema checked: flat primitive
   fields only) or a link is answered with ``add_tool_result`` (accept with
   content, decline, cancel). See ``_requests.py``.
+- Signing in: ``auth=gu.MCPOAuth()`` with no ``redirect`` signs in at the
+  chat's card (``sign_in_with``). A chat being built does not wait for it:
+  it starts without the server's tools, which join its next model step once
+  the user signed in (``changes``); a call that needs a new sign-in waits at
+  the card. See ``_oauth.py`` and ``_loopback.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -92,7 +98,7 @@ from ._features import (
     task_refusal,
 )
 from ._list_changes import ListChanges, ListKind
-from ._oauth import unauthorized_text
+from ._oauth import SIGN_IN_SECONDS, ChatSignIn, unauthorized_text
 from ._prompts import MCPPrompt, complete_argument, fill_prompt, read_prompts
 from ._requests import RequestBridge
 from ._results import result_value
@@ -101,6 +107,8 @@ from .oauth import MCPOAuth
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
+
+    from ..tools.sign_ins import SignIns
 
 __all__ = ["MCPConnectionError", "MCPTools"]
 
@@ -125,9 +133,6 @@ most this many tokens of the chat's model's answer, whatever it asks."""
 MCPRoots = bool | Sequence[str | os.PathLike[str]] | None
 """The folders a server hears of (``roots/list``): none by default, ``True``
 for the notebook's folder, or a list of folders."""
-
-SIGN_IN_SECONDS = 600.0
-"""What a start waits, beyond ``startup_timeout``, for a person to sign in."""
 
 LIST_CHANGE_WAIT = 10.0
 """How long a call's result waits for the lists it changed to be read again."""
@@ -221,6 +226,8 @@ class MCPTools:
         """How many times the server was restarted after it died."""
         self._signed_out = False
         """``sign_out()`` closed the connection: the next call opens one, quietly."""
+        self._signing_in: concurrent.futures.Future[list[MCPTool]] | None = None
+        """A start waiting for the user at the chat's sign-in card (its tools come later)."""
         self._requests = RequestBridge(self._card_server, sampling_max_tokens)
         """The chat answering the server's sampling and elicitation requests."""
         self._apps: dict[str, tuple[AppTool, bool]] = {}
@@ -440,8 +447,14 @@ class MCPTools:
         """
         if self._listed is not None and self.connected:
             return
+        pending = self._signing_in
+        if pending is not None and not pending.done():  # the card shown already
+            await asyncio.wrap_future(pending)
+            return
         worker = self._ensure_worker()
         self._listed = await worker.run_async(self._start())
+        if pending is not None:  # a sign-in that failed before: the chat takes the tools now
+            self._took_listing(self._listed)
 
     def as_tools(self) -> list[Tool]:
         """The server's tools as chat tools (connecting first, blocking, when
@@ -455,13 +468,59 @@ class MCPTools:
         if tools is not None:
             return list(tools)
         if listed is None:
-            worker = self._ensure_worker()
-            listed = self._listed = worker.run(self._start(), self._start_wait + 15)
+            listed = self._listed = self._list_or_sign_in(self._ensure_worker())
+            if listed is None:  # the user signs in at the chat's card: its tools come then
+                return []
         tools = self._make_tools(listed)
         with self._listing:
             if self._listed is listed:  # not replaced meanwhile by a newer listing
                 self._tools = tools
         return list(tools)
+
+    # --- signing in at the chat's card ----------------------------------------------
+
+    def sign_in_with(self, desk: SignIns) -> None:
+        """The chat that shows a sign-in card when the server asks for one
+        (``auth=gu.MCPOAuth()`` without ``redirect``)."""
+        transport = self._transport
+        auth = transport.auth if isinstance(transport, HTTP) else None
+        if auth is not None and auth.grant == "authorization_code" and auth.redirect is None:
+            assert isinstance(transport, HTTP)
+            transport.chat_sign_in = ChatSignIn(desk, server_name(None, transport))
+
+    def _list_or_sign_in(self, worker: Worker) -> list[MCPTool] | None:
+        """The tools listed, waiting (a chat is being built); or None when the
+        server asked for a sign-in first: the card waits for the user while
+        the chat is shown, and its tools join the chat's next model step."""
+        transport = self._transport
+        chat = transport.chat_sign_in if isinstance(transport, HTTP) else None
+        if chat is None:
+            return list(worker.run(self._start(), self._start_wait + 15))
+        chat.asked.clear()
+        started = asyncio.run_coroutine_threadsafe(self._start(), worker.loop)
+        started.add_done_callback(lambda _: chat.asked.set())
+        if not chat.asked.wait(self.startup_timeout + 15):
+            started.cancel()
+            raise MCPConnectionError(self._failure("failed to start: no answer in time"))
+        if started.done():
+            return list(started.result())
+        self._signing_in = started
+        started.add_done_callback(self._signed_in)
+        return None
+
+    def _signed_in(self, started: concurrent.futures.Future[list[MCPTool]]) -> None:
+        """On the worker's thread: the sign-in at the card ended."""
+        try:
+            listed = started.result()
+        except BaseException as exc:  # cancelled, refused: the card said so; the chat goes on
+            logger.warning("%s", exc)
+            return
+        self._took_listing(listed)
+
+    def _took_listing(self, listed: list[MCPTool]) -> None:
+        with self._listing:
+            self._listed, self._tools = listed, None
+        self.changes += 1  # the chat's next model step has the tools
 
     async def _reread(self, kind: ListKind) -> None:
         """On the worker loop: a list of the server changed (``list_changed``);

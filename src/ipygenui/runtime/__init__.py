@@ -190,6 +190,7 @@ class Runtime:
             host.thread, lambda: self._runs.message, lambda: self.model, events.answer, host.commit
         )
         self._tools = OwnTools(checked["tools"], self.components, requests)
+        self.sign_ins = self._tools.sign_ins  # a tool server's sign-in cards (a chat shows them)
         self.tool_choice = tool_choice
         first_step = resolve_tool_choice(tool_choice, list(self._tools))
         self.instructions = instructions

@@ -5,7 +5,8 @@ They are fixed when the runtime is built (each model step adds the update
 tools of the components shown and an AG-UI client's tools: ``_loop/toolset.py``).
 A tool source (``gu.MCPTools``: anything with ``as_tools()``) gives several
 tools; before it connects it is handed what answers its server's requests
-(``_server_requests``: MCP sampling and elicitation), its prompts are offered
+(``_server_requests``: MCP sampling and elicitation) and the desk of its
+sign-in cards (``tools/sign_ins.py``), its prompts are offered
 as starters, and it is closed with the runtime. Building fails on two tools
 of one name, and a failure closes the sources opened so far.
 
@@ -24,6 +25,7 @@ from .._internal.sanitize import clean_text
 from ..models.base import Model
 from ..tools import Tool, as_tool, expand_tools
 from ..tools.server_requests import RequestAnswerer
+from ..tools.sign_ins import SignIns
 
 __all__ = ["OwnTools"]
 
@@ -41,12 +43,18 @@ class OwnTools(dict[str, Tool]):
     ) -> None:
         super().__init__()
         self._given = (list(tools), list(components))
+        self.sign_ins = SignIns()
+        """Sign-ins the sources' servers wait for (``gu.MCPOAuth()`` with no
+        ``redirect``): a chat shows each as a card and answers it."""
         self.sources: list[Any] = [t for t in tools if callable(getattr(t, "as_tools", None))]
         """Tool sources (``gu.MCPTools``) whose connection ends with ``close()``."""
         for source in self.sources:  # before connecting: what the client advertises
             answer_with = getattr(source, "answer_requests_with", None)
             if callable(answer_with):
                 answer_with(requests)
+            sign_in_with = getattr(source, "sign_in_with", None)
+            if callable(sign_in_with):  # who shows its sign-in card
+                sign_in_with(self.sign_ins)
         self._seen = self._changes()
         try:
             self.update(self._expand())
@@ -97,6 +105,7 @@ class OwnTools(dict[str, Tool]):
         return list(dict.fromkeys(clean_text(s) for s in offered if isinstance(s, str)))
 
     def close(self) -> None:
+        self.sign_ins.cancel()  # nobody will answer a card now
         for source in self.sources:
             try:
                 source.close()

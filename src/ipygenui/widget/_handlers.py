@@ -40,6 +40,7 @@ from ._protocol import (
     RetryMsg,
     RevokeAlwaysMsg,
     SendMsg,
+    SignInMsg,
     SuggestionMsg,
     SwitchBranchMsg,
     SwitchThreadMsg,
@@ -58,12 +59,21 @@ from .static_files import lazy_module_source
 if TYPE_CHECKING:
     from ..runtime import Runtime
     from ._mcp_apps import AppBridge
+    from ._sign_ins import SignInCards
     from .components import ComponentBridge
 
 log = logging.getLogger(__name__)
 
 _WITHOUT_LOOP: frozenset[type[BaseModel]] = frozenset(
-    {HelloMsg, LoadModuleMsg, ComponentStateMsg, A2UIActionMsg, DataWindowMsg, McpAppMsg}
+    {
+        HelloMsg,
+        LoadModuleMsg,
+        ComponentStateMsg,
+        A2UIActionMsg,
+        DataWindowMsg,
+        McpAppMsg,
+        SignInMsg,
+    }
 )
 """Browser messages handled with no event loop running: they start or resume
 no run (the bridges' own messages answer or refuse by themselves)."""
@@ -86,6 +96,7 @@ class ClientHandlers:
         components: ComponentBridge,
         apps: AppBridge,
         send: Callable[[Any], Any],
+        sign_ins: SignInCards | None = None,
     ) -> None:
         self._chat = chat
         self._runtime = runtime
@@ -93,6 +104,7 @@ class ClientHandlers:
         self._components = components
         self._apps = apps
         self._send = send
+        self._sign_ins = sign_ins
 
     def on_comm_msg(self, _widget: Any, content: Any, buffers: Any) -> None:
         """Comm handler: may run on a subshell thread; never raises."""
@@ -242,6 +254,11 @@ class ClientHandlers:
     def _on_mcp_app(self, msg: McpAppMsg, buffers: list[Any]) -> None:
         self._apps.answer(msg)
 
+    def _on_sign_in(self, msg: SignInMsg, buffers: list[Any]) -> None:
+        if self._sign_ins is None:
+            raise ProtocolError("this chat shows no sign-in")
+        self._sign_ins.answer(msg)
+
     _HANDLERS: ClassVar[dict[type[BaseModel], Callable[[ClientHandlers, Any, list[Any]], None]]] = {
         HelloMsg: _on_hello,
         LoadModuleMsg: _on_load_module,
@@ -267,6 +284,7 @@ class ClientHandlers:
         A2UIActionMsg: _on_a2ui_action,
         DataWindowMsg: _on_data_window,
         McpAppMsg: _on_mcp_app,
+        SignInMsg: _on_sign_in,
     }
     """The handler of each browser message (``_protocol.CLIENT_MESSAGES``; a
     test checks that every one has its handler)."""

@@ -109,6 +109,7 @@ __all__ = [
     "SendMsg",
     "ServerMessage",
     "SetOp",
+    "SignInMsg",
     "SnapshotItem",
     "SnapshotMessage",
     "SuggestionMsg",
@@ -433,6 +434,22 @@ class McpAppMsg(_Msg):
     approved: bool = False
 
 
+MAX_PASTED_URL = 8_192
+"""Longest address the user may paste into a sign-in card."""
+
+
+class SignInMsg(_Msg):
+    """The user's answer to a tool server's sign-in card: ``paste`` the
+    address the browser landed on (``url``: the kernel checks it is this
+    sign-in's redirect), or ``cancel`` the sign-in."""
+
+    type: Literal["sign_in"]
+    id: Id
+    action: Literal["paste", "cancel"]
+    url: Annotated[str, Field(max_length=MAX_PASTED_URL)] | None = None
+    """``paste``: the address (``cancel`` sends none)."""
+
+
 ClientMessage = Annotated[
     HelloMsg
     | SendMsg
@@ -457,7 +474,8 @@ ClientMessage = Annotated[
     | LoadModuleMsg
     | TranscriptMsg
     | DataWindowMsg
-    | McpAppMsg,
+    | McpAppMsg
+    | SignInMsg,
     Field(discriminator="type"),
 ]
 """Any message the browser may send (the order is the generated builders')."""

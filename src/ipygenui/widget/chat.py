@@ -40,6 +40,7 @@ from ._bundle import Bundle, shared_bundle
 from ._handlers import ClientHandlers
 from ._mcp_apps import AppBridge
 from ._protocol import STANDARD_PARAM_NAMES, WIRE_LIMITS
+from ._sign_ins import SignInCards
 from ._sync import ViewSync, thread_list
 from .components import ComponentBridge
 from .message_model import MessageModel
@@ -241,6 +242,10 @@ class Chat(anywidget.AnyWidget):
     """MCP Apps: tool name -> ``{uri, html, csp}`` of the tools whose calls
     show an app (read when the chat is built), so a card shows it while its
     arguments stream."""
+    sign_ins = List(Dict()).tag(sync=True)
+    """Tool servers asking the user to sign in (``gu.MCPOAuth()`` without
+    ``redirect``): one card each, ``{id, server, url, redirect_uri, listening,
+    error}``; the authorization URL only, never a code or a token."""
     app_origin = Unicode("").tag(sync=True)
     """MCP Apps: the URL of a sandbox proxy on another origin (the spec's
     double iframe, docs/mcp-apps.md); "" renders each app in an iframe of
@@ -295,8 +300,9 @@ class Chat(anywidget.AnyWidget):
         # Initial values go in the comm_open message itself, not in updates after it.
         self._components = ComponentBridge(runtime)
         self._apps = AppBridge(runtime, self)
+        self._sign_ins = SignInCards(self, runtime.sign_ins, lambda: self._sync.loop, send)
         self._handlers = ClientHandlers(
-            self, runtime, self._sync, self._components, self._apps, send
+            self, runtime, self._sync, self._components, self._apps, send, self._sign_ins
         )
         super().__init__(
             component_specs=self._components.specs,
@@ -320,6 +326,7 @@ class Chat(anywidget.AnyWidget):
             data_details=notebook_data.data_details(runtime.data),
             always_allowed=sorted(runtime.always_allowed),
             mcp_apps=_mcp_apps(runtime),
+            sign_ins=runtime.sign_ins.pending,
             **widget_kwargs,
         )
         ignore_browser_writes_of(self)  # the loader: a page's view may not swap it
@@ -464,6 +471,8 @@ class Chat(anywidget.AnyWidget):
             self._components.close()
         if hasattr(self, "_apps"):
             self._apps.close()
+        if hasattr(self, "_sign_ins"):
+            self._sign_ins.close()
         getattr(self, "_stop_watching_cells", lambda: None)()
         unsubscribe = getattr(self, "_unsubscribe", None)
         if unsubscribe is not None:
