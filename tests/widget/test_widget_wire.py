@@ -170,7 +170,8 @@ def test_kernel_messages_are_built_as_the_fixture_holds() -> None:
         "seq": 3,
     }
     assert component_output_message(output) == to_browser["component_output"]
-    request = DataWindowMsg.model_validate(WIRE["to_kernel"][-1]["message"])
+    windows = [e["message"] for e in WIRE["to_kernel"] if e["message"]["type"] == "data_window"]
+    request = DataWindowMsg.model_validate(windows[-1])  # the sorted one
     window = {
         "columns": ["id", "amount"],
         "rows": [{"id": 7, "amount": 99.5}],
@@ -185,7 +186,7 @@ def test_kernel_messages_are_built_as_the_fixture_holds() -> None:
     )
     failed = data_window_message(bad, error="no column 'nope' (columns: id, amount)")
     assert failed == to_browser["data_window_error"]
-    filtered_request = DataWindowMsg.model_validate(WIRE["to_kernel"][-2]["message"])
+    filtered_request = DataWindowMsg.model_validate(windows[-2])  # the filtered one
     filtered = {
         "columns": ["id", "region"],
         "rows": [{"id": 7, "region": "North"}],
