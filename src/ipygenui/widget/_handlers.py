@@ -24,6 +24,7 @@ from ._protocol import (
     ApproveMsg,
     CancelMsg,
     ChooseModelMsg,
+    CompleteMsg,
     ComponentStateMsg,
     DataPick,
     DataWindowMsg,
@@ -40,6 +41,7 @@ from ._protocol import (
     RetryMsg,
     RevokeAlwaysMsg,
     SendMsg,
+    StarterFormMsg,
     SuggestionMsg,
     SwitchBranchMsg,
     SwitchThreadMsg,
@@ -58,6 +60,7 @@ from .static_files import lazy_module_source
 if TYPE_CHECKING:
     from ..runtime import Runtime
     from ._mcp_apps import AppBridge
+    from ._starter_forms import StarterForms
     from .components import ComponentBridge
 
 log = logging.getLogger(__name__)
@@ -86,6 +89,7 @@ class ClientHandlers:
         components: ComponentBridge,
         apps: AppBridge,
         send: Callable[[Any], Any],
+        forms: StarterForms,
     ) -> None:
         self._chat = chat
         self._runtime = runtime
@@ -93,6 +97,7 @@ class ClientHandlers:
         self._components = components
         self._apps = apps
         self._send = send
+        self._forms = forms
 
     def on_comm_msg(self, _widget: Any, content: Any, buffers: Any) -> None:
         """Comm handler: may run on a subshell thread; never raises."""
@@ -151,14 +156,23 @@ class ClientHandlers:
             self._send(module_message(msg.name, error=str(exc)))
 
     def _on_send(self, msg: SendMsg, buffers: list[Any]) -> None:
-        self._start(msg.text, self._attachments(msg, buffers))
+        self.start(msg.text, self._attachments(msg, buffers))
         # The view clears its box only now: a refused send keeps the text.
         self._send(accepted_message(msg.ref))
 
     def _on_suggestion(self, msg: SuggestionMsg, buffers: list[Any]) -> None:
         if msg.text not in self._chat.suggestions:
             raise ProtocolError("that suggestion is no longer offered")
-        self._start(msg.text)
+        self.start(msg.text)
+
+    # A starter's form: its server fills the prompt (then it is sent) and
+    # completes its fields (``_starter_forms.py``).
+
+    def _on_starter_form(self, msg: StarterFormMsg, buffers: list[Any]) -> None:
+        self._forms.submit(msg)
+
+    def _on_complete(self, msg: CompleteMsg, buffers: list[Any]) -> None:
+        self._forms.complete(msg)
 
     def _on_approve(self, msg: ApproveMsg | AlwaysMsg, buffers: list[Any]) -> None:
         always = msg.type == "always"
@@ -267,11 +281,14 @@ class ClientHandlers:
         A2UIActionMsg: _on_a2ui_action,
         DataWindowMsg: _on_data_window,
         McpAppMsg: _on_mcp_app,
+        StarterFormMsg: _on_starter_form,
+        CompleteMsg: _on_complete,
     }
     """The handler of each browser message (``_protocol.CLIENT_MESSAGES``; a
     test checks that every one has its handler)."""
 
-    def _start(self, text: str, attachments: list[Any] | None = None) -> None:
+    def start(self, text: str, attachments: list[Any] | None = None) -> None:
+        """Send ``text`` as the user's message (a run starts); refused while one streams."""
         if self._runtime.running:
             raise ProtocolError("a run is already streaming: wait for it or stop it")
         # a background task; its errors end up in the message (a bad attachment
