@@ -167,6 +167,7 @@ export function createStarterForms({ send, toKernel, tag, maxChars = () => Infin
       const field = { input, list, latest: 0, timer: /** @type {any} */ (null), active: -1 };
       fields.set(arg.name, field);
       input.addEventListener("input", () => {
+        if (!pendingRef) fail(""); // what was said is about the values as they were
         clearTimeout(field.timer);
         field.timer = setTimeout(() => ask(arg.name), DEBOUNCE_MS);
       });
