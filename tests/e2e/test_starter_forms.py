@@ -3,7 +3,9 @@ written with the ``mcp`` SDK (tests/mcp_changing_server.py): the server's
 prompt with arguments is a starter; its form opens, the city field gets the
 server's completions as the user types, one is picked, Send has the server
 fill the prompt and the filled text goes as the user's message, answered by
-the chat's model. A Send without the required city stays in the form.
+the chat's model. A Send without the required city stays in the form. The
+open chat's starters follow the server's ``list_changed``: a prompt added
+shows, one removed goes with its open form, the view never drawn again.
 
 One page and kernel on ``e2e/starter_forms.ipynb``. Screenshots of the form,
 light, dark and in a 500 px window, go to ``docs/screenshots/`` with
@@ -93,3 +95,22 @@ def test_a_prompt_with_arguments_is_filled_in_its_form_completed_and_sent(
         "You asked: Plan a 4-day trip to Padua", timeout=LONG_WAIT
     )
     expect(form).to_have_count(0)  # accepted: the form closed, the thread took over
+
+
+def test_the_open_chats_starters_follow_the_servers_list_changes(page: LabPage) -> None:
+    chat = show_chat(page)
+    forms = chat.get_by_role("group", name="Starters to fill in")
+    plain = chat.get_by_role("group", name="Conversation starters")
+    expect(forms.get_by_role("button")).to_have_text(["plan_trip…"], timeout=LONG_WAIT)
+    forms.get_by_role("button", name="plan_trip…").click()
+    expect(chat.get_by_role("form", name="plan_trip")).to_be_visible()
+    chat.evaluate("(el) => { el.__guSameView = true; }")  # a view drawn again would lose it
+    # the server's own tools change its prompts (its list_changed): the chat is not shown again
+    page.run_code('await chat.runtime.tools["add_prompt"]({})')
+    expect(plain.get_by_role("button", name="Welcome me to the changed server")).to_be_visible(
+        timeout=LONG_WAIT
+    )
+    page.run_code('await chat.runtime.tools["remove_prompt"]({})')
+    expect(forms.get_by_role("button")).to_have_count(0, timeout=LONG_WAIT)
+    expect(chat.get_by_role("form", name="plan_trip")).to_have_count(0)  # its prompt went
+    assert chat.evaluate("(el) => el.__guSameView === true")
