@@ -77,6 +77,12 @@ async def test_a_prompt_with_arguments_is_a_starter_whose_form_fills_and_sends_i
     assert user.text == "Plan a 2-day trip to Oslo"
     assert reply.text == "You asked: Plan a 2-day trip to Oslo"
     assert customs(wire, "error") == []
+    chat.new_thread()
+    blank = {"city": "Oslo", "days": " "}  # a blank field is not given: the prompt's default
+    chat._handlers._dispatch({**form, "fields": blank, "ref": "v-2"})
+    await answered(wire, "accepted", 2)
+    await settle(chat)
+    assert chat.thread.messages[0].text == "Plan a 3-day trip to Oslo"
     chat.close()
 
 
@@ -191,6 +197,12 @@ async def test_an_open_chats_starters_follow_the_servers_list_changes(
     chat._handlers._dispatch({"type": "starter_form", "prompt": PLAN, "fields": {"city": "Oslo"}})
     [error] = customs(wire, "error")
     assert "no longer offered" in error["message"]
+    # a completion asked as it went answers with why, in the form's own message
+    ask = {"type": "complete", "prompt": PLAN, "argument": "city", "value": "p", "context": {}}
+    chat._handlers._dispatch({**ask, "request": 9})
+    [late] = customs(wire, "completion")
+    assert late["values"] == [] and "no longer offered" in late["error"]
+    assert len(customs(wire, "error")) == 1
     chat.close()
 
 

@@ -222,7 +222,8 @@ export function createStarterForms({ send, toKernel, tag, maxChars = () => Infin
       pendingRef = tag();
       submit.disabled = true;
       setText(submit, "Sending…");
-      send(toKernel.starterForm(form.id, values(), pendingRef));
+      const given = Object.fromEntries(Object.entries(values()).filter(([, value]) => value.trim()));
+      send(toKernel.starterForm(form.id, given, pendingRef)); // a blank field is left out: its default stands
     });
 
     /** @param {string} message */

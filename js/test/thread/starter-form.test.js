@@ -179,7 +179,8 @@ describe("starter forms", () => {
     chip(sf).click();
     type(input(sf, "city"), "Atlantis");
     submit(sf);
-    const { ref } = sent("starter_form")[0];
+    const { ref, fields } = sent("starter_form")[0];
+    expect(fields).toEqual({ city: "Atlantis" }); // days left blank: its default stands
     const said = "Plan a trip could not be filled: no such city";
     expect(sf.refused({ type: "error", request: "starter_form", ref, message: said })).toBe(true);
     const error = sf.el.querySelector(".gu-starter-form-error");

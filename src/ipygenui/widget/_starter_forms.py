@@ -114,7 +114,8 @@ class StarterForms:
     async def _fill(self, msg: StarterFormMsg, source: Any, prompt: Any) -> None:
         refused = {"type": msg.type, "ref": msg.ref}
         try:
-            filled = source.fill_prompt(prompt.name, dict(msg.fields))
+            given = {name: value for name, value in msg.fields.items() if value.strip()}
+            filled = source.fill_prompt(prompt.name, given)  # a blank field: not given
             text = await asyncio.wait_for(filled, FILL_SECONDS)
         except Exception as exc:  # the form keeps the values and shows why
             why = "its server took too long" if isinstance(exc, TimeoutError) else str(exc)
@@ -132,7 +133,11 @@ class StarterForms:
 
     def complete(self, msg: CompleteMsg) -> None:
         """Ask the server's suggestions for one field (answered by ``completion``)."""
-        source, prompt = self._find(msg.prompt)
+        try:
+            source, prompt = self._find(msg.prompt)
+        except ProtocolError as exc:  # taken back while the user typed: no notice, no list
+            send_safely(self._send, completion_message(msg, [], str(exc)))
+            return
         names = {a.name for a in prompt.arguments}
         unknown = sorted({msg.argument, *msg.context} - names)
         if unknown:
