@@ -4,9 +4,11 @@ and run over stdio.
 Tools: ``add_tool`` adds the tool ``added`` (it answers ``"added ran"``) and
 tells the client its tool list changed, then answers; ``add_prompt`` adds
 the prompt ``welcome`` (no arguments) and tells the client its prompt list
-changed. A prompt with arguments, ``plan_trip`` (``city`` required, with
+changed; ``remove_prompt`` takes ``plan_trip`` away and tells it too. A
+prompt with arguments, ``plan_trip`` (``city`` required, with
 completions; ``days`` optional), and a completion handler offering the
-cities that start with what was typed.
+cities that start with what was typed, and for ``days`` suggestions naming
+the city already filled (the request's context).
 """
 
 from __future__ import annotations
@@ -44,6 +46,14 @@ async def add_prompt(ctx: Context) -> str:
     return "a prompt was added"
 
 
+@server.tool()
+async def remove_prompt(ctx: Context) -> str:
+    """Remove the prompt `plan_trip`."""
+    server.remove_prompt("plan_trip")
+    await ctx.session.send_prompt_list_changed()
+    return "a prompt was removed"
+
+
 @server.prompt()
 def plan_trip(city: str, days: str = "3") -> str:
     """Plan a trip."""
@@ -55,6 +65,9 @@ async def complete(ref: object, argument: object, context: object) -> Completion
     if isinstance(ref, PromptReference) and getattr(argument, "name", "") == "city":
         typed = str(getattr(argument, "value", ""))
         return Completion(values=[c for c in CITIES if c.lower().startswith(typed.lower())])
+    if isinstance(ref, PromptReference) and getattr(argument, "name", "") == "days":
+        city = (getattr(context, "arguments", None) or {}).get("city", "")
+        return Completion(values=[f"{n} days in {city}" for n in (2, 3)] if city else [])
     return None
 
 

@@ -33,6 +33,8 @@ export const TO_KERNEL_TYPES = Object.freeze([
   "data_window",
   "mcp_app",
   "sign_in",
+  "starter_form",
+  "complete",
 ]);
 
 /** Every message type the kernel sends, by name (a dispatch table's keys). */
@@ -46,6 +48,7 @@ export const FROM_KERNEL = Object.freeze({
   module: "module",
   data_window: "data_window",
   mcp_app: "mcp_app",
+  completion: "completion",
 });
 
 // --- browser -> kernel: the only way a view builds a message --------------------
@@ -154,6 +157,25 @@ export const toKernel = Object.freeze({
    * (`url`: the kernel checks it is this sign-in's redirect), or `cancel` the sign-in.
    */
   signIn: (id, action, url) => ({ type: "sign_in", id, action, url }),
+  /**
+   * A starter's form submitted: the prompt `prompt` (an id of the `starter_forms` trait) filled by
+   * its server with `arguments`, and the text sent as the user's message. Answered by `accepted`
+   * (the form closes) or `error` (it stays, with the values); `ref` tags it.
+   */
+  starterForm: (prompt, fields, ref) => ({ type: "starter_form", prompt, fields, ref }),
+  /**
+   * The user types in a field of a starter's form: the server's suggestions for the argument
+   * `argument` of `prompt` as typed so far (`value`), the other fields as `context`; `request`
+   * pairs the answer (`completion`) with the question.
+   */
+  complete: (prompt, argument, value, context, request) => ({
+    type: "complete",
+    prompt,
+    argument,
+    value,
+    context,
+    request,
+  }),
 });
 
 // --- kernel -> browser: a validator per message (its `type` picked it) ----------
@@ -221,7 +243,7 @@ export const isSnapshot = (m) =>
  */
 export const isAccepted = (m) =>
   isObject(m) &&
-  (m.request === "send" || m.request === "edit") &&
+  (m.request === "send" || m.request === "edit" || m.request === "starter_form") &&
   (m.ref === undefined || typeof m.ref === "string");
 
 /** `error`: A browser message changed nothing; `message` says why, for the user. */
@@ -275,6 +297,20 @@ export const isMcpApp = (m) =>
   Number.isInteger(m.request) &&
   (m.error === undefined || isMcpAppError(m.error));
 
+/**
+ * `completion`: The answer to `complete`: the server's suggestions (its text, untrusted: the form
+ * shows it as text), or why there are none.
+ */
+export const isCompletion = (m) =>
+  isObject(m) &&
+  Number.isInteger(m.request) &&
+  typeof m.prompt === "string" &&
+  typeof m.argument === "string" &&
+  Array.isArray(m.values) &&
+  m.values.length <= 20 &&
+  m.values.every((item0) => typeof item0 === "string") &&
+  (m.error === undefined || (typeof m.error === "string" && m.error.length <= 2000));
+
 /** The validator of each message the kernel sends, by its `type`. */
 export const FROM_KERNEL_VALIDATORS = Object.freeze({
   frame: isFrame,
@@ -286,6 +322,7 @@ export const FROM_KERNEL_VALIDATORS = Object.freeze({
   module: isModule,
   data_window: isDataWindow,
   mcp_app: isMcpApp,
+  completion: isCompletion,
 });
 
 // --- patch ops, inside frames -----------------------------------------------------
@@ -297,13 +334,14 @@ export const isPatchOp = (op) => isAppendOp(op) || isSetOp(op) || isAddPartOp(op
 
 // --- the kernel's limits (the `limits` trait), by the name the view reads --------
 
-/** @typedef {{maxUploadBytes: number, maxAttachments: number, maxWindow: number, maxFilter: number}} Limits */
+/** @typedef {{maxUploadBytes: number, maxAttachments: number, maxWindow: number, maxFilter: number, maxFieldChars: number}} Limits */
 
 export const LIMIT_KEYS = Object.freeze({
   maxUploadBytes: "max_upload_bytes",
   maxAttachments: "max_attachments",
   maxWindow: "max_window",
   maxFilter: "max_filter",
+  maxFieldChars: "max_field_chars",
 });
 
 // --- the package's version (src/ipygenui/__init__.py's __version__) -----------------

@@ -165,7 +165,7 @@ const META_KEYS = [
   "sign_ins",
 ];
 // Traits of the conversation controls (threads, starters).
-const THREAD_KEYS = ["thread_list", "thread_id", "persist_kind", "starters"];
+const THREAD_KEYS = ["thread_list", "thread_id", "persist_kind", "starters", "starter_forms"];
 // (`data_names`, `data_details` are read when the `@` menu opens: no render needed when they change.)
 
 // Tries to resolve message models the page does not know yet: 50 ms doubling, ~25 s in all.
@@ -201,6 +201,7 @@ const ON_KERNEL_MESSAGE = {
   [FROM_KERNEL.error]: (view, msg) => view.refused(msg),
   [FROM_KERNEL.transcript]: (_view, msg) => downloadText(msg.markdown, msg.filename),
   [FROM_KERNEL.module]: (view, msg) => view.moduleArrived(msg),
+  [FROM_KERNEL.completion]: (view, msg) => view.thread.forms.completion(msg),
 };
 
 export class ChatView {
@@ -258,6 +259,9 @@ export class ChatView {
       standardParams: () => this.model.get("standard_params") ?? [],
       sendEdit: (messageId, text) => this.sendEdit(messageId, text),
       sendStarter: (text) => this.sendText(text),
+      toKernel,
+      tag: () => `${this.viewTag}-${++this.sends}`,
+      maxFieldChars: () => readLimits(this.model.get("limits")).maxFieldChars,
       afterDecision,
     };
     this.thread = createThreadView(ctx);
@@ -495,6 +499,7 @@ export class ChatView {
 
   /** `accepted`: the view that tagged the send (or the edit) clears its box (closes its editor). */
   accepted(msg) {
+    if (msg.request === "starter_form") return void this.thread.forms.accepted(msg);
     const pending = this.pendingSend;
     const edit = this.pendingEdit;
     if (pending !== null && msg.ref === pending.ref) {
@@ -508,6 +513,7 @@ export class ChatView {
 
   /** `error`: a message that changed nothing; a refused send keeps its text in the box. */
   refused(msg) {
+    if (msg.request === "starter_form" && this.thread.forms.refused(msg)) return; // said in its form
     const mine = this.pendingSend !== null && msg.ref === this.pendingSend.ref;
     const text = msg.message || "Something went wrong.";
     this.notice(mine ? `${text.replace(/[.\s]+$/, "")}. Your text is still in the box.` : text);
@@ -623,7 +629,7 @@ export class ChatView {
     const dirty = this.dirty;
     this.dirty = new Set();
     const starters = (m.get("starters") ?? []).filter((t) => typeof t === "string");
-    this.thread.render(messages, { running, dirty, starters });
+    this.thread.render(messages, { running, dirty, starters, starterForms: m.get("starter_forms") });
     this.announcer.update(messages, running);
     this.threadMenu.update(readThreads(m.get("thread_list")), m.get("thread_id") || "", m.get("persist_kind") || "");
     // Screen readers wait for the finished reply instead of reading every token.

@@ -70,6 +70,7 @@ describe("the kernel's limits (the `limits` trait)", () => {
       maxAttachments: WIRE.limits.max_attachments,
       maxWindow: WIRE.limits.max_window,
       maxFilter: WIRE.limits.max_filter,
+      maxFieldChars: WIRE.limits.max_field_chars,
     });
     expect(Object.values(readLimits(WIRE.limits)).every(Number.isInteger)).toBe(true);
   });
@@ -81,6 +82,7 @@ describe("the kernel's limits (the `limits` trait)", () => {
       maxAttachments: Infinity,
       maxWindow: Infinity,
       maxFilter: Infinity,
+      maxFieldChars: Infinity,
     });
   });
 });

@@ -15,6 +15,7 @@ which this client does not run, as it does not run ``simulate-research-query``
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -23,9 +24,11 @@ from typing import Any
 import pytest
 
 import ipygenui as gu
+from comm_helpers import customs, settle
 from ipygenui.mcp._results import USER_ONLY_NOTE
 from ipygenui.messages import Complete
-from ipygenui.testing import ScriptedModel
+from ipygenui.testing import ScriptedModel, last_user_text
+from ipygenui.widget.chat import Chat
 from mcp_helpers import EVERYTHING, SAMPLING_AND_ELICITATION
 from runtime_helpers import assert_valid, call, tool_messages
 
@@ -209,3 +212,33 @@ async def test_the_reference_servers_prompts_with_arguments_are_filled_and_compl
         assert text == "Please promote Eve to the head of the Sales team."
     finally:
         tools.close()
+
+
+async def test_the_reference_servers_prompts_are_a_chats_starter_forms(wire: list[Any]) -> None:
+    tools = everything()
+    await tools.connect()
+    chat = Chat(model=ScriptedModel(lambda r: f"echo: {last_user_text(r)}"), tools=[tools])
+    named = {f["id"].split("/", 1)[1] for f in chat.starter_forms}
+    assert {"args-prompt", "completable-prompt"} <= named
+    promote = next(f for f in chat.starter_forms if f["id"].endswith("/completable-prompt"))
+    assert [a["name"] for a in promote["arguments"]] == ["department", "name"]
+    ask = {"type": "complete", "prompt": promote["id"], "argument": "name", "value": ""}
+    chat._handlers._dispatch({**ask, "context": {"department": "Sales"}, "request": 1})
+    for _ in range(500):
+        if customs(wire, "completion"):
+            break
+        await asyncio.sleep(0.01)
+    [answer] = customs(wire, "completion")
+    assert answer["values"] == ["David", "Eve", "Frank"]  # narrowed by the context
+    fields = {"department": "Sales", "name": "Eve"}
+    submit = {"type": "starter_form", "prompt": promote["id"], "fields": fields}
+    chat._handlers._dispatch({**submit, "ref": "v-1"})
+    for _ in range(500):
+        if customs(wire, "accepted"):
+            break
+        await asyncio.sleep(0.01)
+    await settle(chat)
+    text = "Please promote Eve to the head of the Sales team."
+    assert [m.text for m in chat.thread.messages] == [text, f"echo: {text}"]
+    assert customs(wire, "error") == []
+    chat.close()

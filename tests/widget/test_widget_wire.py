@@ -31,10 +31,12 @@ from ipygenui.widget._protocol import (
     SERVER_MESSAGES,
     WIRE_LIMITS,
     AcceptedMessage,
+    CompleteMsg,
     DataWindowMsg,
     ErrorMessage,
     ModuleMessage,
     accepted_message,
+    completion_message,
     component_call,
     component_output_message,
     data_window_message,
@@ -199,6 +201,13 @@ def test_kernel_messages_are_built_as_the_fixture_holds() -> None:
     assert module_message("highlight", module["source"]) == module
     missing = module_message("highlight", error=to_browser["module_error"]["error"])
     assert missing == to_browser["module_error"]
+    assert accepted_message("v1-3", "starter_form") == to_browser["accepted_starter_form"]
+    [asked] = [c["message"] for c in WIRE["to_kernel"] if c["message"]["type"] == "complete"]
+    completing = CompleteMsg.model_validate(asked)
+    assert completion_message(completing, ["Paris", "Padua"]) == to_browser["completion"]
+    again = completing.model_copy(update={"request": 8})
+    busy_error = "too many completions at once"
+    assert completion_message(again, [], busy_error) == to_browser["completion_error"]
 
 
 @pytest.mark.parametrize("case", WIRE["to_kernel"], ids=lambda c: str(c["build"][0]))

@@ -3,12 +3,14 @@
 // content in view (also when a component grows after the render, e.g. a plot
 // arriving) unless the user scrolled up, and then shows "Jump to latest"
 // while a reply streams.
-// An empty thread shows the chat's starter prompts.
+// An empty thread shows the chat's starter prompts, and its starters with a
+// form (thread/starter-form.js: a server's prompts that need arguments).
 
 import { h, show } from "../common/dom.js";
 import { icon } from "../common/icons.js";
 import { createMessageView, holdHeight } from "./message-view.js";
 import { createSuggestions } from "./suggestions.js";
+import { createStarterForms } from "./starter-form.js";
 import { createChunkedList } from "./chunks.js";
 import { createScrollFollow } from "./follow.js";
 
@@ -31,7 +33,19 @@ export function needsUpdate({ fresh, dirty, id, reordered, lastId, oldLastId, ru
 
 export function createThreadView(ctx) {
   const starters = createSuggestions((text) => ctx.sendStarter?.(text), "Conversation starters");
-  const empty = h("div.gu-empty", {}, h("div.gu-empty-text", { text: "Ask me anything to start." }), starters.el);
+  const forms = createStarterForms({
+    send: (msg) => ctx.send?.(msg),
+    toKernel: ctx.toKernel,
+    tag: () => ctx.tag?.() ?? Math.random().toString(36).slice(2),
+    maxChars: () => ctx.maxFieldChars?.() ?? Infinity,
+  });
+  const empty = h(
+    "div.gu-empty",
+    {},
+    h("div.gu-empty-text", { text: "Ask me anything to start." }),
+    starters.el,
+    forms.el,
+  );
   const jump = h(
     "button.gu-jump",
     { type: "button", hidden: true, onclick: () => scroll.toLatest() },
@@ -96,6 +110,8 @@ export function createThreadView(ctx) {
     el,
     /** The "Jump to latest" button (shown while a reply streams and the user scrolled up). */
     jump,
+    /** The starters with a form (their answers from the kernel go here). */
+    forms,
     /** Open the editor on the last user message; false when there is none. */
     editLastUser() {
       for (let i = order.length - 1; i >= 0; i--) {
@@ -126,11 +142,11 @@ export function createThreadView(ctx) {
      * the last message or whose `running` flag matters changed are
      * updated; the other views are not touched at all.
      * @param {any[]} messages live messages in order
-     * @param {{running: boolean, dirty?: Set<string> | null, starters?: string[]}} opts
+     * @param {{running: boolean, dirty?: Set<string> | null, starters?: string[], starterForms?: any}} opts
      *   `dirty` null or absent: update every message; `starters`: the prompts an
-     *   empty thread offers
+     *   empty thread offers; `starterForms`: the `starter_forms` trait
      */
-    render(messages, { running, dirty = null, starters: prompts = [] }) {
+    render(messages, { running, dirty = null, starters: prompts = [], starterForms = [] }) {
       const visible = messages.filter((m) => m.role !== "system");
       const ids = visible.map((m) => m.id);
       const reordered = ids.length !== order.length || ids.some((id, i) => id !== order[i]);
@@ -171,6 +187,7 @@ export function createThreadView(ctx) {
       show(empty, visible.length === 0);
       // Once the thread has a message its starters go (a follow-up chip may say the same).
       starters.update(visible.length === 0 ? prompts : [], visible.length === 0 && !running);
+      forms.update(starterForms, visible.length === 0 && !running);
       scroll.rendered(running);
     },
   };

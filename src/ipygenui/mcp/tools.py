@@ -199,6 +199,7 @@ class MCPTools:
         (``list_changed``): a chat takes the new tools from its next model step."""
         self._listing = threading.Lock()
         """Guards swapping the listed tools for a newer listing (the worker's thread)."""
+        self._watchers: list[Callable[[ListKind], None]] = []
         self._list_changes = ListChanges(transport.describe(), self._reread)
         self._offers_resources = False
         self.requires_approval = requires_approval
@@ -541,6 +542,19 @@ class MCPTools:
                 self._offers_resources, self._tools = offers, None
         self.changes += 1
         logger.info("the %s of the MCP server %s changed: read again", kind, self.server)
+        for watcher in list(self._watchers):
+            try:
+                watcher(kind)
+            except Exception:  # one failing watcher must not stop the others
+                logger.exception("a watcher of the MCP server %s failed", self.server)
+
+    def watch(self, watcher: Callable[[ListKind], None]) -> Callable[[], None]:
+        """Call ``watcher(kind)`` each time a list of the server was read again
+        after a ``list_changed`` ("tools", "prompts", "resources"), on the
+        connection's own thread (hand it over to your loop); returns the
+        function that stops it."""
+        self._watchers.append(watcher)
+        return lambda: self._watchers.remove(watcher) if watcher in self._watchers else None
 
     def _make_tools(self, listed: list[MCPTool]) -> list[Tool]:
         offered = {t.name for t in listed}

@@ -189,7 +189,7 @@ class Runtime:
         requests = self._server_requests = ServerRequests(
             host.thread, lambda: self._runs.message, lambda: self.model, events.answer, host.commit
         )
-        self._tools = OwnTools(checked["tools"], self.components, requests)
+        self._tools = OwnTools(checked["tools"], self.components, requests, checked["starters"])
         self.sign_ins = self._tools.sign_ins  # a tool server's sign-in cards (a chat shows them)
         self.tool_choice = tool_choice
         first_step = resolve_tool_choice(tool_choice, list(self._tools))
@@ -198,7 +198,6 @@ class Runtime:
         self.max_steps = max_steps
         self.max_run_seconds: float | None = checked["max_run_seconds"]
         """A run's wall-clock limit in seconds (None: none), as ``max_steps`` stops it."""
-        self._starters: list[str] | None = checked["starters"]
         self._store = ThreadStore(persist)
         self.persist = self._store.persist
         """The thread file, or the folder of thread files (None: not saved)."""
@@ -297,8 +296,7 @@ class Runtime:
     def starters(self) -> list[str]:
         """Prompts an empty thread offers (``starters=``, else the model's own
         and the prompts of tool sources such as an MCP server's)."""
-        given = self._starters
-        return list(given) if given is not None else self._tools.starters(self.model)
+        return self._tools.starters(self.model)
 
     @property
     def threads(self) -> list[ThreadSummary]:

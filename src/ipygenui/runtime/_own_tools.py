@@ -10,6 +10,12 @@ sign-in cards (``tools/sign_ins.py``), its prompts are offered
 as starters, and it is closed with the runtime. Building fails on two tools
 of one name, and a failure closes the sources opened so far.
 
+A source's prompts that need arguments (``prompts``: an MCP server's, each
+filled by its ``fill_prompt`` and helped by its ``complete``) are starters
+with a form (``prompt_forms``), named ``"<source index>/<prompt name>"``; a
+source that can say when its lists change (``watch``) tells ``watch``'s
+callers, so an open chat's starters follow.
+
 A source whose server changed its tools (``changes``, an MCP server's
 ``list_changed``) is expanded again by ``refresh()``, which the run loop calls
 before a model step only: the step under way keeps the tools it started with.
@@ -40,8 +46,10 @@ class OwnTools(dict[str, Tool]):
         tools: Sequence[Tool | Callable[..., Any]],
         components: Sequence[Any],
         requests: RequestAnswerer,
+        starters: Sequence[str] | None = None,
     ) -> None:
         super().__init__()
+        self._given_starters = None if starters is None else list(starters)
         self._given = (list(tools), list(components))
         self.sign_ins = SignIns()
         """Sign-ins the sources' servers wait for (``gu.MCPOAuth()`` with no
@@ -94,15 +102,45 @@ class OwnTools(dict[str, Tool]):
         return [t.name for t in self.values() if t.human]
 
     def starters(self, model: Model) -> list[str]:
-        """The prompts an empty thread offers when ``starters=`` names none: the
+        """The prompts an empty thread offers: ``starters=``, else the
         model's own (fitted to this chat's tools when the model can,
         ``starters_for``), then the tool sources' (an MCP server's prompts),
         each once."""
+        if self._given_starters is not None:
+            return list(self._given_starters)
         fitted = getattr(model, "starters_for", None)
         offered = [*(fitted(set(self)) if callable(fitted) else getattr(model, "starters", ()))]
         for source in self.sources:
             offered.extend(getattr(source, "starters", ()))
         return list(dict.fromkeys(clean_text(s) for s in offered if isinstance(s, str)))
+
+    def prompt_forms(self) -> list[tuple[str, Any, Any]]:
+        """The starters with a form, ``(id, source, prompt)`` each: the sources'
+        prompts that need arguments (none when ``starters=`` names the starters)."""
+        if self._given_starters is not None:
+            return []
+        forms: list[tuple[str, Any, Any]] = []
+        for index, source in enumerate(self.sources):
+            if callable(getattr(source, "fill_prompt", None)):
+                forms.extend(
+                    (f"{index}/{p.name}", source, p) for p in getattr(source, "prompts", ())
+                )
+        return forms
+
+    def watch(self, changed: Callable[[], None]) -> Callable[[], None]:
+        """Call ``changed()`` when a source's lists change (on the source's own
+        thread); returns the function that stops it."""
+        stops = [
+            source.watch(lambda _kind: changed())
+            for source in self.sources
+            if callable(getattr(source, "watch", None))
+        ]
+
+        def stop() -> None:
+            for one in stops:
+                one()
+
+        return stop
 
     def close(self) -> None:
         self.sign_ins.cancel()  # nobody will answer a card now

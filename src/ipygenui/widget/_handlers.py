@@ -24,6 +24,7 @@ from ._protocol import (
     ApproveMsg,
     CancelMsg,
     ChooseModelMsg,
+    CompleteMsg,
     ComponentStateMsg,
     DataPick,
     DataWindowMsg,
@@ -41,6 +42,7 @@ from ._protocol import (
     RevokeAlwaysMsg,
     SendMsg,
     SignInMsg,
+    StarterFormMsg,
     SuggestionMsg,
     SwitchBranchMsg,
     SwitchThreadMsg,
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from ..runtime import Runtime
     from ._mcp_apps import AppBridge
     from ._sign_ins import SignInCards
+    from ._starter_forms import StarterForms
     from .components import ComponentBridge
 
 log = logging.getLogger(__name__)
@@ -96,6 +99,7 @@ class ClientHandlers:
         components: ComponentBridge,
         apps: AppBridge,
         send: Callable[[Any], Any],
+        forms: StarterForms,
         sign_ins: SignInCards | None = None,
     ) -> None:
         self._chat = chat
@@ -104,6 +108,7 @@ class ClientHandlers:
         self._components = components
         self._apps = apps
         self._send = send
+        self._forms = forms
         self._sign_ins = sign_ins
 
     def on_comm_msg(self, _widget: Any, content: Any, buffers: Any) -> None:
@@ -163,14 +168,23 @@ class ClientHandlers:
             self._send(module_message(msg.name, error=str(exc)))
 
     def _on_send(self, msg: SendMsg, buffers: list[Any]) -> None:
-        self._start(msg.text, self._attachments(msg, buffers))
+        self.start(msg.text, self._attachments(msg, buffers))
         # The view clears its box only now: a refused send keeps the text.
         self._send(accepted_message(msg.ref))
 
     def _on_suggestion(self, msg: SuggestionMsg, buffers: list[Any]) -> None:
         if msg.text not in self._chat.suggestions:
             raise ProtocolError("that suggestion is no longer offered")
-        self._start(msg.text)
+        self.start(msg.text)
+
+    # A starter's form: its server fills the prompt (then it is sent) and
+    # completes its fields (``_starter_forms.py``).
+
+    def _on_starter_form(self, msg: StarterFormMsg, buffers: list[Any]) -> None:
+        self._forms.submit(msg)
+
+    def _on_complete(self, msg: CompleteMsg, buffers: list[Any]) -> None:
+        self._forms.complete(msg)
 
     def _on_approve(self, msg: ApproveMsg | AlwaysMsg, buffers: list[Any]) -> None:
         always = msg.type == "always"
@@ -285,11 +299,14 @@ class ClientHandlers:
         DataWindowMsg: _on_data_window,
         McpAppMsg: _on_mcp_app,
         SignInMsg: _on_sign_in,
+        StarterFormMsg: _on_starter_form,
+        CompleteMsg: _on_complete,
     }
     """The handler of each browser message (``_protocol.CLIENT_MESSAGES``; a
     test checks that every one has its handler)."""
 
-    def _start(self, text: str, attachments: list[Any] | None = None) -> None:
+    def start(self, text: str, attachments: list[Any] | None = None) -> None:
+        """Send ``text`` as the user's message (a run starts); refused while one streams."""
         if self._runtime.running:
             raise ProtocolError("a run is already streaming: wait for it or stop it")
         # a background task; its errors end up in the message (a bad attachment

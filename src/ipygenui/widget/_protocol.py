@@ -61,8 +61,11 @@ __all__ = [
     "CLIENT_MESSAGES",
     "MAX_ATTACHMENTS",
     "MAX_ERROR",
+    "MAX_FIELD_CHARS",
     "MAX_FILTER",
+    "MAX_FORM_FIELDS",
     "MAX_REF",
+    "MAX_SUGGESTIONS",
     "MAX_TEXT",
     "MAX_TITLE",
     "MAX_UPLOAD_BYTES",
@@ -79,6 +82,8 @@ __all__ = [
     "CancelMsg",
     "ChooseModelMsg",
     "ClientMessage",
+    "CompleteMsg",
+    "CompletionMessage",
     "ComponentCall",
     "ComponentOutputMessage",
     "ComponentOutputRef",
@@ -112,6 +117,7 @@ __all__ = [
     "SignInMsg",
     "SnapshotItem",
     "SnapshotMessage",
+    "StarterFormMsg",
     "SuggestionMsg",
     "SwitchBranchMsg",
     "SwitchThreadMsg",
@@ -123,6 +129,7 @@ __all__ = [
     "accepted_message",
     "add_part_op",
     "append_op",
+    "completion_message",
     "component_call",
     "component_output_message",
     "data_window_message",
@@ -450,6 +457,43 @@ class SignInMsg(_Msg):
     """``paste``: the address (``cancel`` sends none)."""
 
 
+MAX_FORM_FIELDS = 10
+"""Most arguments a starter's form sends (a prompt with more is not offered)."""
+
+MAX_FIELD_CHARS = 10_000
+"""Longest value of one field of a starter's form (an argument of a server's prompt)."""
+
+FieldName = Annotated[str, Field(min_length=1, max_length=MAX_ID)]
+FieldValue = Annotated[str, Field(max_length=MAX_FIELD_CHARS)]
+FormValues = Annotated[dict[FieldName, FieldValue], Field(max_length=MAX_FORM_FIELDS)]
+
+
+class StarterFormMsg(_Msg):
+    """A starter's form submitted: the prompt ``prompt`` (an id of the
+    ``starter_forms`` trait) filled by its server with ``arguments``, and the
+    text sent as the user's message. Answered by ``accepted`` (the form
+    closes) or ``error`` (it stays, with the values); ``ref`` tags it."""
+
+    type: Literal["starter_form"]
+    prompt: Id
+    fields: FormValues
+    ref: Ref | None = None
+
+
+class CompleteMsg(_Msg):
+    """The user types in a field of a starter's form: the server's suggestions
+    for the argument ``argument`` of ``prompt`` as typed so far (``value``),
+    the other fields as ``context``; ``request`` pairs the answer
+    (``completion``) with the question."""
+
+    type: Literal["complete"]
+    prompt: Id
+    argument: FieldName
+    value: FieldValue
+    context: FormValues
+    request: int = Field(ge=0)
+
+
 ClientMessage = Annotated[
     HelloMsg
     | SendMsg
@@ -475,7 +519,9 @@ ClientMessage = Annotated[
     | TranscriptMsg
     | DataWindowMsg
     | McpAppMsg
-    | SignInMsg,
+    | SignInMsg
+    | StarterFormMsg
+    | CompleteMsg,
     Field(discriminator="type"),
 ]
 """Any message the browser may send (the order is the generated builders')."""
@@ -511,6 +557,7 @@ WIRE_LIMITS: dict[str, int] = {
     "max_attachments": _bound(SendMsg, "attachments", "max_length"),
     "max_window": _bound(DataWindowMsg, "limit", "le"),
     "max_filter": _bound(DataWindowMsg, "filter", "max_length"),
+    "max_field_chars": _bound(CompleteMsg, "value", "max_length"),
 }
 """The limits the browser applies before it sends, read from the models'
 own constraints: the Chat's ``limits`` trait carries them to the browser
@@ -626,7 +673,7 @@ class AcceptedMessage(ToBrowser):
     its box (closes its editor)."""
 
     type: Literal["accepted"]
-    request: Literal["send", "edit"]
+    request: Literal["send", "edit", "starter_form"]
     ref: str | None = None
 
 
@@ -714,6 +761,22 @@ class McpAppMessage(ToBrowser):
     error: McpAppError | None = None
 
 
+MAX_SUGGESTIONS = 20
+"""Suggestions one ``completion`` answer carries (the form shows fewer)."""
+
+
+class CompletionMessage(ToBrowser):
+    """The answer to ``complete``: the server's suggestions (its text,
+    untrusted: the form shows it as text), or why there are none."""
+
+    type: Literal["completion"]
+    request: int
+    prompt: str
+    argument: str
+    values: Annotated[list[str], Field(max_length=MAX_SUGGESTIONS)]
+    error: Annotated[str, Field(max_length=MAX_ERROR)] | None = None
+
+
 ServerMessage = (
     FrameMessage
     | SnapshotMessage
@@ -724,6 +787,7 @@ ServerMessage = (
     | ModuleMessage
     | DataWindowMessage
     | McpAppMessage
+    | CompletionMessage
 )
 
 SERVER_MESSAGES: tuple[type[ToBrowser], ...] = get_args(ServerMessage)
@@ -738,7 +802,9 @@ def snapshot_message(seq: int, messages: list[SnapshotItem]) -> dict[str, Any]:
     return _build(SnapshotMessage, seq=seq, messages=messages)
 
 
-def accepted_message(ref: str | None, request: Literal["send", "edit"] = "send") -> dict[str, Any]:
+def accepted_message(
+    ref: str | None, request: Literal["send", "edit", "starter_form"] = "send"
+) -> dict[str, Any]:
     if ref is None:
         return _build(AcceptedMessage, request=request)
     return _build(AcceptedMessage, request=request, ref=ref)
@@ -810,6 +876,21 @@ def mcp_app_message(
             error={**error, "message": message},
         )
     return _build(McpAppMessage, tool_call_id=msg.tool_call_id, request=msg.request, result=result)
+
+
+def completion_message(
+    msg: CompleteMsg, values: list[str], error: str | None = None
+) -> dict[str, Any]:
+    """The answer to ``msg``: at most ``MAX_SUGGESTIONS`` of ``values``, or ``error``."""
+    fields: dict[str, Any] = {
+        "request": msg.request,
+        "prompt": msg.prompt,
+        "argument": msg.argument,
+        "values": values[:MAX_SUGGESTIONS],
+    }
+    if error is not None:
+        fields["error"] = error[:MAX_ERROR]
+    return _build(CompletionMessage, **fields)
 
 
 # --- messages in their wire form ----------------------------------------------------

@@ -41,6 +41,7 @@ from ._handlers import ClientHandlers
 from ._mcp_apps import AppBridge
 from ._protocol import STANDARD_PARAM_NAMES, WIRE_LIMITS
 from ._sign_ins import SignInCards
+from ._starter_forms import StarterForms, form_entries
 from ._sync import ViewSync, thread_list
 from .components import ComponentBridge
 from .message_model import MessageModel
@@ -224,7 +225,13 @@ class Chat(anywidget.AnyWidget):
     """Why the last save to ``persist`` failed ("" once a save succeeds): a
     trait, so a view opened later (or a reload) still shows it."""
     starters = List(Unicode()).tag(sync=True)
-    """Prompts an empty thread offers as chips (``Runtime.starters``)."""
+    """Prompts an empty thread offers as chips (``Runtime.starters``); they
+    follow a tool source's lists (an MCP server's ``list_changed``)."""
+    starter_forms = List(Dict()).tag(sync=True)
+    """Starters with a form: a tool source's prompts that need arguments
+    (``{id, title, description, arguments: [{name, description, required}]}``
+    each, the server's text), filled by their server when submitted
+    (``_starter_forms.py``)."""
     always_allowed = List(Unicode()).tag(sync=True)
     """The tools this thread runs without asking: ``Runtime.always_allowed``,
     sorted, following it (``AlwaysAllowedChanged``, another thread shown); the
@@ -301,8 +308,18 @@ class Chat(anywidget.AnyWidget):
         self._components = ComponentBridge(runtime)
         self._apps = AppBridge(runtime, self)
         self._sign_ins = SignInCards(self, runtime.sign_ins, lambda: self._sync.loop, send)
+        self._forms = StarterForms(
+            runtime, self, send, lambda text: self._handlers.start(text), lambda: self._sync.loop
+        )
         self._handlers = ClientHandlers(
-            self, runtime, self._sync, self._components, self._apps, send, self._sign_ins
+            self,
+            runtime,
+            self._sync,
+            self._components,
+            self._apps,
+            send,
+            self._forms,
+            self._sign_ins,
         )
         super().__init__(
             component_specs=self._components.specs,
@@ -319,6 +336,7 @@ class Chat(anywidget.AnyWidget):
             running=runtime.running,
             save_error=runtime.save_error or "",
             starters=runtime.starters,
+            starter_forms=form_entries(runtime),
             thread_list=thread_list(runtime.threads),
             thread_id=runtime.thread.id,
             persist_kind=_persist_kind(runtime),
@@ -473,6 +491,8 @@ class Chat(anywidget.AnyWidget):
             self._apps.close()
         if hasattr(self, "_sign_ins"):
             self._sign_ins.close()
+        if hasattr(self, "_forms"):
+            self._forms.close()
         getattr(self, "_stop_watching_cells", lambda: None)()
         unsubscribe = getattr(self, "_unsubscribe", None)
         if unsubscribe is not None:
