@@ -10,7 +10,7 @@ Faults tried: a malformed payload and content that breaks the server's form
 (RUN_ERROR, the interrupt still open, the corrected resume answers it); a
 sampling request approved at both of its steps; a new message that cancels
 the open request; a card answered in the notebook meanwhile (not open to the
-client any more).
+client any more); a client that never resumes, the run stopped in the notebook.
 """
 
 from __future__ import annotations
@@ -187,4 +187,26 @@ async def test_a_card_answered_in_the_notebook_is_no_longer_open_to_the_client(a
     assert error["type"] == "RUN_ERROR" and error["code"] == "INTERRUPT_NOT_OPEN"
     assert part.result == {"action": "decline"}
     assert rt.thread.messages[-1].text == "Signed up."
+    rt.close()
+
+
+async def test_a_client_that_never_resumes_leaves_the_run_waiting_and_stop_ends_it(
+    asking,
+) -> None:
+    """The run waits as it does in the notebook; Stop there ends it unheard by
+    the client (its run ended already), and the client's next message is a new run."""
+    model = ScriptedModel([call("sign_up", {}, id="c1"), "Hello again."])
+    rt = gu.Runtime(model=model, tools=[asking()])
+    app = rt.ag_ui_app()
+    with serve(app) as url:
+        [asked] = await drive(url, app.token, [user("sign me up")])
+        part = await card(rt)
+        assert asked["pendingInterrupts"][0]["id"] == part.tool_call_id
+        assert rt.running and not part.has_result  # still waiting, nothing resolved it
+        rt.cancel()
+        assert not rt.running and part.result["action"] == "cancel"
+        [later] = await drive(url, app.token, [user("hi")])
+    assert "error" not in later, later["error"]
+    assert types(later)[0] == "RUN_STARTED" and later["events"][-1]["outcome"]["type"] == "success"
+    assert rt.thread.messages[-1].text == "Hello again."
     rt.close()

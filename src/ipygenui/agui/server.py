@@ -6,7 +6,9 @@ RUN_ERROR. What the input asks for: tool messages answering a human tool's
 waiting calls resume the waiting run; otherwise a new user message at its end
 starts a run answering it. The runtime serves its one thread whatever
 ``thread_id`` the client sends, and one run at a time (a request while a run
-is active gets 409). An input carrying the mcp-apps middleware's proxied
+is active gets 409, but for the resume of a tool server's request the
+client's run ended on while the runtime's run waits, ``_server_asks.py``).
+An input carrying the mcp-apps middleware's proxied
 MCP request is no run: ``_proxied.py`` answers it.
 
 Every request first passes ``HttpGuard`` (``_http_guard.py``: Host, Origin,
