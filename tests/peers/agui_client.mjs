@@ -4,7 +4,8 @@
 // Reads a scenario as JSON on stdin:
 //   { "url": "...", "token": "...", "threadId": "t1", "state": {...},
 //     "turns": [ { "add": [message, ...],   // appended to agent.messages first
-//                  "resume": [entry, ...],  // RunAgentInput.resume
+//                  "resume": [entry, ...],  // RunAgentInput.resume; an entry's
+//                     // "interruptId": {"pending": n} names agent.pendingInterrupts[n]
 //                  "tools": [...], "context": [...], "forwardedProps": {...},
 //                  "setState": {...} } ] }  // agent.setState before the run
 // A message to add without an id gets one ("<role>-<turn>-<n>").
@@ -49,6 +50,15 @@ for (const [index, turn] of (scenario.turns ?? []).entries()) {
     const params = {};
     for (const key of ["resume", "tools", "context", "forwardedProps"]) {
       if (turn[key] !== undefined) params[key] = turn[key];
+    }
+    if (params.resume) {
+      // ids the server made (a tool server's request card): named by position
+      const pending = agent.pendingInterrupts ?? [];
+      params.resume = params.resume.map((entry) =>
+        typeof entry.interruptId === "object"
+          ? { ...entry, interruptId: pending[entry.interruptId.pending]?.id ?? "none" }
+          : entry,
+      );
     }
     const { result, newMessages } = await agent.runAgent(params, {
       onEvent: ({ event }) => {

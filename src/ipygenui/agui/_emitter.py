@@ -16,7 +16,11 @@ a STATE_DELTA (RFC 6902 JSON Patch) when a component's state or the shared
 state changes; then everything
 still open is closed and RUN_FINISHED (with the interrupts waiting for the
 user, or the calls left to the AG-UI client's own tools) or RUN_ERROR ends
-the run. Results and state changes between runs (a reject, an
+the run. A tool server's request card waiting inside a call also ends the
+AG-UI run (with its interrupt) while the runtime's run goes on: events are
+held back until every card it named is settled, and then a new AG-UI run of
+the same run id starts with its snapshots (``_server_asks.py``); if the
+runtime's run ends first, it ends unheard. Results and state changes between runs (a reject, an
 answer, a send while calls wait) are not events of their own: the next run's
 snapshots carry them. A stream ends with RUN_ERROR, as the protocol says, so
 the listeners' subscriptions end with it.
@@ -77,7 +81,7 @@ from ..events import (
     RunStarted,
     ThreadEvent,
 )
-from ..messages import Complete, Incomplete, Message, ReasoningPart, Thread, ToolCallPart
+from ..messages import Complete, Incomplete, Message, ReasoningPart, Running, Thread, ToolCallPart
 from ..models.history import tool_result_content
 from ._activity import (
     A2UI_ACTIVITY,
@@ -95,6 +99,7 @@ from ._convert import (
     to_agui_messages,
 )
 from ._resume import interrupt_for
+from ._server_asks import open_requests, request_interrupt
 
 logger = logging.getLogger("ipygenui")
 
@@ -139,6 +144,8 @@ class AGUIEmitter:
         self._answered: set[str] = set()
         """Calls whose result the stream (or its snapshot) already carried."""
         self._state: Any = None
+        self._asked: frozenset[str] | None = None
+        """The request cards the AG-UI run ended on while the runtime's run goes on."""
 
     # --- listeners --------------------------------------------------------------
 
@@ -165,6 +172,8 @@ class AGUIEmitter:
             unsubscribe()
 
     def _emit(self, event: BaseEvent) -> None:
+        if self._asked is not None:  # the AG-UI run ended: nothing until it starts again
+            return
         listeners = list(self._listeners)
         for listener in listeners:
             try:
@@ -184,9 +193,11 @@ class AGUIEmitter:
                 message = event.message
                 if message is not None:
                     self._patched(message, event.ops)
+                    self._server_asks(message)
         elif isinstance(event, MessageReplaced):
             if self._run_id is not None:
                 self._replaced(event.message)
+                self._server_asks(event.message)
         elif isinstance(event, RunStarted):
             self._run_started(event.run_id, event.message)
         elif isinstance(event, RunEnded):
@@ -204,7 +215,7 @@ class AGUIEmitter:
         if not self._listeners:
             return
         self._run_id, self._message_id = run_id, message.id
-        self._open_text = self._step = None
+        self._open_text = self._step = self._asked = None
         self._calls, self._open_calls = {}, []
         thread = self._read_thread()
         self._steps_seen = len(message.metadata.get("steps") or ())
@@ -257,6 +268,9 @@ class AGUIEmitter:
         self._state_changed()
 
     def _run_ended(self, message: Message) -> None:
+        if self._asked is not None:  # its AG-UI run ended at the request, never resumed
+            self._run_id = self._message_id = self._asked = None
+            return
         self._replaced(message)
         self._finish_step()  # a cancelled step: its open text and calls close too
         self._results(message)  # the cancelled calls' answers, now that they are closed
@@ -290,6 +304,38 @@ class AGUIEmitter:
         if users:
             return RunFinishedInterruptOutcome(interrupts=[interrupt_for(p) for p in users])
         return RunFinishedSuccessOutcome(pending_tool_call_ids=[p.tool_call_id for p in waiting])
+
+    def _server_asks(self, message: Message) -> None:
+        """End the AG-UI run when a tool server's card waits in the running
+        reply; start the next once every card it named is settled."""
+        if self._run_id is None or message.id != self._message_id:
+            return
+        waiting = open_requests(message)  # none once the reply is no longer running
+        if self._asked is not None:
+            still = self._asked & {p.tool_call_id for p in waiting}
+            if still or not isinstance(message.status, Running):
+                return  # still waits, or the run ends: its AG-UI run ended already
+            self._asked = None
+            self._emit(
+                RunStartedEvent(
+                    thread_id=self.thread_id, run_id=self._run_id, protocol_version=PROTOCOL_VERSION
+                )
+            )
+            self._messages_snapshot()
+            self._state = self._snapshot(self._read_thread())
+            self._emit(StateSnapshotEvent(snapshot=self._state))
+        if waiting:
+            self._finish_step()  # the step's calls close before the run's end
+            self._messages_snapshot()
+            interrupts = [request_interrupt(p) for p in waiting]
+            self._emit(
+                RunFinishedEvent(
+                    thread_id=self.thread_id,
+                    run_id=self._run_id,
+                    outcome=RunFinishedInterruptOutcome(interrupts=interrupts),
+                )
+            )
+            self._asked = frozenset(p.tool_call_id for p in waiting)
 
     # --- pieces -----------------------------------------------------------------
 

@@ -18,6 +18,9 @@ The server answers a ``BadResume`` with a stream that opens with ``RUN_ERROR``
 (its ``code`` and message), as AG-UI's interrupt rules let a producer reject
 an input before the run starts: the request was well formed, the resume is
 what does not fit.
+
+A tool server's request card waiting inside a running call is an open
+interrupt too, answered by the entries ``_server_asks.py`` reads.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ag_ui.core import Interrupt, ResumeEntry
 
 from ..messages import Message, Thread, ToolCallPart
 from ..tools import Tool
+from ._server_asks import Check, open_requests, request_answer
 
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -111,9 +115,11 @@ def open_interrupts(thread: Thread, chat_tools: Collection[str]) -> dict[str, To
     """The calls the last run's interrupts name that nothing has settled yet:
     those of the last assistant message with no result that wait for approval,
     or for an answer to one of ``chat_tools`` (a call to a tool the AG-UI
-    client declared is its own, answered by its tool message, no interrupt)."""
+    client declared is its own, answered by its tool message, no interrupt),
+    and the tool servers' cards waiting in a running reply."""
     last: Message | None = thread.last_assistant
-    return {
+    asks = {p.tool_call_id: p for p in open_requests(last)}
+    return asks | {
         p.tool_call_id: p
         for p in (last.tool_calls if last is not None else ())
         if not p.has_result
@@ -131,12 +137,14 @@ def read_resume(
     answered: Collection[str],
     human: Collection[str],
     tools: Mapping[str, Tool],
+    check: Check = lambda call, answer: None,
 ) -> list[Decision]:
     """The decisions ``entries`` ask for; ``BadResume`` names the first problem.
 
     ``answered``: the calls the same input answers with tool messages (their
     entries only acknowledge the answer); ``human``: the human tools, whose
-    calls a payload may answer (another's is answered by a tool message).
+    calls a payload may answer (another's is answered by a tool message);
+    ``check``: the runtime's check of an answer to a tool server's form.
     """
     seen: set[str] = set()
     decisions: list[Decision] = []
@@ -150,7 +158,9 @@ def read_resume(
             raise BadResume(NOT_OPEN, _stale(name, waiting))
         if name in answered:
             continue  # a human tool's answer came as a tool message
-        if part.approval is not None:
+        if part.synthetic:
+            decisions.append(_server_ask(entry, part, check))
+        elif part.approval is not None:
             decisions.append(_approval(entry, part, tools))
         elif part.tool_name not in human:
             raise BadResume(
@@ -172,6 +182,18 @@ def read_resume(
             f"not answered: {', '.join(missing)}",
         )
     return decisions
+
+
+def _server_ask(entry: ResumeEntry, part: ToolCallPart, check: Check) -> Decision:
+    try:
+        verb, value = request_answer(entry, part, check)
+    except ValueError as exc:
+        raise BadResume(INVALID, str(exc)) from None
+    if verb == "approve":
+        return Approve(part.tool_call_id, None)
+    if verb == "reject":
+        return Reject(part.tool_call_id, value)
+    return Answer(part.tool_call_id, value)
 
 
 def _stale(name: str, waiting: Mapping[str, ToolCallPart]) -> str:

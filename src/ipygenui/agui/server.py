@@ -6,7 +6,9 @@ RUN_ERROR. What the input asks for: tool messages answering a human tool's
 waiting calls resume the waiting run; otherwise a new user message at its end
 starts a run answering it. The runtime serves its one thread whatever
 ``thread_id`` the client sends, and one run at a time (a request while a run
-is active gets 409). An input carrying the mcp-apps middleware's proxied
+is active gets 409, but for the resume of a tool server's request the
+client's run ended on while the runtime's run waits, ``_server_asks.py``).
+An input carrying the mcp-apps middleware's proxied
 MCP request is no run: ``_proxied.py`` answers it.
 
 Every request first passes ``HttpGuard`` (``_http_guard.py``: Host, Origin,
@@ -70,6 +72,7 @@ from ._resume import (
     open_interrupts,
     read_resume,
 )
+from ._server_asks import open_requests
 
 
 class ServedRun(Protocol):
@@ -79,6 +82,13 @@ class ServedRun(Protocol):
     def run_id(self) -> str: ...
 
     def done(self) -> bool: ...
+
+
+class CheckedRequests(Protocol):
+    """The runtime's tool server cards: an answer to a form checked as the
+    notebook's is (``DecisionError``), before any of a resume is applied."""
+
+    def checked(self, tool_call_id: str, result: Any) -> Any: ...
 
 
 class ServedRuntime(Protocol):
@@ -109,6 +119,9 @@ class ServedRuntime(Protocol):
     def _serve_client_tools(self, tools: Mapping[str, Tool]) -> None: ...
 
     def _add_client_result(self, tool_call_id: str, result: Any) -> ServedRun | None: ...
+
+    @property
+    def _server_requests(self) -> CheckedRequests: ...
 
     def subscribe_agui(self, listener: AGUIListener) -> Callable[[], None]: ...
 
@@ -144,11 +157,11 @@ def _waiting_calls(thread: Thread) -> dict[str, ToolCallPart]:
 
 
 def _waiting_replies(thread: Thread) -> dict[str, str]:
-    """Each waiting call's id -> the id of the reply that holds it."""
+    """Each waiting call's (or request card's) id -> the id of the reply that holds it."""
     return {
         p.tool_call_id: m.id
         for m in thread.messages
-        for p in m.tool_calls
+        for p in [*m.tool_calls, *m.server_requests]
         if not p.has_result and p.args_complete
     }
 
@@ -305,7 +318,14 @@ def _resumed(
         for call, part in open_interrupts(runtime.thread, runtime.tools).items()
         if call in issued
     }
-    return read_resume(data.resume, waiting, answered, runtime.human_tool_names, runtime.tools)
+    return read_resume(
+        data.resume,
+        waiting,
+        answered,
+        runtime.human_tool_names,
+        runtime.tools,
+        runtime._server_requests.checked,
+    )
 
 
 def _decide(runtime: ServedRuntime, decisions: list[Decision]) -> ServedRun | None:
@@ -416,6 +436,26 @@ def ag_ui_app(
             if sent.thread_id == data.thread_id
             and (data.parent_run_id is None or sent.run_id == data.parent_run_id)
         }
+
+    def live_run_asks(data: RunAgentInput) -> None:
+        """An input while a run is active is refused (409), unless it resumes
+        (or cancels, beside a new message) the interrupts of a tool server's
+        cards this client's run ended on: the runtime's run still waits on them."""
+        asks = [
+            p.tool_call_id
+            for p in open_requests(runtime.thread.last_assistant)
+            if p.tool_call_id in issued_to(data)
+        ]
+        if not asks:
+            if data.resume:  # answered in the notebook meanwhile, or never this client's
+                raise BadResume(NOT_OPEN, "the interrupts resumed are not open: a run is active")
+            raise Refused(409, "a run is active: wait for its end")
+        if not data.resume:
+            raise Refused(
+                409,
+                f"the run waits for the answer to {', '.join(asks)} (a tool server's "
+                "request): resume the interrupt, or cancel it beside a new message",
+            )
 
     try:
         home: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
@@ -543,7 +583,7 @@ def ag_ui_app(
         def start() -> tuple[ServedRun, Callable[[], None]]:
             # on the runtime's loop: subscribe, then start, so no event is missed
             if runtime.running:
-                raise Refused(409, "a run is active: wait for its end")
+                live_run_asks(data)  # refuses unless it answers the cards its run ended on
             unsubscribe = runtime.subscribe_agui(deliver)
             try:
                 started = start_from_input(

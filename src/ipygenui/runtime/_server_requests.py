@@ -197,7 +197,10 @@ class ServerRequests:
         self._runtime.commit(waiting.message)
         return None
 
-    def answer(self, tool_call_id: str, result: Any) -> None:
+    def checked(self, tool_call_id: str, result: Any) -> dict[str, Any]:
+        """The answer ``result`` makes to an open form, checked by the server's
+        schema (``DecisionError`` says why not), nothing changed yet: what an
+        AG-UI resume is checked with before any of its entries is applied."""
         waiting = self._open(tool_call_id)
         if waiting.request.kind != ELICITATION:
             raise DecisionError(
@@ -213,6 +216,12 @@ class ServerRequests:
         answer: dict[str, Any] = {"action": action}
         if action == "accept":
             answer["content"] = content
+        return answer
+
+    def answer(self, tool_call_id: str, result: Any) -> None:
+        answer = self.checked(tool_call_id, result)
+        waiting = self._waiting[tool_call_id]
+        action = answer["action"]
         link = waiting.part.args.get("mode") == "url" and action == "accept"
         waiting.part.completion_status_message = "Link opened" if link else _ANSWERED[action]
         self._runtime.answer(waiting.part, answer, False)
