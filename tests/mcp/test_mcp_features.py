@@ -119,7 +119,7 @@ def test_roots_must_be_folders(files, tmp_path: Path) -> None:
         files.tools(roots=[tmp_path / "missing"])
 
 
-async def test_a_tool_that_runs_only_as_a_task_is_left_out_with_a_warning(
+async def test_a_task_only_tool_of_a_server_that_runs_no_tasks_is_left_out_with_a_warning(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     tools = HostileServer(tmp_path).tools(

@@ -8,7 +8,10 @@
   user only kept from the model).
 - ``_features.py``: what a server offers beside tools: roots the user allows,
   log lines and progress for the calls' cards, ``read_resource`` for the
-  resources its tools link to; a task-only tool left out.
+  resources its tools link to; a task-only tool left out of a server that
+  runs no tasks.
+- ``_tasks.py``: a task-only tool's call run as an MCP task (its status
+  polled onto the card, its result fetched, cancelled by Stop).
 - ``_prompts.py``: prompts as starters; one with arguments as an
   ``MCPPrompt`` (its form's fields), filled and completed by the server.
 - ``_list_changes.py``: a server's ``list_changed`` notifications, each list

@@ -312,6 +312,19 @@ def _session_class() -> type[ClientSession]:
         async def validate_tool_result(self, name: str, result: Any) -> None:
             return None  # see the module's docstring: a server's pattern must not run on re
 
+        async def send_raw(
+            self, method: str, params: dict[str, Any], timeout: float | None
+        ) -> dict[str, Any]:
+            """One request as the session sends any (its protocol headers
+            stamped), its result untyped: the SDK's client has no types of its
+            own for the task methods (``_tasks.py`` checks what comes back)."""
+            data: dict[str, Any] = {"method": method, "params": params}
+            opts: dict[str, Any] = {}
+            self._stamp(data, opts)  # type: ignore[arg-type]
+            if timeout is not None:
+                opts["timeout"] = timeout
+            return await self._dispatcher.send_raw_request(method, data["params"], opts)  # type: ignore[arg-type]
+
     return Session
 
 

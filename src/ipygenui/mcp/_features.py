@@ -27,6 +27,7 @@ __all__ = [
     "check_roots",
     "read_result",
     "roots_callback",
+    "runs_as_task",
     "task_refusal",
 ]
 
@@ -108,16 +109,24 @@ def progress_callback(report: CallReport | None) -> Any:
 # --- tasks ---------------------------------------------------------------------------
 
 
-def task_refusal(listed_tool: Any) -> str | None:
-    """Why a tool that runs only as an MCP task is left out (the SDK's client
-    has no tasks/get or tasks/result to drive one: a plain call fails)."""
+def task_refusal(listed_tool: Any, server_runs_tasks: bool) -> str | None:
+    """Why a tool that runs only as an MCP task is left out: the server does
+    not say it runs tool calls as tasks, so the spec forbids asking for one
+    (and a plain call fails). On a server that does, ``_tasks.py`` runs it."""
     execution = getattr(listed_tool, "execution", None)
-    if getattr(execution, "task_support", None) == "required":
+    if getattr(execution, "task_support", None) == "required" and not server_runs_tasks:
         return (
             "it runs only as an MCP task (execution.taskSupport is 'required'), "
-            "which this client does not run"
+            "but the server does not say it runs tool calls as tasks (capabilities.tasks)"
         )
     return None
+
+
+def runs_as_task(listed_tool: Any) -> bool:
+    """Whether a call of this tool must be a task (``taskSupport`` ``required``;
+    an ``optional`` one runs as a plain call)."""
+    execution = getattr(listed_tool, "execution", None)
+    return getattr(execution, "task_support", None) == "required"
 
 
 # --- resources ------------------------------------------------------------

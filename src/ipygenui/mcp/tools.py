@@ -95,6 +95,7 @@ from ._features import (
     progress_callback,
     read_result,
     roots_callback,
+    runs_as_task,
     task_refusal,
 )
 from ._list_changes import ListChanges, ListKind
@@ -103,6 +104,7 @@ from ._prompts import MCPPrompt, complete_argument, fill_prompt, read_prompts
 from ._requests import RequestBridge
 from ._results import result_value
 from ._server_name import command_text, server_hash, server_name
+from ._tasks import run_as_task, runs_tool_tasks
 from .oauth import MCPOAuth
 
 if TYPE_CHECKING:
@@ -234,6 +236,8 @@ class MCPTools:
         self._apps: dict[str, tuple[AppTool, bool]] = {}
         """MCP Apps: each server tool's ``_meta.ui`` and whether it asks first."""
         self._app_resources = AppResources()
+        self._task_tools: set[str] = set()
+        """Server tools called as MCP tasks (``_tasks.py``)."""
 
     @classmethod
     def stdio(
@@ -565,6 +569,9 @@ class MCPTools:
             self._check_names("requires_approval", self.requires_approval, offered)
             self._check_names("trust_annotations", self.trust_annotations, offered)
         self.skipped = {}
+        self._task_tools = set()
+        session = self._connection.session if self._connection is not None else None
+        runs_tasks = session is not None and runs_tool_tasks(session.server_capabilities)
         tools: list[Tool] = []
         for listed_tool in listed:
             name = self.prefix + listed_tool.name
@@ -580,10 +587,12 @@ class MCPTools:
             self._apps[listed_tool.name] = (app, self._asks(listed_tool.name, annotations))
             if not app.for_model:  # visibility ["app"]: its app calls it, the model never sees it
                 continue
-            refused = self._refusal(name, listed_tool)
+            refused = self._refusal(name, listed_tool, runs_tasks)
             if refused is not None:
                 self.skipped[listed_tool.name] = refused
                 continue
+            if runs_as_task(listed_tool):
+                self._task_tools.add(listed_tool.name)
             # untrusted text from the server: it describes the tool, in its schema only
             description = clean_text(listed_tool.description or listed_tool.title or "")
             try:
@@ -628,7 +637,7 @@ class MCPTools:
                     f"does not offer: {', '.join(unknown)} (it offers {', '.join(sorted(offered))})"
                 )
 
-    def _refusal(self, name: str, listed_tool: MCPTool) -> str | None:
+    def _refusal(self, name: str, listed_tool: MCPTool, runs_tasks: bool) -> str | None:
         """Why the chat leaves this tool out, if it does: the checks every tool
         from outside passes, then whether the chat can call it at all."""
         refused = foreign_tool_refusal(
@@ -638,7 +647,7 @@ class MCPTools:
             max_schema_bytes=self.max_schema_bytes,
             max_description_chars=self.max_description_chars,
         )
-        return refused if refused is not None else task_refusal(listed_tool)
+        return refused if refused is not None else task_refusal(listed_tool, runs_tasks)
 
     def _trusts(self, name: str) -> bool:
         """Whether the user believes what the server says about tool ``name``."""
@@ -777,6 +786,17 @@ class MCPTools:
         if name == _READS:
             read = session.read_resource(str(arguments.get("uri", "")))
             return read_result(await asyncio.wait_for(read, self.call_timeout))
+        if name in self._task_tools:  # its status on the card, Stop cancels it
+            raw = await run_as_task(
+                session.send_raw,  # type: ignore[attr-defined]
+                name,
+                {"name": name, "arguments": arguments},
+                timeout=self.call_timeout,
+                report=report,
+            )
+            from mcp.types import CallToolResult
+
+            return result_value(CallToolResult.model_validate(raw, by_name=False))
         app = self._apps.get(name)
         shows = app is not None and app[0].resource_uri is not None  # its app shows in the card
         call_id = CALL_ID.set(new_call_id() if shows else None)

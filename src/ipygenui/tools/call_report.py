@@ -65,6 +65,11 @@ class CallReport:
             line = f"{done:g} of {total:g}" if known else f"{done:g}"
         self._later(lambda part: _set_progress(part, fraction, line))
 
+    def status(self, text: str) -> None:
+        """The card's status line alone (a task's state), its bar left as it is."""
+        line = clean_text(text)[:MAX_LINE_CHARS]
+        self._later(lambda part: _set_progress(part, None, line))
+
     def log(self, text: str) -> None:
         """Keep one log line (the last ``MAX_LOG_LINES`` stay)."""
         line = clean_text(text)[:MAX_LINE_CHARS]
