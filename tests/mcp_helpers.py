@@ -40,6 +40,10 @@ SAMPLING_AND_ELICITATION = {
 """The reference server's tools listed once the client advertises sampling /
 elicitation (tests/mcp/test_mcp_everything_requests.py calls them)."""
 
+ASYNC_REQUESTS = {"trigger-sampling-request-async", "trigger-elicitation-request-async"}
+"""Listed once the client also runs sampling and elicitation as tasks
+(tests/mcp/test_mcp_everything_tasks.py calls them)."""
+
 
 @dataclass
 class ServerFiles:

@@ -29,7 +29,7 @@ from ipygenui.mcp._results import USER_ONLY_NOTE
 from ipygenui.messages import Complete
 from ipygenui.testing import ScriptedModel, last_user_text
 from ipygenui.widget.chat import Chat
-from mcp_helpers import EVERYTHING, SAMPLING_AND_ELICITATION
+from mcp_helpers import ASYNC_REQUESTS, EVERYTHING, SAMPLING_AND_ELICITATION
 from runtime_helpers import assert_valid, call, tool_messages
 
 pytestmark = pytest.mark.skipif(
@@ -155,8 +155,9 @@ async def test_every_tool_of_the_reference_server_answers_as_expected(tmp_path: 
     runtime = gu.Runtime(model=model, tools=[tools], max_steps=len(replies) + 1)
     listed = set(runtime.tools)
     called = {name for name, _, _ in CALLS} | {"get-roots-list"}
-    # every tool it lists is called (its task-only tool: in test_mcp_everything_tasks.py)
-    assert listed - SAMPLING_AND_ELICITATION - {"simulate-research-query"} == called
+    # every tool it lists is called (its tasks: in test_mcp_everything_tasks.py)
+    tasks = ASYNC_REQUESTS | {"simulate-research-query"}
+    assert listed - SAMPLING_AND_ELICITATION - tasks == called
     assert "simulate-research-query" in listed and not tools.skipped
     assert tools.starters == ["This is a simple prompt without arguments."]
 

@@ -3,7 +3,10 @@ tests/peers), through ``gu.MCPTools.stdio`` in a chat: its task-only tool
 ``simulate-research-query`` offered, called as a task (its stages on the
 call's card, its report fetched when done), asking the user mid-task
 (``input_required``: the question is a card of this call, the answer reaches
-the report), and cancelled on the server when the run is stopped."""
+the report), and cancelled on the server when the run is stopped; and the
+other way round, its ``-async`` tools sending a sampling or elicitation
+request as a task this client runs (the server polls it and reads its
+result), answered in the chat as usual."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import ipygenui as gu
 from ipygenui.messages import Complete
 from ipygenui.testing import ScriptedModel
 from mcp_asking import card, until
-from mcp_helpers import EVERYTHING
+from mcp_helpers import ASYNC_REQUESTS, EVERYTHING
 from runtime_helpers import call
 
 pytestmark = pytest.mark.skipif(
@@ -125,4 +128,55 @@ async def test_a_server_that_does_not_run_tasks_keeps_its_task_only_tool_out() -
     offered = {tool.name for tool in tools.as_tools()}
     assert RESEARCH not in offered
     assert "capabilities.tasks" in tools.skipped[RESEARCH]
+    runtime.close()
+
+
+# --- the server's requests run as tasks of this client ------------------------------------
+
+
+async def test_its_sampling_request_as_a_task_is_answered_after_the_users_approvals() -> None:
+    runtime, _, _ = research(
+        call("trigger-sampling-request-async", {"prompt": "a limerick", "maxTokens": 40}, id="c1"),
+        "A limerick from the chat's model",
+    )
+    assert set(runtime.tools) >= ASYNC_REQUESTS
+    run = asyncio.ensure_future(runtime.send("ask me later"))
+    request = await card(runtime)
+    assert request.tool_name == "mcp_sampling"
+    assert "a limerick" in str(request.args["messages"])
+    runtime.approve(request.tool_call_id)
+    await until(lambda: "reply" in request.args, "the model's answer on the card")
+    runtime.approve(request.tool_call_id)
+    message = await run
+    said = text_of(message.tool_calls[0].result)
+    # the server created the task, polled it and read its result
+    assert said.startswith("[COMPLETED] Async sampling completed!"), said
+    assert "Task created: ipygenui-task-" in said and "Poll 1:" in said
+    assert "A limerick from the chat's model" in said
+    runtime.close()
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            {"action": "accept", "content": {"name": "Ada", "favoriteColor": "Blue"}},
+            "[COMPLETED] User provided the requested information!",
+        ),
+        ({"action": "decline"}, "[DECLINED] User declined"),
+    ],
+)
+async def test_its_form_as_a_task_is_answered_in_the_chat(answer: dict, expected: str) -> None:
+    runtime, _, _ = research(call("trigger-elicitation-request-async", {}, id="c1"))
+    run = asyncio.ensure_future(runtime.send("ask me later"))
+    form = await card(runtime)
+    assert (
+        form.tool_name == "mcp_elicitation" and "favoriteColor" in form.args["schema"]["properties"]
+    )
+    runtime.add_tool_result(form.tool_call_id, answer)
+    message = await run
+    said = text_of(message.tool_calls[0].result)
+    assert expected in said, said
+    if answer["action"] == "accept":
+        assert "Ada" in said and "Blue" in said
     runtime.close()

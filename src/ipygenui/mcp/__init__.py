@@ -11,7 +11,9 @@
   resources its tools link to; a task-only tool left out of a server that
   runs no tasks.
 - ``_tasks.py``: a task-only tool's call run as an MCP task (its status
-  polled onto the card, its result fetched, cancelled by Stop).
+  polled onto the card, its result fetched, cancelled by Stop);
+  ``_client_tasks.py`` the other way round: a server's sampling or
+  elicitation request run as a task of this client.
 - ``_prompts.py``: prompts as starters; one with arguments as an
   ``MCPPrompt`` (its form's fields), filled and completed by the server.
 - ``_list_changes.py``: a server's ``list_changed`` notifications, each list

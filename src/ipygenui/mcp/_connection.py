@@ -293,10 +293,14 @@ def _session_class() -> type[ClientSession]:
     """The SDK's session without its result check against the output schema,
     sending a ``tools/call`` under ``CALL_ID`` when it is set."""
     from mcp import ClientSession
+    from mcp.shared.exceptions import MCPError
+
+    from ._client_tasks import TASK_METHODS, TASKABLE, ClientTasks, TaskError, tasks_capability
 
     class Session(ClientSession):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
+            self._client_tasks = ClientTasks()
             send = self._dispatcher.send_raw_request
 
             async def send_raw_request(
@@ -308,6 +312,34 @@ def _session_class() -> type[ClientSession]:
                 return await send(method, params, opts, **kw)
 
             self._dispatcher.send_raw_request = send_raw_request  # type: ignore[method-assign]
+
+        def _build_capabilities(self, version: str) -> Any:
+            """The SDK's capabilities, and the tasks this client runs for the
+            server: its sampling and elicitation requests, when it answers them."""
+            capabilities = super()._build_capabilities(version)
+            if version == "2025-11-25":  # the one version that has tasks
+                capabilities.tasks = tasks_capability(
+                    capabilities.sampling is not None, capabilities.elicitation is not None
+                )
+            return capabilities
+
+        async def _on_request(self, dctx: Any, method: str, params: Any) -> dict[str, Any]:
+            """A server's request; a sampling or elicitation request asking for a
+            task, and the server's ``tasks/*`` requests, by ``_client_tasks.py``."""
+            try:
+                if method in TASK_METHODS:
+                    return await self._client_tasks.answer(method, params)
+                if method in TASKABLE and isinstance(params, Mapping) and "task" in params:
+                    plain = {key: value for key, value in params.items() if key != "task"}
+                    answer = ClientSession._on_request(self, dctx, method, plain)
+                    return self._client_tasks.start(method, params, answer)
+            except TaskError as exc:
+                raise MCPError(code=exc.code, message=str(exc)) from None
+            return await super()._on_request(dctx, method, params)
+
+        async def __aexit__(self, *exc: Any) -> Any:
+            self._client_tasks.close()
+            return await super().__aexit__(*exc)
 
         async def validate_tool_result(self, name: str, result: Any) -> None:
             return None  # see the module's docstring: a server's pattern must not run on re
