@@ -168,3 +168,17 @@ def gated_agent() -> Agent[StateDeps[Notes], Any]:
         return f"deleted {where}"
 
     return agent
+
+
+async def failing_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+    """A model that starts its answer, then fails (a provider's quota, say)."""
+    yield "Let me check. "
+    raise RuntimeError("the model's quota is exhausted")
+
+
+def failing_agent() -> Agent[StateDeps[Notes], str]:
+    """An agent whose model fails mid-answer: pydantic-ai's adapter ends its
+    run with RUN_ERROR."""
+    return Agent(
+        FunctionModel(stream_function=failing_stream), name="failing", deps_type=StateDeps[Notes]
+    )

@@ -45,7 +45,17 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 import ipygenui as gu
-from agui_agents import DELETED, RAN, agui_app, drop_table, free_port, gated_agent, ops_agent, serve
+from agui_agents import (
+    DELETED,
+    RAN,
+    agui_app,
+    drop_table,
+    failing_agent,
+    free_port,
+    gated_agent,
+    ops_agent,
+    serve,
+)
 from agui_verifier import StreamVerifier
 from ipygenui.events import AgentCustomEvent, MessagePatched, MessageReplaced
 from ipygenui.messages import Complete, Incomplete, RequiresAction
@@ -342,3 +352,18 @@ async def test_cancel_while_the_agent_streams_keeps_the_text(servers: dict[str, 
     assert message.text == "Thinking"
     assert verifier.errors == []
     assert not rt.running
+
+
+async def test_a_real_agents_run_error_ends_the_reply_with_its_words_kept() -> None:
+    # pydantic-ai's own AG-UI adapter turns the model's failure into RUN_ERROR
+    with serve(agui_app(failing_agent())) as url:
+        rt = gu.Runtime(agent=gu.AGUIAgent(url))
+        message = await rt.send("hello")
+        assert isinstance(message.status, Incomplete) and message.status.reason == "error"
+        error = message.status.error or ""
+        assert url in error and "the model's quota is exhausted" in error, error
+        assert message.text == "Let me check. "  # what streamed is kept
+        rt.agent = gu.AGUIAgent(url)
+        again = await rt.send("again")  # the thread stays usable
+        assert isinstance(again.status, Incomplete) and again.status.reason == "error"
+        assert [m.role for m in rt.thread.messages] == ["user", "assistant", "user", "assistant"]
