@@ -30,6 +30,7 @@ from pydantic import (
 )
 
 from ._internal.json_depth import value_depth
+from ._internal.message_list import MessageList
 from ._internal.sanitize import json_safe
 from .errors import BranchError
 
@@ -489,7 +490,11 @@ class Thread(_Model):
     before them (``START`` for the first message)."""
 
     id: str = Field(default_factory=lambda: new_id("thread"))
-    messages: list[Message] = Field(default_factory=list)
+    messages: Annotated[list[Message], AfterValidator(MessageList)] = Field(
+        default_factory=MessageList
+    )
+    """A ``list`` that counts changes other than appends: what is kept per
+    message (the request history) is checked in O(1) after a turn."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     title: str | None = None
     """Set by the user (``rename_thread``); None: the first user message names it."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import ipygenui as gu
+from ipygenui._internal.message_list import MessageList
 from ipygenui._internal.per_message import PerMessage
 from ipygenui.messages import Incomplete, Message, TextPart
 from ipygenui.models.base import ModelRequest
@@ -134,3 +135,52 @@ def test_per_message_values_follow_identity_and_unsettled_keys() -> None:
     c = Message(role="user", parts=[TextPart(text="c")])
     assert cache.values([c, b]) == ["c", "b!"]
     assert seen == ["a", "b", "b!", "c", "b!"]
+
+
+def _said(text: str) -> Message:
+    return Message(role="user", parts=[TextPart(text=text)])
+
+
+def test_a_threads_list_is_checked_by_its_revision_and_every_change_is_seen() -> None:
+    thread = gu.Thread(messages=[_said(str(i)) for i in range(6)])
+    messages = thread.messages
+    assert isinstance(messages, MessageList)
+    cache = HistoryCache()
+
+    def same_as_fresh(stop: int | None = None) -> bool:
+        built = cache.messages(messages, stop=stop)
+        return built == to_openai_messages(list(messages)[:stop])
+
+    assert same_as_fresh()
+    messages.append(_said("appended"))
+    before = cache.built
+    assert same_as_fresh() and cache.built - before == 1  # only the new one
+    # every other kind of change moves the revision: what it touched is built again
+    changes = [
+        lambda: messages.__setitem__(2, _said("set")),
+        lambda: messages.__setitem__(slice(1, 3), [_said("s1"), _said("s2"), _said("s3")]),
+        lambda: messages.__delitem__(0),
+        lambda: messages.insert(1, _said("inserted")),
+        lambda: messages.pop(2),
+        lambda: messages.remove(messages[1]),
+        lambda: messages.reverse(),
+        lambda: messages.sort(key=lambda m: m.text),
+        lambda: messages.__imul__(1),
+    ]
+    for change in changes:
+        revision = messages.revision
+        change()
+        assert messages.revision > revision
+        assert same_as_fresh()
+    assert same_as_fresh(stop=2) and same_as_fresh()
+    messages.clear()
+    assert same_as_fresh()
+
+
+def test_a_thread_keeps_its_list_through_a_file_and_a_copy() -> None:
+    thread = gu.Thread(messages=[_said("a")])
+    assert isinstance(gu.Thread().messages, MessageList)
+    assert isinstance(gu.Thread.model_validate(thread.model_dump()).messages, MessageList)
+    copied = thread.model_copy(deep=True)
+    assert isinstance(copied.messages, MessageList) and copied.messages is not thread.messages
+    assert thread.model_dump_json() == copied.model_dump_json()

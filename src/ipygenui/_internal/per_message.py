@@ -11,11 +11,16 @@ is checked at every call against a key of what could change (its status
 object, its parts, steps, results and text, the state and catalogue riding
 on it) and recomputed from there when it did.
 
+Finding where the kept messages stop being the same walks the list, but for
+a thread's own ``MessageList`` only appended to since the last call (a turn):
+its ``revision`` says the messages before are the ones kept.
+
 Nothing of the package is imported here (messages are read by their fields).
 """
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
@@ -56,16 +61,23 @@ class PerMessage(Generic[T]):
         self.kept = 0
         """How many values the last ``values`` call kept: a caller that folds
         the values keeps its fold up to there and folds the rest."""
+        self._source: Sequence[Any] | None = None
+        self._revision: int | None = None
+        """The list of the last call and its ``revision`` (a ``MessageList``'s)."""
 
     def clear(self) -> None:
         """Forget every value (what ``compute`` reads changed)."""
         self._messages, self._values, self._keys = [], [], {}
         self.kept = 0
+        self._source = self._revision = None
 
-    def _kept(self, messages: Sequence[Any]) -> int:
+    def _kept(self, messages: Sequence[Any], stop: int) -> int:
         cached = self._messages
-        k = min(len(cached), len(messages))
-        if all(map(operator.is_, cached, messages)):  # at C speed, no copies
+        k = min(len(cached), stop)
+        revision = getattr(messages, "revision", None)
+        if revision is not None and messages is self._source and revision == self._revision:
+            same = k  # only appended to since: what was kept is still there
+        elif all(map(operator.is_, cached, itertools.islice(messages, k))):  # C speed, no copy
             same = k
         else:
             same = next(i for i in range(k) if cached[i] is not messages[i])
@@ -76,12 +88,17 @@ class PerMessage(Generic[T]):
                 return i
         return same
 
-    def values(self, messages: Sequence[Any]) -> list[T]:
-        """The values of ``messages``, in order (the kept list: do not change it)."""
-        keep = self.kept = self._kept(messages)
+    def values(self, messages: Sequence[Any], stop: int | None = None) -> list[T]:
+        """The values of ``messages[:stop]``, in order (the kept list: do not
+        change it)."""
+        stop = len(messages) if stop is None else min(stop, len(messages))
+        keep = self.kept = self._kept(messages, stop)
+        self._source, self._revision = messages, getattr(messages, "revision", None)
         del self._messages[keep:], self._values[keep:]
-        self._keys = {i: key for i, key in self._keys.items() if i < keep}
-        for message in messages[keep:]:
+        if self._keys:
+            self._keys = {i: key for i, key in self._keys.items() if i < keep}
+        for i in range(keep, stop):  # by index: islice would step over the kept ones
+            message = messages[i]
             self.computed += 1
             if message.status.type != "complete":
                 self._keys[len(self._messages)] = change_key(message)

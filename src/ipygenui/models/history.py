@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import base64
 import html
-import itertools
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -340,17 +339,20 @@ class HistoryCache:
         system: str | None = None,
         *,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        stop: int | None = None,
     ) -> list[dict[str, Any]]:
-        """``to_openai_messages(messages, system, max_result_chars=...)``, built once."""
+        """``to_openai_messages(messages[:stop], system, max_result_chars=...)``,
+        built once (the thread's own list and a ``stop``, not a slice of it, lets
+        a turn skip checking the messages before: ``per_message.py``)."""
         if max_result_chars != self._budget:
             self._cache.clear()
             self._budget = max_result_chars
-        values = self._cache.values(messages)
+        values = self._cache.values(messages, stop)
         keep = self._cache.kept
         flat, ends = self._flat, self._ends
         del ends[keep:], flat[ends[-1] if ends else 0 :]
-        for entries in itertools.islice(values, keep, None):
-            flat.extend(entries)
+        for i in range(keep, len(values)):  # by index: islice would step over the kept ones
+            flat.extend(values[i])
             ends.append(len(flat))
         head = [{"role": "system", "content": system}] if system else []
         return head + flat

@@ -222,7 +222,7 @@ class RunLoop:
         system = system_prompt(settings.instructions, component_names=self._component_names)
         budget = settings.max_result_chars
         return self.history.messages(
-            messages[:index], system, max_result_chars=budget
+            messages, system, max_result_chars=budget, stop=index
         ) + assistant_messages(message, max_result_chars=budget)
 
     async def _model_step(self, message: Message, cancel: asyncio.Event, run_model: Model) -> bool:
