@@ -44,6 +44,49 @@ describe("streaming table", () => {
     expect(el.innerHTML).toBe(once.innerHTML);
   });
 
+  it("takes the call's complete props, a new object of the same rows, without drawing them again", () => {
+    const el = document.createElement("div");
+    streamInto(el, props, 17);
+    const drawnRows = [...el.querySelectorAll("tbody tr")];
+    const complete = JSON.parse(JSON.stringify(props)); // as the kernel sends them
+    table.update({ props: complete, el, status: propsStatus(complete, true) });
+    const now = [...el.querySelectorAll("tbody tr")];
+    expect(now.slice(0, -1)).toEqual(drawnRows.slice(0, -1)); // the same elements...
+    expect(now.slice(0, -1).every((tr, i) => tr === drawnRows[i])).toBe(true);
+    const once = document.createElement("div");
+    table.render({ props, el: once, status: propsStatus(props, true) });
+    expect(el.innerHTML).toBe(once.innerHTML); // ...showing what a one-shot render shows
+  });
+
+  it("draws the complete props again when a row drawn before differs", () => {
+    const el = document.createElement("div");
+    streamInto(el, props, 17);
+    const first = el.querySelector("tbody tr");
+    const changed = JSON.parse(JSON.stringify(props));
+    changed.rows[3].name = "renamed";
+    table.update({ props: changed, el, status: propsStatus(changed, true) });
+    expect(el.querySelector("tbody tr")).not.toBe(first);
+    expect(rowsOf(el)[3][1]).toBe("renamed");
+    const once = document.createElement("div");
+    table.render({ props: changed, el: once, status: propsStatus(changed, true) });
+    expect(el.innerHTML).toBe(once.innerHTML);
+  });
+
+  it("draws every row again once a filter is cleared", () => {
+    const el = document.createElement("div");
+    table.render({ props, el, status: propsStatus(props, true) });
+    const filter = el.querySelector("input.gu-c-table-filter");
+    filter.value = "row 1";
+    filter.dispatchEvent(new Event("input"));
+    expect(rowsOf(el).length).toBeLessThan(props.rows.length);
+    filter.value = "";
+    filter.dispatchEvent(new Event("input"));
+    expect(rowsOf(el).length).toBe(props.rows.length);
+    const once = document.createElement("div");
+    table.render({ props, el: once, status: propsStatus(props, true) });
+    expect(rowsOf(el)).toEqual(rowsOf(once));
+  });
+
   it("draws again when a column appears or the rows are sorted", () => {
     const el = document.createElement("div");
     const mixed = { rows: [{ a: 1 }, { a: 2 }, { a: 3, b: "x" }, { a: "four" }] };
