@@ -63,9 +63,11 @@ async def test_a_task_only_tool_runs_as_a_task_its_stages_on_the_card() -> None:
     assert not part.is_error, part.result
     report = text_of(part.result)
     assert report.startswith("# Research Report: tidal power")
-    # the server's stages, polled from tasks/get, went by on the card
-    assert any(s.startswith("Working: Analyzing content") for s in seen), seen
-    assert any(s.startswith("Working: Generating report") for s in seen), seen
+    # the server's stages went by on the card: the first from its answer to the
+    # call, later ones polled from tasks/get (a poll a second apart may miss one)
+    working = [s for s in seen if s.startswith("Working: ")]
+    assert working[0] == "Working: Gathering sources...", seen
+    assert len(working) >= 2, seen
     runtime.close()
 
 

@@ -7,6 +7,9 @@ its argument completed by the server."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,3 +96,43 @@ async def test_the_server_completes_a_prompt_argument(changing: gu.MCPTools) -> 
     assert await changing.complete("plan_trip", "days", "1") == []
     with pytest.raises(ValueError, match="no argument 'town'"):
         await changing.complete("plan_trip", "town", "p")
+
+
+def _server_processes() -> list[int]:
+    """This process's own children running the changing server (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and SERVER.encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the server's pid in /proc")
+async def test_a_restarted_server_is_read_again_its_lists_those_of_the_new_process(
+    changing: gu.MCPTools,
+) -> None:
+    before = [call("add_tool", id="a1"), call("add_prompt", id="p1"), "added"]
+    model = ScriptedModel([*before, call("added", id="x"), "after the restart"])
+    runtime = gu.Runtime(model=model, tools=[changing])
+    await runtime.send("add a tool and a prompt")
+    assert "added" in runtime.tools
+    assert "Welcome me to the changed server" in runtime.starters
+    [pid] = _server_processes()
+    os.kill(pid, signal.SIGKILL)  # the next call finds it dead and starts a new one
+    message = await runtime.send("use the added tool")
+    assert changing.restarts == 1
+    assert message.tool_calls[0].is_error  # the new process has no `added`...
+    for _ in range(500):  # ...and its lists are read again (a bound, not a timing: 5 s)
+        if "Welcome me to the changed server" not in runtime.starters:
+            break
+        await asyncio.sleep(0.01)
+    assert "Welcome me to the changed server" not in runtime.starters
+    assert "added" not in runtime.tools and "add_tool" in runtime.tools
+    runtime.close()

@@ -256,6 +256,7 @@ INTERNAL_ERRORS = {
     "SchemaProblem": "raised again as ToolDefinitionError",
     "SignInCancelled": "a sign-in card cancelled, raised again as MCPSignInError",
     "StateLimitError": "raised again as ModelError",
+    "TaskError": "a server's task request refused: answered to the server as an MCP error",
     "UnsafeFileError": "an attachment file left out with a notice on its part",
 }
 """Exception classes no user code meets: each is caught inside the package."""

@@ -15,11 +15,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-__all__ = ["ListChanges", "ListKind"]
+__all__ = ["LIST_KINDS", "ListChanges", "ListKind"]
 
 logger = logging.getLogger("ipygenui")
 
 ListKind = Literal["tools", "prompts", "resources"]
+LIST_KINDS: tuple[ListKind, ...] = ("tools", "prompts", "resources")
 
 
 def _kind(message: Any) -> ListKind | None:
@@ -45,8 +46,12 @@ class ListChanges:
 
     async def __call__(self, message: Any) -> None:
         kind = _kind(message)
-        if kind is None:
-            return
+        if kind is not None:
+            self.read(kind)
+
+    def read(self, kind: ListKind) -> None:
+        """Read ``kind`` again, as after its ``list_changed`` (also when the
+        server was restarted: the new process may list other things)."""
         if kind in self._running:  # read once more when the reading under way ends
             self._again.add(kind)
             return

@@ -98,7 +98,7 @@ from ._features import (
     runs_as_task,
     task_refusal,
 )
-from ._list_changes import ListChanges, ListKind
+from ._list_changes import LIST_KINDS, ListChanges, ListKind
 from ._oauth import SIGN_IN_SECONDS, ChatSignIn, unauthorized_text
 from ._prompts import MCPPrompt, complete_argument, fill_prompt, read_prompts
 from ._requests import RequestBridge
@@ -772,6 +772,10 @@ class MCPTools:
                 await self._start(restarting=True)
             except MCPConnectionError as exc:
                 raise ToolError({"error": f"The MCP server {self.server} {why}. {exc}"}) from None
+        # the new process may list other tools, prompts or resources than the one
+        # that died: read as after a list_changed (the chat's next step has them)
+        for kind in LIST_KINDS:
+            self._list_changes.read(kind)
 
     async def _send(
         self,
