@@ -61,3 +61,15 @@ async def card(runtime: gu.Runtime, count: int = 1) -> ToolCallPart:
 
     found: ToolCallPart = await until(shown, f"request card {count} shown")
     return found
+
+
+async def sample_approved(runtime: gu.Runtime, asking: str) -> ToolCallPart:
+    """The running reply's sampling card, checked to ask about ``asking``, approved
+    (the chat's model answers) and its answer approved (it goes to the server)."""
+    request = await card(runtime)
+    assert request.tool_name == "mcp_sampling"
+    assert asking in str(request.args["messages"])
+    runtime.approve(request.tool_call_id)
+    await until(lambda: "reply" in request.args, "the model's answer on the card")
+    runtime.approve(request.tool_call_id)
+    return request

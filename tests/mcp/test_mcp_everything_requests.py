@@ -15,7 +15,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.messages import Complete
 from ipygenui.testing import ScriptedModel
-from mcp_asking import card, until
+from mcp_asking import card, sample_approved
 from mcp_helpers import EVERYTHING, SAMPLING_AND_ELICITATION
 from runtime_helpers import call
 
@@ -48,12 +48,7 @@ async def test_its_sampling_request_is_answered_by_the_chats_model() -> None:
         call("trigger-sampling-request", {"prompt": "a haiku", "maxTokens": 50}, id="c1"),
         "An answer from the chat's model",
     )
-    request = await card(runtime)
-    assert request.tool_name == "mcp_sampling"
-    assert "a haiku" in str(request.args["messages"])
-    runtime.approve(request.tool_call_id)
-    await until(lambda: "reply" in request.args, "the model's answer on the card")
-    runtime.approve(request.tool_call_id)
+    await sample_approved(runtime, "a haiku")
     message = await run
     assert isinstance(message.status, Complete)
     said = reply_text(message.tool_calls[0].result)

@@ -20,7 +20,7 @@ import pytest
 import ipygenui as gu
 from ipygenui.messages import Complete
 from ipygenui.testing import ScriptedModel
-from mcp_asking import card, until
+from mcp_asking import card, sample_approved, until
 from mcp_helpers import ASYNC_REQUESTS, EVERYTHING
 from runtime_helpers import call
 
@@ -143,12 +143,7 @@ async def test_its_sampling_request_as_a_task_is_answered_after_the_users_approv
     )
     assert set(runtime.tools) >= ASYNC_REQUESTS
     run = asyncio.ensure_future(runtime.send("ask me later"))
-    request = await card(runtime)
-    assert request.tool_name == "mcp_sampling"
-    assert "a limerick" in str(request.args["messages"])
-    runtime.approve(request.tool_call_id)
-    await until(lambda: "reply" in request.args, "the model's answer on the card")
-    runtime.approve(request.tool_call_id)
+    await sample_approved(runtime, "a limerick")
     message = await run
     said = text_of(message.tool_calls[0].result)
     # the server created the task, polled it and read its result

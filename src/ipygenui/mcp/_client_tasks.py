@@ -153,7 +153,7 @@ class ClientTasks:
         task.answer = answer
         self._keep(task)
         task.runner = asyncio.get_running_loop().create_task(self._run(task, answer))
-        task.expiry = asyncio.get_running_loop().call_later(ttl_ms / 1000, self._expire, task)
+        task.expiry = asyncio.get_running_loop().call_later(ttl_ms / 1000, self._forget, task)
         return {"task": task.wire()}
 
     async def _run(self, task: _Task, answer: Awaitable[Any]) -> None:
@@ -185,9 +185,6 @@ class ClientTasks:
             task.expiry.cancel()
         _stop(task)
         task.end("cancelled", "The task's time ran out")
-
-    def _expire(self, task: _Task) -> None:
-        self._forget(task)
 
     def _find(self, params: Mapping[str, Any] | None) -> _Task:
         task_id = params.get("taskId") if isinstance(params, Mapping) else None

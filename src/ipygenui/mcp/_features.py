@@ -113,8 +113,7 @@ def task_refusal(listed_tool: Any, server_runs_tasks: bool) -> str | None:
     """Why a tool that runs only as an MCP task is left out: the server does
     not say it runs tool calls as tasks, so the spec forbids asking for one
     (and a plain call fails). On a server that does, ``_tasks.py`` runs it."""
-    execution = getattr(listed_tool, "execution", None)
-    if getattr(execution, "task_support", None) == "required" and not server_runs_tasks:
+    if runs_as_task(listed_tool) and not server_runs_tasks:
         return (
             "it runs only as an MCP task (execution.taskSupport is 'required'), "
             "but the server does not say it runs tool calls as tasks (capabilities.tasks)"
